@@ -1,0 +1,68 @@
+# netmirror: top-level build.
+#
+#   make            module (against the testbed kernel's headers), library, tools
+#   make deps       install build and testbed dependencies from Debian packages
+#   make check      unit tests, then VM tests; ends with "N passed, N failed"
+#   make demo       two-node mirror demo in two QEMU VMs
+#   make fuzz       build and run the fuzz targets (clang, libFuzzer + ASan)
+#   make install    install module, library, headers, pkg-config file, tools, man pages
+#
+# KDIR=<kernel build dir> builds the module for another kernel, e.g.
+#   make KDIR=/lib/modules/$(uname -r)/build
+
+NM_CACHE ?= $(HOME)/.cache/netmirror
+export NM_CACHE
+KVER ?= $(shell cat $(NM_CACHE)/kver 2>/dev/null || uname -r)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+export KVER KDIR
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+export PREFIX DESTDIR
+
+.PHONY: all module lib tools deps check unit vmtest demo fuzz install clean checkpatch
+
+all: module lib tools
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-mirror-net W=1 modules
+
+lib:
+	$(MAKE) -C libdmnet
+
+tools: lib
+	$(MAKE) -C tools
+
+deps:
+	scripts/deps.sh
+
+unit: lib
+	$(MAKE) -C tests/unit check
+
+vmtest: all
+	tests/vm/suite.sh
+
+check: all
+	scripts/check.sh
+
+demo: all
+	tests/vm/demo.sh
+
+fuzz: lib
+	$(MAKE) -C tests/fuzz run
+
+checkpatch:
+	scripts/checkpatch.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-mirror-net INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	$(MAKE) -C libdmnet install
+	$(MAKE) -C tools install
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-mirror-net clean
+	$(MAKE) -C libdmnet clean
+	$(MAKE) -C tools clean
+	$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tests/fuzz clean
+	rm -rf build

@@ -1,0 +1,17 @@
+#!/bin/bash
+# make check: unit tests, then the VM suite.  Every runner appends one line per
+# test to $NM_RESULTS ("PASS name", "FAIL name", "SKIP name"); this script
+# prints the totals as the last line, "N passed, N failed", and exits non-zero
+# if anything failed or if nothing ran.
+set -u
+cd "$(dirname "$0")/.."
+mkdir -p build
+export NM_RESULTS=$PWD/build/results.txt
+: > "$NM_RESULTS"
+
+rc=0
+make -s -C tests/unit check || rc=1
+tests/vm/suite.sh || rc=1
+
+scripts/summarize.sh "$NM_RESULTS" || rc=1
+exit $rc
