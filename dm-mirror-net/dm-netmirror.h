@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netmirror: shared definitions of the target (nm_target.c), the connection
+ * and its threads (nm_conn.c) and the secondary's write path (nm_peer.c).
+ *
+ * Lock order (outermost first):
+ *   nm->tx_mutex    serialises every send on the socket and changes of
+ *                   nm->sock; may sleep (socket I/O).
+ *   nm->lock        spinlock, irqsave (bio end_io takes it): connection
+ *                   state, role, the request queues send_q/wait_q/ack_q,
+ *                   epoch bookkeeping and the out-of-sync bitmap.
+ * Nothing sleeps under nm->lock; tx_mutex is never taken under nm->lock.
+ *
+ * Threads per device, both started at resume and stopped at postsuspend:
+ *   nm_conn/<dev>   listens, connects, handshakes, then receives and
+ *                   dispatches every packet until the link fails.
+ *   nm_send/<dev>   sends queued writes (primary), write acks (secondary),
+ *                   state changes and pings.
+ */
+#ifndef DM_NETMIRROR_H
+#define DM_NETMIRROR_H
+
+#include <linux/device-mapper.h>
+#include <linux/bio.h>
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/wait.h>
+#include "nm_wire.h"
+
+#define DM_MSG_PREFIX "netmirror"
+
+/* The one connection-state enum; its names are the status words. */
+enum nm_cstate {
+	NM_C_STANDALONE = 0,	/* not connected and not trying */
+	NM_C_CONNECTING,	/* listening / connecting with backoff */
+	NM_C_CONNECTED,		/* handshake done, replicating */
+	NM_C_SYNC_SOURCE,	/* connected, sending resync data */
+	NM_C_SYNC_TARGET,	/* connected, receiving resync data */
+};
+
+#define NM_DEFAULT_REGION	1024	/* sectors: 512 KiB */
+#define NM_PING_INTERVAL_MS	2000
+#define NM_TIMEOUT_MS		6000
+#define NM_CONNECT_TIMEOUT_MS	2000
+#define NM_PEER_MAX_INFLIGHT	1024
+
+/* Per-bio data of a write on the primary. */
+struct nm_req {
+	struct nm_dev *nm;
+	struct bio *bio;		/* the bio dm gave us */
+	struct list_head list;		/* send_q, then wait_q */
+	u64 id;
+	u32 epoch;
+	atomic_t ref;			/* local part, peer part, sender */
+	unsigned long flags;
+	blk_status_t status;		/* local result */
+};
+
+#define NM_REQ_PEER	0	/* peer part still outstanding */
+#define NM_REQ_QUEUED	1	/* on send_q or wait_q */
+
+struct nm_dev {
+	struct dm_target *ti;
+	struct dm_dev *dev;
+	sector_t sectors;
+
+	/* constructor arguments, kept to reprint the table exactly */
+	struct sockaddr_storage peer_addr;
+	struct sockaddr_storage listen_addr;
+	char peer_str[64];
+	char listen_str[64];
+	bool has_listen;
+	enum nm_proto protocol;
+	enum nm_ordering ordering;
+	enum nm_role table_role;	/* role given in the table */
+	u64 nonce;
+
+	spinlock_t lock;
+	enum nm_cstate cstate;
+	enum nm_role role;
+	enum nm_disk disk;
+	enum nm_role peer_role;
+	enum nm_disk peer_disk;
+	bool want_connect;
+	bool peer_nonce_known;
+	u64 peer_nonce;
+	struct list_head send_q;	/* writes not yet sent */
+	struct list_head wait_q;	/* sent, awaiting the protocol's ack */
+	struct list_head ack_q;		/* secondary: write acks to send */
+	u64 next_id;
+	u32 epoch;			/* primary: current epoch */
+	bool epoch_completed;		/* a write of @epoch has completed */
+	bool send_state;		/* a P_STATE is due */
+	u32 conn_gen;			/* bumped at each new connection */
+	unsigned long *oos;		/* out-of-sync regions (peer misses) */
+	unsigned long nr_regions;
+	unsigned int region_shift;
+	char last_error[64];
+
+	/* connection: socket pointer changes and sends under tx_mutex */
+	struct mutex tx_mutex;
+	struct socket *sock;
+	u32 tx_seq;
+	u32 rx_seq;
+	u32 sent_epoch;			/* sender: epoch of the last P_DATA */
+	bool sent_in_epoch;
+	unsigned long last_tx;		/* jiffies */
+	struct socket *listen_sock;
+	struct task_struct *conn_task;
+	struct task_struct *send_task;
+	wait_queue_head_t send_wq;
+	wait_queue_head_t conn_wq;
+
+	/* secondary side */
+	atomic_t peer_inflight;
+	wait_queue_head_t peer_wq;
+	u32 peer_epoch;
+	bool peer_epoch_valid;
+
+	struct bio_set bs;
+
+	/* counters (status) */
+	atomic64_t writes_sent;
+	atomic64_t writes_received;
+	atomic64_t bytes_sent;
+	atomic64_t bytes_received;
+	atomic64_t writes_rejected;
+	atomic_t pending;		/* writes awaiting the peer */
+};
+
+/* nm_target.c */
+void nm_req_peer_done(struct nm_req *req, bool delivered);
+void nm_req_put(struct nm_req *req);
+void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
+void nm_set_error(struct nm_dev *nm, const char *word);
+
+/* nm_conn.c */
+int nm_conn_start(struct nm_dev *nm);
+void nm_conn_stop(struct nm_dev *nm);
+void nm_conn_kick(struct nm_dev *nm);	/* wake the sender */
+void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */
+int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
+int nm_recv_full(struct socket *sock, void *buf, size_t len);
+const char *nm_cstate_name(enum nm_cstate s);
+
+/* nm_peer.c: secondary's write path */
+int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_barrier(struct nm_dev *nm, u32 epoch);
+void nm_peer_drain(struct nm_dev *nm);
+int nm_peer_send_acks(struct nm_dev *nm);
+void nm_peer_reset(struct nm_dev *nm);
+
+#endif

@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netmirror connection: listen, connect, handshake, receive and dispatch
+ * (thread nm_conn), and send (thread nm_send).
+ *
+ * Lock order: nm->tx_mutex (all sends, nm->sock changes) before nm->lock
+ * (spinlock, irqsave).  Nothing sleeps under nm->lock.
+ *
+ * Choosing the link.  Both nodes listen and both may connect.  Every device
+ * instance draws a random 64-bit nonce; the handshake (P_HELLO both ways)
+ * tells each side the other's.  A link is kept only if it was initiated by
+ * the node with the larger nonce, so when both connect at once both sides
+ * keep the same one.  Once a node knows the peer's nonce it connects only
+ * if its own is larger, and otherwise only accepts.
+ *
+ * The receive loop runs in nm_conn, which owns the socket's lifetime: only
+ * nm_conn creates and releases it.  Others may shut it down (under
+ * tx_mutex) to make nm_conn notice and tear the link down.
+ */
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include "dm-netmirror.h"
+
+static const char * const nm_cstate_names[] = {
+	[NM_C_STANDALONE] = "standalone",
+	[NM_C_CONNECTING] = "connecting",
+	[NM_C_CONNECTED] = "connected",
+	[NM_C_SYNC_SOURCE] = "sync_source",
+	[NM_C_SYNC_TARGET] = "sync_target",
+};
+
+const char *nm_cstate_name(enum nm_cstate s)
+{
+	return nm_cstate_names[s];
+}
+
+static const char *nm_name(struct nm_dev *nm)
+{
+	return dm_device_name(dm_table_get_md(nm->ti->table));
+}
+
+static int nm_addr_len(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+					  sizeof(struct sockaddr_in6);
+}
+
+/* Send all of @msg (nbd's __sock_xmit pattern).  Caller holds tx_mutex. */
+static int nm_xmit(struct socket *sock, struct msghdr *msg)
+{
+	unsigned int noreclaim = memalloc_noreclaim_save();
+	int r;
+
+	do {
+		r = sock_sendmsg(sock, msg);
+		if (r == 0)
+			r = -EPIPE;
+	} while (r > 0 && msg_data_left(msg));
+	memalloc_noreclaim_restore(noreclaim);
+	return r < 0 ? r : 0;
+}
+
+static int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n,
+			size_t len, bool more)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0),
+	};
+
+	iov_iter_kvec(&msg.msg_iter, WRITE, vec, n, len);
+	return nm_xmit(nm->sock, &msg);
+}
+
+/* Send a packet with a fixed payload.  Takes tx_mutex. */
+int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
+{
+	struct nm_hdr h;
+	struct kvec vec[2];
+	int r;
+
+	mutex_lock(&nm->tx_mutex);
+	if (!nm->sock) {
+		mutex_unlock(&nm->tx_mutex);
+		return -ENOTCONN;
+	}
+	nm_hdr_fill(&h, type, len, nm->tx_seq++);
+	vec[0].iov_base = &h;
+	vec[0].iov_len = sizeof(h);
+	vec[1].iov_base = (void *)p;
+	vec[1].iov_len = len;
+	r = nm_send_kvec(nm, vec, 2, sizeof(h) + len, false);
+	if (!r) {
+		nm->last_tx = jiffies;
+		atomic64_add(sizeof(h) + len, &nm->bytes_sent);
+	}
+	mutex_unlock(&nm->tx_mutex);
+	return r;
+}
+
+/* Receive exactly @len bytes; -EAGAIN on the socket's receive timeout. */
+int nm_recv_full(struct socket *sock, void *buf, size_t len)
+{
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	unsigned int noreclaim;
+	int r;
+
+	while (vec.iov_len) {
+		noreclaim = memalloc_noreclaim_save();
+		r = kernel_recvmsg(sock, &msg, &vec, 1, vec.iov_len,
+				   MSG_WAITALL | MSG_NOSIGNAL);
+		memalloc_noreclaim_restore(noreclaim);
+		if (r == 0)
+			return -ECONNRESET;
+		if (r < 0)
+			return r;
+		vec.iov_base += r;
+		vec.iov_len -= r;
+	}
+	return 0;
+}
+
+/* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
+static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
+{
+	struct bio *bio = req->bio;
+	struct {
+		struct nm_hdr h;
+		struct nm_p_data d;
+	} __packed pkt;
+	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	u32 size = bio->bi_iter.bi_size, fl = 0;
+	int r;
+
+	if (bio->bi_opf & REQ_FUA)
+		fl |= NM_DF_FUA;
+	if (bio->bi_opf & REQ_PREFLUSH)
+		fl |= NM_DF_FLUSH;
+	nm_hdr_fill(&pkt.h, NM_P_DATA, sizeof(pkt.d) + size, nm->tx_seq++);
+	pkt.d.id = nm_be64(req->id);
+	pkt.d.sector = nm_be64(bio->bi_iter.bi_sector);
+	pkt.d.size = nm_be32(size);
+	pkt.d.flags = nm_be32(fl);
+	pkt.d.epoch = nm_be32(req->epoch);
+	pkt.d.reserved = 0;
+	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
+	if (r)
+		return r;
+	bio_for_each_segment(bv, bio, iter) {
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+
+		if (iter.bi_size > bv.bv_len)
+			msg.msg_flags |= MSG_MORE;
+		iov_iter_bvec(&msg.msg_iter, WRITE, &bv, 1, bv.bv_len);
+		r = nm_xmit(nm->sock, &msg);
+		if (r)
+			return r;
+	}
+	atomic64_add(sizeof(pkt) + size, &nm->bytes_sent);
+	atomic64_inc(&nm->writes_sent);
+	nm->last_tx = jiffies;
+	return 0;
+}
+
+static bool nm_req_unqueue(struct nm_dev *nm, struct nm_req *req)
+{
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	was = test_and_clear_bit(NM_REQ_QUEUED, &req->flags);
+	if (was)
+		list_del_init(&req->list);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return was;
+}
+
+/* Sender: move the first queued write to wait_q and transmit it. */
+static bool nm_send_one(struct nm_dev *nm)
+{
+	struct nm_req *req;
+	unsigned long flags;
+	u32 gen;
+	int r;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	req = list_first_entry_or_null(&nm->send_q, struct nm_req, list);
+	if (!req || nm->cstate < NM_C_CONNECTED) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return false;
+	}
+	list_move_tail(&req->list, &nm->wait_q);
+	atomic_inc(&req->ref);
+	gen = nm->conn_gen;
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	mutex_lock(&nm->tx_mutex);
+	if (!nm->sock || gen != nm->conn_gen) {
+		r = -ENOTCONN;
+	} else {
+		r = 0;
+		if (nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
+		    req->epoch != nm->sent_epoch) {
+			struct nm_p_barrier b = {
+				.epoch = nm_be32(nm->sent_epoch),
+			};
+			struct nm_hdr h;
+			struct kvec vec[2] = {
+				{ .iov_base = &h, .iov_len = sizeof(h) },
+				{ .iov_base = &b, .iov_len = sizeof(b) },
+			};
+
+			nm_hdr_fill(&h, NM_P_BARRIER, sizeof(b), nm->tx_seq++);
+			r = nm_send_kvec(nm, vec, 2, sizeof(h) + sizeof(b),
+					 true);
+		}
+		if (!r) {
+			nm->sent_epoch = req->epoch;
+			nm->sent_in_epoch = true;
+			r = nm_send_data(nm, req);
+		}
+		if (r && nm->sock)
+			kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+	}
+	mutex_unlock(&nm->tx_mutex);
+
+	if (r) {
+		if (nm_req_unqueue(nm, req))
+			nm_req_peer_done(req, false);
+	} else if (nm->protocol == NM_PROTO_A) {
+		if (nm_req_unqueue(nm, req))
+			nm_req_peer_done(req, true);
+	}
+	nm_req_put(req);
+	return true;
+}
+
+static bool nm_send_pending(struct nm_dev *nm)
+{
+	unsigned long flags;
+	bool work;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	work = nm->cstate >= NM_C_CONNECTED &&
+	       (!list_empty(&nm->send_q) || !list_empty(&nm->ack_q) ||
+		nm->send_state);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return work;
+}
+
+static int nm_sender(void *arg)
+{
+	struct nm_dev *nm = arg;
+	unsigned long flags;
+
+	while (!kthread_should_stop()) {
+		bool state;
+
+		wait_event_interruptible_timeout(nm->send_wq,
+			nm_send_pending(nm) || kthread_should_stop(),
+			msecs_to_jiffies(NM_PING_INTERVAL_MS));
+		if (kthread_should_stop())
+			break;
+
+		spin_lock_irqsave(&nm->lock, flags);
+		state = nm->send_state && nm->cstate >= NM_C_CONNECTED;
+		if (state)
+			nm->send_state = false;
+		spin_unlock_irqrestore(&nm->lock, flags);
+		if (state) {
+			struct nm_p_state s = {
+				.role = nm_be32(nm->role),
+				.disk = nm_be32(nm->disk),
+			};
+
+			nm_send_ctrl(nm, NM_P_STATE, &s, sizeof(s));
+		}
+		nm_peer_send_acks(nm);
+		while (nm_send_one(nm))
+			cond_resched();
+
+		if (READ_ONCE(nm->cstate) >= NM_C_CONNECTED &&
+		    time_after(jiffies, nm->last_tx +
+			       msecs_to_jiffies(NM_PING_INTERVAL_MS))) {
+			struct nm_p_ping p = { .cookie = nm_be64(jiffies) };
+
+			nm_send_ctrl(nm, NM_P_PING, &p, sizeof(p));
+		}
+	}
+	return 0;
+}
+
+void nm_conn_kick(struct nm_dev *nm)
+{
+	wake_up(&nm->send_wq);
+}
+
+void nm_conn_drop(struct nm_dev *nm)
+{
+	mutex_lock(&nm->tx_mutex);
+	if (nm->sock)
+		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+	mutex_unlock(&nm->tx_mutex);
+}
+
+static void nm_sock_setup(struct socket *sock, unsigned int timeout_ms)
+{
+	struct sock *sk = sock->sk;
+
+	tcp_sock_set_nodelay(sk);
+	sock_set_keepalive(sk);
+	sk->sk_allocation = GFP_NOIO;
+	sk->sk_sndtimeo = msecs_to_jiffies(timeout_ms);
+	sk->sk_rcvtimeo = msecs_to_jiffies(timeout_ms);
+}
+
+static int nm_listen(struct nm_dev *nm)
+{
+	struct socket *s;
+	int r;
+
+	if (nm->listen_sock)
+		return 0;
+	r = sock_create_kern(&init_net, nm->listen_addr.ss_family, SOCK_STREAM,
+			     IPPROTO_TCP, &s);
+	if (r)
+		return r;
+	sock_set_reuseaddr(s->sk);
+	s->sk->sk_rcvtimeo = msecs_to_jiffies(250);
+	r = kernel_bind(s, (struct sockaddr *)&nm->listen_addr,
+			nm_addr_len(&nm->listen_addr));
+	if (!r)
+		r = kernel_listen(s, 4);
+	if (r) {
+		sock_release(s);
+		return r;
+	}
+	nm->listen_sock = s;
+	return 0;
+}
+
+static void nm_unlisten(struct nm_dev *nm)
+{
+	if (nm->listen_sock) {
+		kernel_sock_shutdown(nm->listen_sock, SHUT_RDWR);
+		sock_release(nm->listen_sock);
+		nm->listen_sock = NULL;
+	}
+}
+
+static struct socket *nm_try_connect(struct nm_dev *nm)
+{
+	struct socket *s;
+	int r;
+
+	r = sock_create_kern(&init_net, nm->peer_addr.ss_family, SOCK_STREAM,
+			     IPPROTO_TCP, &s);
+	if (r)
+		return NULL;
+	nm_sock_setup(s, NM_CONNECT_TIMEOUT_MS);
+	r = kernel_connect(s, (struct sockaddr *)&nm->peer_addr,
+			   nm_addr_len(&nm->peer_addr), 0);
+	if (r) {
+		sock_release(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void nm_hello_fill(struct nm_dev *nm, struct nm_p_hello *m)
+{
+	unsigned long flags;
+
+	memset(m, 0, sizeof(*m));
+	m->proto_min = nm_be32(NM_PROTO_MIN);
+	m->proto_max = nm_be32(NM_PROTO_MAX);
+	m->dev_sectors = nm_be64(nm->sectors);
+	m->nonce = nm_be64(nm->nonce);
+	spin_lock_irqsave(&nm->lock, flags);
+	m->role = nm_be32(nm->role);
+	m->disk = nm_be32(nm->disk);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	m->protocol = nm_be32(nm->protocol);
+}
+
+/*
+ * Exchange P_HELLO on a fresh socket; decide whether to keep it.
+ * Returns 0 to keep the link, a negative errno to drop it.
+ */
+static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
+{
+	struct {
+		struct nm_hdr h;
+		struct nm_p_hello m;
+	} __packed out, in;
+	struct kvec vec = { .iov_base = &out, .iov_len = sizeof(out) };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	unsigned long flags;
+	u64 peer_nonce, peer_sectors;
+	const char *why = NULL;
+	int r;
+
+	nm_hdr_fill(&out.h, NM_P_HELLO, sizeof(out.m), 0);
+	nm_hello_fill(nm, &out.m);
+	iov_iter_kvec(&msg.msg_iter, WRITE, &vec, 1, sizeof(out));
+	r = nm_xmit(s, &msg);
+	if (r)
+		return r;
+	r = nm_recv_full(s, &in.h, sizeof(in.h));
+	if (r)
+		return r;
+	r = nm_hdr_check(&in.h, 0);
+	if (!r && nm_h16(in.h.type) != NM_P_HELLO)
+		r = -EPROTO;
+	if (r) {
+		DMERR("%s: handshake: bad first packet (%d)", nm_name(nm), r);
+		nm_set_error(nm, "bad_handshake");
+		return r;
+	}
+	r = nm_recv_full(s, &in.m, sizeof(in.m));
+	if (r)
+		return r;
+	r = nm_payload_check(NM_P_HELLO, sizeof(in.m), &in.m, nm->sectors);
+	if (r) {
+		DMERR("%s: handshake: invalid hello (%d)", nm_name(nm), r);
+		nm_set_error(nm, "bad_handshake");
+		return r;
+	}
+	peer_nonce = nm_h64(in.m.nonce);
+	peer_sectors = nm_h64(in.m.dev_sectors);
+
+	if (nm_h32(in.m.proto_max) < NM_PROTO_MIN ||
+	    nm_h32(in.m.proto_min) > NM_PROTO_MAX)
+		why = "version_mismatch";
+	else if (nm_h32(in.m.protocol) != nm->protocol)
+		why = "protocol_mismatch";
+	else if (peer_nonce == nm->nonce)
+		why = "connected_to_self";
+	else if (peer_sectors < nm->sectors)
+		why = "peer_too_small";
+	else if (nm_h32(in.m.role) == NM_ROLE_PRIMARY &&
+		 READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
+		why = "both_primary";
+	if (why) {
+		DMERR("%s: refusing peer: %s (peer %llu sectors, ours %llu)",
+		      nm_name(nm), why, peer_sectors,
+		      (unsigned long long)nm->sectors);
+		nm_set_error(nm, why);
+		return -EPROTO;
+	}
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->peer_nonce = peer_nonce;
+	nm->peer_nonce_known = true;
+	nm->peer_role = nm_h32(in.m.role);
+	nm->peer_disk = nm_h32(in.m.disk);
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	/* keep only the link initiated by the larger nonce */
+	if (initiator != (nm->nonce > peer_nonce))
+		return -EALREADY;
+	return 0;
+}
+
+static void nm_handle_ack(struct nm_dev *nm, u16 type,
+			  const struct nm_p_ack *a, int *err)
+{
+	struct nm_req *req, *found = NULL;
+	unsigned long flags;
+	u64 id = nm_h64(a->id);
+	bool want = (nm->protocol == NM_PROTO_B && type == NM_P_RECV_ACK) ||
+		    (nm->protocol == NM_PROTO_C && type == NM_P_WRITE_ACK);
+
+	if (!want) {
+		*err = -EPROTO;
+		return;
+	}
+	spin_lock_irqsave(&nm->lock, flags);
+	list_for_each_entry(req, &nm->wait_q, list) {
+		if (req->id == id) {
+			found = req;
+			clear_bit(NM_REQ_QUEUED, &req->flags);
+			list_del_init(&req->list);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!found) {
+		*err = -ENOENT;
+		return;
+	}
+	if (a->status)
+		DMERR_LIMIT("%s: peer failed write at sector %llu (error %u)",
+			    nm_name(nm),
+			    (unsigned long long)found->bio->bi_iter.bi_sector,
+			    nm_h32(a->status));
+	nm_req_peer_done(found, a->status == 0);
+}
+
+/* Receive and dispatch until the link fails; returns the reason. */
+static int nm_receive(struct nm_dev *nm, struct socket *s)
+{
+	union {
+		struct nm_p_hello hello;
+		struct nm_p_state state;
+		struct nm_p_data data;
+		struct nm_p_ack ack;
+		struct nm_p_barrier barrier;
+		struct nm_p_ping ping;
+	} p;
+	struct nm_hdr h;
+	unsigned long flags;
+	u16 type;
+	u32 len;
+	int r;
+
+	s->sk->sk_rcvtimeo = msecs_to_jiffies(NM_TIMEOUT_MS);
+	while (!kthread_should_stop()) {
+		r = nm_recv_full(s, &h, sizeof(h));
+		if (r)
+			return r;
+		r = nm_hdr_check(&h, nm->rx_seq);
+		if (r) {
+			DMERR("%s: bad packet header (error %d): dropping link",
+			      nm_name(nm), r);
+			nm_set_error(nm, "bad_packet");
+			return r;
+		}
+		nm->rx_seq++;
+		type = nm_h16(h.type);
+		len = nm_h32(h.length);
+		r = nm_recv_full(s, &p, nm_fixed_len(type));
+		if (r)
+			return r;
+		atomic64_add(sizeof(h) + len, &nm->bytes_received);
+		r = nm_payload_check(type, len, &p, nm->sectors);
+		if (r) {
+			DMERR("%s: invalid packet type %u (error %d): dropping link",
+			      nm_name(nm), type, r);
+			nm_set_error(nm, "bad_packet");
+			return r;
+		}
+		switch (type) {
+		case NM_P_STATE:
+			spin_lock_irqsave(&nm->lock, flags);
+			nm->peer_role = nm_h32(p.state.role);
+			nm->peer_disk = nm_h32(p.state.disk);
+			if (nm->peer_role == NM_ROLE_PRIMARY &&
+			    nm->role == NM_ROLE_PRIMARY)
+				r = -EBUSY;
+			spin_unlock_irqrestore(&nm->lock, flags);
+			dm_table_event(nm->ti->table);
+			if (r) {
+				DMERR("%s: both nodes are primary: disconnecting",
+				      nm_name(nm));
+				nm_set_error(nm, "both_primary");
+			}
+			break;
+		case NM_P_DATA:
+			r = nm_peer_data(nm, &p.data);
+			break;
+		case NM_P_RECV_ACK:
+		case NM_P_WRITE_ACK:
+			nm_handle_ack(nm, type, &p.ack, &r);
+			break;
+		case NM_P_BARRIER:
+			r = nm_peer_barrier(nm, nm_h32(p.barrier.epoch));
+			break;
+		case NM_P_BARRIER_ACK:
+		case NM_P_PING_ACK:
+			break;
+		case NM_P_PING:
+			r = nm_send_ctrl(nm, NM_P_PING_ACK, &p.ping,
+					 sizeof(p.ping));
+			break;
+		default:	/* P_HELLO after the handshake */
+			r = -EPROTO;
+			break;
+		}
+		if (r) {
+			if (r != -ENOTCONN && r != -EPIPE) {
+				DMERR("%s: packet type %u rejected (error %d): dropping link",
+				      nm_name(nm), type, r);
+				nm_set_error(nm, "bad_packet");
+			}
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* The link is gone: give up every pending peer part, close the socket. */
+static void nm_teardown(struct nm_dev *nm, struct socket *s)
+{
+	struct nm_req *req, *tmp;
+	unsigned long flags;
+	LIST_HEAD(failed);
+
+	mutex_lock(&nm->tx_mutex);
+	kernel_sock_shutdown(s, SHUT_RDWR);
+	nm->sock = NULL;
+	mutex_unlock(&nm->tx_mutex);
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->cstate = nm->want_connect ? NM_C_CONNECTING : NM_C_STANDALONE;
+	list_splice_init(&nm->send_q, &failed);
+	list_splice_tail_init(&nm->wait_q, &failed);
+	list_for_each_entry(req, &failed, list)
+		clear_bit(NM_REQ_QUEUED, &req->flags);
+	if (nm->role == NM_ROLE_SECONDARY && nm->peer_role == NM_ROLE_PRIMARY)
+		nm->disk = NM_DISK_OUTDATED;
+	nm->peer_disk = NM_DISK_UNKNOWN;
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	list_for_each_entry_safe(req, tmp, &failed, list) {
+		list_del_init(&req->list);
+		nm_req_peer_done(req, false);
+	}
+	nm_peer_drain(nm);
+	sock_release(s);
+	DMINFO("%s: connection to %s closed", nm_name(nm), nm->peer_str);
+	dm_table_event(nm->ti->table);
+}
+
+static void nm_go_connected(struct nm_dev *nm, struct socket *s)
+{
+	unsigned long flags;
+
+	nm_sock_setup(s, NM_TIMEOUT_MS);
+	mutex_lock(&nm->tx_mutex);
+	nm->sock = s;
+	nm->tx_seq = 1;			/* P_HELLO was 0 */
+	nm->sent_in_epoch = false;
+	nm->last_tx = jiffies;
+	mutex_unlock(&nm->tx_mutex);
+	nm->rx_seq = 1;
+	nm_peer_reset(nm);
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->conn_gen++;
+	nm->cstate = NM_C_CONNECTED;
+	strscpy(nm->last_error, "-", sizeof(nm->last_error));
+	spin_unlock_irqrestore(&nm->lock, flags);
+	DMINFO("%s: connected to %s", nm_name(nm), nm->peer_str);
+	dm_table_event(nm->ti->table);
+	wake_up(&nm->send_wq);
+}
+
+static bool nm_should_run(struct nm_dev *nm)
+{
+	return READ_ONCE(nm->want_connect) || kthread_should_stop();
+}
+
+static int nm_conn_thread(void *arg)
+{
+	struct nm_dev *nm = arg;
+	unsigned int backoff = 100;
+	unsigned long next_connect = jiffies;
+	unsigned long flags;
+	int r;
+
+	while (!kthread_should_stop()) {
+		struct socket *s = NULL;
+		bool initiator = false;
+
+		if (!READ_ONCE(nm->want_connect)) {
+			nm_unlisten(nm);
+			spin_lock_irqsave(&nm->lock, flags);
+			nm->cstate = NM_C_STANDALONE;
+			spin_unlock_irqrestore(&nm->lock, flags);
+			wait_event_interruptible(nm->conn_wq,
+						 nm_should_run(nm));
+			continue;
+		}
+		spin_lock_irqsave(&nm->lock, flags);
+		nm->cstate = NM_C_CONNECTING;
+		spin_unlock_irqrestore(&nm->lock, flags);
+
+		r = nm_listen(nm);
+		if (r) {
+			DMERR_LIMIT("%s: cannot listen (error %d)", nm_name(nm),
+				    r);
+			nm_set_error(nm, "listen_failed");
+		}
+
+		if (time_after_eq(jiffies, next_connect) &&
+		    (!nm->peer_nonce_known || nm->nonce > nm->peer_nonce)) {
+			s = nm_try_connect(nm);
+			initiator = s != NULL;
+			next_connect = jiffies + msecs_to_jiffies(backoff +
+					get_random_u32_below(backoff));
+			backoff = min(backoff * 2, 2000u);
+		}
+		if (!s && nm->listen_sock) {
+			r = kernel_accept(nm->listen_sock, &s, 0);
+			if (r)
+				s = NULL;
+		} else if (!s) {
+			schedule_timeout_interruptible(msecs_to_jiffies(250));
+		}
+		if (!s)
+			continue;
+
+		nm_sock_setup(s, 1000 + get_random_u32_below(1000));
+		r = nm_handshake(nm, s, initiator);
+		if (r) {
+			kernel_sock_shutdown(s, SHUT_RDWR);
+			sock_release(s);
+			continue;
+		}
+		backoff = 100;
+		nm_go_connected(nm, s);
+		r = nm_receive(nm, s);
+		if (r == -EAGAIN) {
+			DMERR("%s: peer timed out", nm_name(nm));
+			nm_set_error(nm, "peer_timeout");
+		}
+		nm_teardown(nm, s);
+	}
+	nm_unlisten(nm);
+	return 0;
+}
+
+int nm_conn_start(struct nm_dev *nm)
+{
+	struct task_struct *t;
+	const char *name = nm_name(nm);
+
+	if (nm->conn_task)
+		return 0;
+	t = kthread_run(nm_sender, nm, "nm_send/%s", name);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	nm->send_task = t;
+	t = kthread_run(nm_conn_thread, nm, "nm_conn/%s", name);
+	if (IS_ERR(t)) {
+		kthread_stop(nm->send_task);
+		nm->send_task = NULL;
+		return PTR_ERR(t);
+	}
+	nm->conn_task = t;
+	return 0;
+}
+
+void nm_conn_stop(struct nm_dev *nm)
+{
+	if (nm->conn_task) {
+		nm_conn_drop(nm);
+		wake_up(&nm->conn_wq);
+		kthread_stop(nm->conn_task);
+		nm->conn_task = NULL;
+	}
+	if (nm->send_task) {
+		kthread_stop(nm->send_task);
+		nm->send_task = NULL;
+	}
+	nm_peer_drain(nm);
+	WRITE_ONCE(nm->cstate, NM_C_STANDALONE);
+}

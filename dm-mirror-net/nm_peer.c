@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netmirror secondary: applies the primary's writes to the local device.
+ *
+ * Context: nm_peer_data() and nm_peer_barrier() run in the nm_conn thread
+ * (may sleep); nm_peer_endio() runs in bio completion (irq) context;
+ * nm_peer_send_acks() runs in the nm_send thread.
+ *
+ * Ordering: writes of one epoch are issued as they arrive.  On P_BARRIER
+ * the receiver stops reading until every write of the epoch completed
+ * ("drain"), then flushes the backing device ("flush"), acknowledges the
+ * barrier, and only then reads (and issues) the next epoch's writes.
+ * Ordering "none" sends no barriers; writes are issued as they come.
+ *
+ * Lock order: nm->lock (irqsave) protects ack_q; no other lock is taken.
+ */
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/mm.h>
+#include "dm-netmirror.h"
+
+struct nm_peer_req {
+	struct nm_dev *nm;
+	struct list_head list;		/* ack_q */
+	u64 id;
+	int status;
+	unsigned int nr_pages;
+	struct page *pages[];
+};
+
+static void nm_peer_free_pages(struct nm_peer_req *pr)
+{
+	unsigned int i;
+
+	for (i = 0; i < pr->nr_pages; i++)
+		if (pr->pages[i])
+			__free_page(pr->pages[i]);
+	pr->nr_pages = 0;
+}
+
+static void nm_peer_endio(struct bio *bio)
+{
+	struct nm_peer_req *pr = bio->bi_private;
+	struct nm_dev *nm = pr->nm;
+	unsigned long flags;
+
+	pr->status = blk_status_to_errno(bio->bi_status);
+	if (pr->status)
+		DMERR_LIMIT("peer write at sector %llu failed (%d)",
+			    (unsigned long long)bio->bi_iter.bi_sector,
+			    pr->status);
+	bio_put(bio);
+	nm_peer_free_pages(pr);
+	if (nm->protocol == NM_PROTO_C) {
+		spin_lock_irqsave(&nm->lock, flags);
+		list_add_tail(&pr->list, &nm->ack_q);
+		spin_unlock_irqrestore(&nm->lock, flags);
+		wake_up(&nm->send_wq);
+	} else {
+		kfree(pr);
+	}
+	if (atomic_dec_and_test(&nm->peer_inflight) ||
+	    atomic_read(&nm->peer_inflight) < NM_PEER_MAX_INFLIGHT)
+		wake_up(&nm->peer_wq);
+}
+
+/* A P_DATA arrived (fixed part checked); read its data and issue it. */
+int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
+{
+	u32 size = nm_h32(d->size), fl = nm_h32(d->flags);
+	u32 epoch = nm_h32(d->epoch);
+	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE), i;
+	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
+	struct nm_peer_req *pr;
+	struct bio *bio;
+	u32 left;
+	int r;
+
+	if (READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
+		return -EPROTO;		/* only a secondary takes writes */
+	if (nm->ordering != NM_ORD_NONE && nm->peer_epoch_valid &&
+	    epoch != nm->peer_epoch)
+		return -EPROTO;		/* epoch changed without a barrier */
+	nm->peer_epoch = epoch;
+	nm->peer_epoch_valid = true;
+
+	wait_event(nm->peer_wq,
+		   atomic_read(&nm->peer_inflight) < NM_PEER_MAX_INFLIGHT);
+
+	pr = kzalloc(struct_size(pr, pages, nr), GFP_NOIO);
+	if (!pr)
+		return -ENOMEM;
+	pr->nm = nm;
+	pr->id = nm_h64(d->id);
+	pr->nr_pages = nr;
+	INIT_LIST_HEAD(&pr->list);
+	for (i = 0, left = size; i < nr; i++) {
+		unsigned int len = min_t(u32, left, PAGE_SIZE);
+
+		pr->pages[i] = alloc_page(GFP_NOIO);
+		if (!pr->pages[i]) {
+			r = -ENOMEM;
+			goto out_free;
+		}
+		r = nm_recv_full(nm->sock, page_address(pr->pages[i]), len);
+		if (r)
+			goto out_free;
+		left -= len;
+	}
+
+	if (fl & NM_DF_FUA)
+		opf |= REQ_FUA;
+	if (fl & NM_DF_FLUSH)
+		opf |= REQ_PREFLUSH;
+	bio = bio_alloc(nm->dev->bdev, nr, opf, GFP_NOIO);
+	bio->bi_iter.bi_sector = nm_h64(d->sector);
+	bio->bi_end_io = nm_peer_endio;
+	bio->bi_private = pr;
+	for (i = 0, left = size; i < nr; i++) {
+		unsigned int len = min_t(u32, left, PAGE_SIZE);
+
+		if (bio_add_page(bio, pr->pages[i], len, 0) != len) {
+			bio_put(bio);
+			r = -EIO;
+			goto out_free;
+		}
+		left -= len;
+	}
+	atomic_inc(&nm->peer_inflight);
+	atomic64_inc(&nm->writes_received);
+
+	if (nm->protocol == NM_PROTO_B) {
+		struct nm_p_ack a = { .id = d->id };
+
+		r = nm_send_ctrl(nm, NM_P_RECV_ACK, &a, sizeof(a));
+		if (r) {
+			/* still write it: the data is here and valid */
+			submit_bio(bio);
+			return r;
+		}
+	}
+	submit_bio(bio);
+	return 0;
+
+out_free:
+	nm_peer_free_pages(pr);
+	kfree(pr);
+	return r;
+}
+
+/* P_BARRIER: make epoch @epoch stable before reading the next one. */
+int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
+{
+	struct nm_p_barrier b = { .epoch = nm_be32(epoch) };
+	int r;
+
+	if (nm->peer_epoch_valid && epoch != nm->peer_epoch)
+		return -EPROTO;
+	if (nm->ordering != NM_ORD_NONE)
+		wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	if (nm->ordering == NM_ORD_FLUSH) {
+		r = blkdev_issue_flush(nm->dev->bdev);
+		if (r)
+			DMERR_LIMIT("flush of the backing device failed (%d)",
+				    r);
+	}
+	nm->peer_epoch = epoch + 1;
+	nm->peer_epoch_valid = true;
+	return nm_send_ctrl(nm, NM_P_BARRIER_ACK, &b, sizeof(b));
+}
+
+/* Sender thread: send the write acks of completed writes. */
+int nm_peer_send_acks(struct nm_dev *nm)
+{
+	struct nm_peer_req *pr, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+	int r = 0;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	list_splice_init(&nm->ack_q, &list);
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	list_for_each_entry_safe(pr, tmp, &list, list) {
+		struct nm_p_ack a = {
+			.id = nm_be64(pr->id),
+			.status = nm_be32(-pr->status),
+		};
+
+		if (!r)
+			r = nm_send_ctrl(nm, NM_P_WRITE_ACK, &a, sizeof(a));
+		list_del(&pr->list);
+		kfree(pr);
+	}
+	return r;
+}
+
+/* Wait for the writes in flight, then forget the acks nobody will read. */
+void nm_peer_drain(struct nm_dev *nm)
+{
+	struct nm_peer_req *pr, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	spin_lock_irqsave(&nm->lock, flags);
+	list_splice_init(&nm->ack_q, &list);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	list_for_each_entry_safe(pr, tmp, &list, list) {
+		list_del(&pr->list);
+		kfree(pr);
+	}
+}
+
+void nm_peer_reset(struct nm_dev *nm)
+{
+	nm->peer_epoch_valid = false;
+}

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-netmirror: a device-mapper target that mirrors writes to a peer node
+ * over a kernel TCP connection.  This file holds the target interface and
+ * the bio flow; the connection lives in nm_conn.c, the secondary's write
+ * path in nm_peer.c, the wire format in nm_wire.h.
+ *
+ * Write ordering contract.  If write X completed to its submitter on the
+ * primary before write Y was submitted, then on the secondary's stable
+ * storage X is never missing while Y is present (ordering "flush"; "drain"
+ * gives the same only when the secondary's disk has no volatile cache).
+ * The primary groups writes into epochs: a new epoch starts with the first
+ * write submitted after any write of the current epoch completed.  Writes of
+ * one epoch may land in any order; a P_BARRIER separates epochs on the wire
+ * and the secondary drains (and, for "flush", flushes) the old epoch before
+ * issuing any write of the next.  REQ_PREFLUSH and REQ_FUA travel with the
+ * write and are applied on both nodes; under protocol C the write completes
+ * only after the peer's disk completed it with those flags.
+ *
+ * Where a write goes (primary):  map() clones the bio to the local device
+ * and queues the original on send_q; the sender thread transmits it, then
+ * the receiver completes its peer part on the protocol's ack (A: sent,
+ * B: P_RECV_ACK, C: P_WRITE_ACK).  The bio ends when both parts are done.
+ * A write that cannot reach the peer completes from the local disk alone
+ * and its regions are marked out of sync.
+ *
+ * Lock order: see dm-netmirror.h (tx_mutex, then nm->lock).
+ */
+#include <linux/module.h>
+#include <linux/init.h>
+#include <linux/slab.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/random.h>
+#include <linux/bitmap.h>
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include "dm-netmirror.h"
+
+static const char * const nm_disk_names[NM_DISK_MAX] = {
+	[NM_DISK_UNKNOWN] = "unknown",
+	[NM_DISK_UPTODATE] = "uptodate",
+	[NM_DISK_INCONSISTENT] = "inconsistent",
+	[NM_DISK_OUTDATED] = "outdated",
+};
+
+static const char *nm_role_name(enum nm_role r)
+{
+	return r == NM_ROLE_PRIMARY ? "primary" : "secondary";
+}
+
+void nm_set_error(struct nm_dev *nm, const char *word)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	strscpy(nm->last_error, word, sizeof(nm->last_error));
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
+/* Parse "a.b.c.d:port" or "[v6]:port"; strict. */
+static int nm_parse_addr(const char *s, struct sockaddr_storage *ss)
+{
+	const char *end, *colon;
+	unsigned int port;
+	char pbuf[8];
+	size_t plen;
+
+	memset(ss, 0, sizeof(*ss));
+	if (s[0] == '[') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		if (!in6_pton(s + 1, -1, a->sin6_addr.s6_addr, ']', &end))
+			return -EINVAL;
+		if (end[0] != ']' || end[1] != ':')
+			return -EINVAL;
+		colon = end + 1;
+		a->sin6_family = AF_INET6;
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		if (!in4_pton(s, -1, (u8 *)&a->sin_addr.s_addr, ':', &end))
+			return -EINVAL;
+		if (end[0] != ':')
+			return -EINVAL;
+		colon = end;
+		a->sin_family = AF_INET;
+	}
+	plen = strlen(colon + 1);
+	if (plen < 1 || plen > 5 || colon[1] == '0' || colon[1] == '+')
+		return -EINVAL;
+	memcpy(pbuf, colon + 1, plen + 1);
+	if (kstrtouint(pbuf, 10, &port) || port < 1 || port > 65535)
+		return -EINVAL;
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	return 0;
+}
+
+static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
+			 char **error)
+{
+	static const struct dm_arg _args[] = {
+		{0, 4, "Invalid number of optional arguments"},
+	};
+	unsigned int argc;
+	unsigned long seen = 0;
+	const char *key, *val;
+	int r;
+
+	if (!as->argc)
+		return 0;
+	r = dm_read_arg_group(_args, as, &argc, error);
+	if (r)
+		return r;
+	if (argc != as->argc) {
+		*error = "Optional argument count does not match the words given";
+		return -EINVAL;
+	}
+	while (argc) {
+		key = dm_shift_arg(as);
+		argc--;
+		if (!argc) {
+			*error = "Optional argument is missing its value";
+			return -EINVAL;
+		}
+		val = dm_shift_arg(as);
+		argc--;
+		if (!strcasecmp(key, "listen")) {
+			if (test_and_set_bit(0, &seen)) {
+				*error = "Duplicate optional argument: listen";
+				return -EINVAL;
+			}
+			if (strlen(val) >= sizeof(nm->listen_str) ||
+			    nm_parse_addr(val, &nm->listen_addr)) {
+				*error = "Invalid listen address (want a.b.c.d:port or [v6]:port)";
+				return -EINVAL;
+			}
+			strscpy(nm->listen_str, val, sizeof(nm->listen_str));
+			nm->has_listen = true;
+		} else if (!strcasecmp(key, "role")) {
+			if (test_and_set_bit(1, &seen)) {
+				*error = "Duplicate optional argument: role";
+				return -EINVAL;
+			}
+			if (!strcmp(val, "primary")) {
+				nm->table_role = NM_ROLE_PRIMARY;
+			} else if (!strcmp(val, "secondary")) {
+				nm->table_role = NM_ROLE_SECONDARY;
+			} else {
+				*error = "Invalid role (want primary or secondary)";
+				return -EINVAL;
+			}
+		} else {
+			*error = "Unknown optional argument";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void nm_dtr(struct dm_target *ti);
+
+/*
+ * Construct: <local_dev> <peer_addr> <A|B|C> <flush|drain|none>
+ *            [<#opt_args> <opt_args>...]
+ */
+static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct dm_arg_set as;
+	struct nm_dev *nm;
+	const char *w;
+	int r;
+
+	if (argc < 4) {
+		ti->error = "Not enough arguments (want <local_dev> <peer_addr> <protocol> <ordering>)";
+		return -EINVAL;
+	}
+	nm = kzalloc(sizeof(*nm), GFP_KERNEL);
+	if (!nm) {
+		ti->error = "Cannot allocate context";
+		return -ENOMEM;
+	}
+	ti->private = nm;
+	nm->ti = ti;
+	nm->sectors = ti->len;
+	spin_lock_init(&nm->lock);
+	mutex_init(&nm->tx_mutex);
+	INIT_LIST_HEAD(&nm->send_q);
+	INIT_LIST_HEAD(&nm->wait_q);
+	INIT_LIST_HEAD(&nm->ack_q);
+	init_waitqueue_head(&nm->send_wq);
+	init_waitqueue_head(&nm->conn_wq);
+	init_waitqueue_head(&nm->peer_wq);
+	atomic_set(&nm->peer_inflight, 0);
+	atomic_set(&nm->pending, 0);
+	strscpy(nm->last_error, "-", sizeof(nm->last_error));
+
+	as.argc = argc;
+	as.argv = argv;
+
+	w = dm_shift_arg(&as);
+	r = dm_get_device(ti, w, dm_table_get_mode(ti->table), &nm->dev);
+	if (r) {
+		ti->error = "Cannot open local device";
+		goto bad;
+	}
+	if (bdev_nr_sectors(nm->dev->bdev) < ti->len) {
+		ti->error = "Local device is smaller than the target";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	w = dm_shift_arg(&as);
+	if (strlen(w) >= sizeof(nm->peer_str) ||
+	    nm_parse_addr(w, &nm->peer_addr)) {
+		ti->error = "Invalid peer address (want a.b.c.d:port or [v6]:port)";
+		r = -EINVAL;
+		goto bad;
+	}
+	strscpy(nm->peer_str, w, sizeof(nm->peer_str));
+
+	w = dm_shift_arg(&as);
+	if (!strcmp(w, "A")) {
+		nm->protocol = NM_PROTO_A;
+	} else if (!strcmp(w, "B")) {
+		nm->protocol = NM_PROTO_B;
+	} else if (!strcmp(w, "C")) {
+		nm->protocol = NM_PROTO_C;
+	} else {
+		ti->error = "Invalid protocol (want A, B or C)";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	w = dm_shift_arg(&as);
+	if (!strcmp(w, "flush")) {
+		nm->ordering = NM_ORD_FLUSH;
+	} else if (!strcmp(w, "drain")) {
+		nm->ordering = NM_ORD_DRAIN;
+	} else if (!strcmp(w, "none")) {
+		nm->ordering = NM_ORD_NONE;
+	} else {
+		ti->error = "Invalid ordering (want flush, drain or none)";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	r = nm_parse_opts(nm, &as, &ti->error);
+	if (r)
+		goto bad;
+
+	if (!nm->has_listen) {
+		/* listen on the wildcard address, at the peer's port */
+		nm->listen_addr.ss_family = nm->peer_addr.ss_family;
+		if (nm->peer_addr.ss_family == AF_INET)
+			((struct sockaddr_in *)&nm->listen_addr)->sin_port =
+				((struct sockaddr_in *)&nm->peer_addr)->sin_port;
+		else
+			((struct sockaddr_in6 *)&nm->listen_addr)->sin6_port =
+				((struct sockaddr_in6 *)&nm->peer_addr)->sin6_port;
+	} else if (nm->listen_addr.ss_family != nm->peer_addr.ss_family) {
+		ti->error = "Listen and peer addresses must be of one family";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	nm->region_shift = ilog2(NM_DEFAULT_REGION);
+	nm->nr_regions = DIV_ROUND_UP_SECTOR_T(nm->sectors, NM_DEFAULT_REGION);
+	nm->oos = kvcalloc(BITS_TO_LONGS(nm->nr_regions), sizeof(long),
+			   GFP_KERNEL);
+	if (!nm->oos) {
+		ti->error = "Cannot allocate region bitmap";
+		r = -ENOMEM;
+		goto bad;
+	}
+
+	r = bioset_init(&nm->bs, 256, 0, BIOSET_NEED_BVECS);
+	if (r) {
+		ti->error = "Cannot allocate bio set";
+		goto bad;
+	}
+
+	nm->role = nm->table_role;
+	nm->disk = NM_DISK_UPTODATE;
+	nm->peer_disk = NM_DISK_UNKNOWN;
+	nm->want_connect = true;
+	nm->cstate = NM_C_STANDALONE;
+	get_random_bytes(&nm->nonce, sizeof(nm->nonce));
+
+	r = dm_set_target_max_io_len(ti, NM_MAX_DATA >> SECTOR_SHIFT);
+	if (r) {
+		ti->error = "Cannot set max io len";
+		goto bad;
+	}
+	ti->num_flush_bios = 1;
+	ti->flush_supported = true;
+	ti->num_discard_bios = 0;
+	ti->num_write_zeroes_bios = 0;
+	ti->per_io_data_size = sizeof(struct nm_req);
+	return 0;
+
+bad:
+	nm_dtr(ti);
+	return r;
+}
+
+static void nm_dtr(struct dm_target *ti)
+{
+	struct nm_dev *nm = ti->private;
+
+	if (!nm)
+		return;
+	nm_conn_stop(nm);
+	bioset_exit(&nm->bs);
+	kvfree(nm->oos);
+	if (nm->dev)
+		dm_put_device(ti, nm->dev);
+	kfree(nm);
+}
+
+void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors)
+{
+	unsigned long first, last, flags;
+
+	if (!sectors)
+		return;
+	first = sector >> nm->region_shift;
+	last = (sector + sectors - 1) >> nm->region_shift;
+	if (last >= nm->nr_regions)
+		last = nm->nr_regions - 1;
+	spin_lock_irqsave(&nm->lock, flags);
+	bitmap_set(nm->oos, first, last - first + 1);
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
+static void nm_req_complete(struct nm_req *req)
+{
+	struct nm_dev *nm = req->nm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (req->epoch == nm->epoch)
+		nm->epoch_completed = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	req->bio->bi_status = req->status;
+	bio_endio(req->bio);
+}
+
+void nm_req_put(struct nm_req *req)
+{
+	if (atomic_dec_and_test(&req->ref))
+		nm_req_complete(req);
+}
+
+/*
+ * The peer part of @req is over: acknowledged per the protocol (@delivered)
+ * or given up (link lost).  Safe from any context; only the first call
+ * counts.
+ */
+void nm_req_peer_done(struct nm_req *req, bool delivered)
+{
+	struct nm_dev *nm = req->nm;
+
+	if (!test_and_clear_bit(NM_REQ_PEER, &req->flags))
+		return;
+	if (!delivered)
+		nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
+			    bio_sectors(req->bio));
+	atomic_dec(&nm->pending);
+	nm_req_put(req);
+}
+
+static void nm_local_endio(struct bio *clone)
+{
+	struct nm_req *req = clone->bi_private;
+
+	if (clone->bi_status)
+		req->status = clone->bi_status;
+	bio_put(clone);
+	nm_req_put(req);
+}
+
+static int nm_map_write(struct nm_dev *nm, struct bio *bio)
+{
+	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	struct bio *clone;
+	unsigned long flags;
+	bool queued = false;
+
+	req->nm = nm;
+	req->bio = bio;
+	req->flags = 0;
+	req->status = BLK_STS_OK;
+	INIT_LIST_HEAD(&req->list);
+	atomic_set(&req->ref, 1);	/* dropped by the local clone */
+
+	clone = bio_alloc_clone(nm->dev->bdev, bio, GFP_NOIO, &nm->bs);
+	if (!clone)
+		return DM_MAPIO_KILL;
+	clone->bi_end_io = nm_local_endio;
+	clone->bi_private = req;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->role != NM_ROLE_PRIMARY) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		bio_put(clone);
+		atomic64_inc(&nm->writes_rejected);
+		return DM_MAPIO_KILL;
+	}
+	if (nm->epoch_completed) {
+		nm->epoch++;
+		nm->epoch_completed = false;
+	}
+	req->epoch = nm->epoch;
+	if (nm->cstate >= NM_C_CONNECTED) {
+		req->id = nm->next_id++;
+		set_bit(NM_REQ_PEER, &req->flags);
+		set_bit(NM_REQ_QUEUED, &req->flags);
+		atomic_inc(&req->ref);
+		atomic_inc(&nm->pending);
+		list_add_tail(&req->list, &nm->send_q);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	if (queued)
+		nm_conn_kick(nm);
+	else
+		nm_mark_oos(nm, bio->bi_iter.bi_sector, bio_sectors(bio));
+	submit_bio_noacct(clone);
+	return DM_MAPIO_SUBMITTED;
+}
+
+static int nm_map(struct dm_target *ti, struct bio *bio)
+{
+	struct nm_dev *nm = ti->private;
+
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = dm_target_offset(ti,
+						bio->bi_iter.bi_sector);
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		bio_set_dev(bio, nm->dev->bdev);
+		return DM_MAPIO_REMAPPED;
+	case REQ_OP_WRITE:
+		return nm_map_write(nm, bio);
+	default:
+		return DM_MAPIO_KILL;
+	}
+}
+
+static void nm_status(struct dm_target *ti, status_type_t type,
+		      unsigned int status_flags, char *result,
+		      unsigned int maxlen)
+{
+	struct nm_dev *nm = ti->private;
+	static const char * const proto[] = { "A", "B", "C" };
+	static const char * const ord[] = { "flush", "drain", "none" };
+	unsigned long flags, oos;
+	enum nm_cstate cs;
+	enum nm_role role;
+	enum nm_disk disk, pdisk;
+	char err[64];
+	unsigned int sz = 0, nopt;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		spin_lock_irqsave(&nm->lock, flags);
+		cs = nm->cstate;
+		role = nm->role;
+		disk = nm->disk;
+		pdisk = cs >= NM_C_CONNECTED ? nm->peer_disk : NM_DISK_UNKNOWN;
+		oos = bitmap_weight(nm->oos, nm->nr_regions);
+		strscpy(err, nm->last_error, sizeof(err));
+		spin_unlock_irqrestore(&nm->lock, flags);
+		if (role == NM_ROLE_PRIMARY && pdisk == NM_DISK_UPTODATE && oos)
+			pdisk = NM_DISK_OUTDATED;
+		DMEMIT("%s %s %s/%s %lu/%lu %lld %lld %d %lld %lld %lld %s",
+		       nm_role_name(role), nm_cstate_name(cs),
+		       nm_disk_names[disk], nm_disk_names[pdisk],
+		       nm->nr_regions - oos, nm->nr_regions,
+		       atomic64_read(&nm->writes_sent),
+		       atomic64_read(&nm->writes_received),
+		       atomic_read(&nm->pending),
+		       atomic64_read(&nm->bytes_sent),
+		       atomic64_read(&nm->bytes_received),
+		       atomic64_read(&nm->writes_rejected), err);
+		break;
+	case STATUSTYPE_TABLE:
+		DMEMIT("%s %s %s %s", nm->dev->name, nm->peer_str,
+		       proto[nm->protocol], ord[nm->ordering]);
+		nopt = (nm->has_listen ? 2 : 0) +
+		       (nm->table_role == NM_ROLE_PRIMARY ? 2 : 0);
+		if (nopt)
+			DMEMIT(" %u", nopt);
+		if (nm->has_listen)
+			DMEMIT(" listen %s", nm->listen_str);
+		if (nm->table_role == NM_ROLE_PRIMARY)
+			DMEMIT(" role primary");
+		break;
+	case STATUSTYPE_IMA:
+		DMEMIT_TARGET_NAME_VERSION(ti->type);
+		DMEMIT(",local_dev=%s,peer=%s,protocol=%s,ordering=%s;",
+		       nm->dev->name, nm->peer_str, proto[nm->protocol],
+		       ord[nm->ordering]);
+		break;
+	}
+}
+
+static int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
+		       unsigned int maxlen)
+{
+	unsigned long flags;
+	unsigned int sz = 0;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (role == NM_ROLE_PRIMARY && nm->cstate >= NM_C_CONNECTED &&
+	    nm->peer_role == NM_ROLE_PRIMARY) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		DMERR("%s: refusing to become primary: the peer is primary",
+		      dm_device_name(dm_table_get_md(nm->ti->table)));
+		DMEMIT("refused: the peer is primary");
+		return -EBUSY;
+	}
+	if (role == NM_ROLE_PRIMARY && nm->disk != NM_DISK_UPTODATE) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		DMEMIT("refused: local disk is not uptodate");
+		return -EBUSY;
+	}
+	nm->role = role;
+	nm->send_state = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_conn_kick(nm);
+	dm_table_event(nm->ti->table);
+	return 0;
+}
+
+static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
+		      char *result, unsigned int maxlen)
+{
+	struct nm_dev *nm = ti->private;
+	unsigned long flags;
+
+	if (argc != 1) {
+		DMERR("message takes one word: primary, secondary, connect or disconnect");
+		return -EINVAL;
+	}
+	if (!strcasecmp(argv[0], "primary"))
+		return nm_set_role(nm, NM_ROLE_PRIMARY, result, maxlen);
+	if (!strcasecmp(argv[0], "secondary"))
+		return nm_set_role(nm, NM_ROLE_SECONDARY, result, maxlen);
+	if (!strcasecmp(argv[0], "connect") ||
+	    !strcasecmp(argv[0], "disconnect")) {
+		bool on = !strcasecmp(argv[0], "connect");
+
+		spin_lock_irqsave(&nm->lock, flags);
+		nm->want_connect = on;
+		spin_unlock_irqrestore(&nm->lock, flags);
+		if (!on)
+			nm_conn_drop(nm);
+		wake_up(&nm->conn_wq);
+		return 0;
+	}
+	DMERR("unknown message \"%s\" (want primary, secondary, connect or disconnect)",
+	      argv[0]);
+	return -EINVAL;
+}
+
+static void nm_postsuspend(struct dm_target *ti)
+{
+	nm_conn_stop(ti->private);
+}
+
+static void nm_resume(struct dm_target *ti)
+{
+	struct nm_dev *nm = ti->private;
+
+	if (nm_conn_start(nm))
+		DMERR("%s: cannot start the connection threads",
+		      dm_device_name(dm_table_get_md(ti->table)));
+}
+
+static int nm_iterate_devices(struct dm_target *ti,
+			      iterate_devices_callout_fn fn, void *data)
+{
+	struct nm_dev *nm = ti->private;
+
+	return fn(ti, nm->dev, 0, ti->len, data);
+}
+
+static struct target_type nm_target = {
+	.name = "netmirror",
+	.version = {1, 1, 0},
+	.module = THIS_MODULE,
+	.ctr = nm_ctr,
+	.dtr = nm_dtr,
+	.map = nm_map,
+	.status = nm_status,
+	.message = nm_message,
+	.postsuspend = nm_postsuspend,
+	.resume = nm_resume,
+	.iterate_devices = nm_iterate_devices,
+};
+
+static int __init dm_netmirror_init(void)
+{
+	int r = dm_register_target(&nm_target);
+
+	if (r < 0)
+		DMERR("register failed %d", r);
+	return r;
+}
+
+static void __exit dm_netmirror_exit(void)
+{
+	dm_unregister_target(&nm_target);
+}
+
+module_init(dm_netmirror_init);
+module_exit(dm_netmirror_exit);
+
+MODULE_DESCRIPTION(DM_NAME " network mirror target");
+MODULE_AUTHOR("netmirror developers");
+MODULE_LICENSE("GPL");

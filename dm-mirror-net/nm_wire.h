@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netmirror wire format.  This one header is the whole protocol; it is
+ * shared by the kernel module and the userspace unit tests and fuzz targets.
+ *
+ * All fields are fixed size and BIG-ENDIAN (network order).  Every packet is
+ * a 16-byte header followed by exactly hdr.length payload bytes.  The fixed
+ * part of each payload has a known size per type; only P_DATA carries a
+ * variable tail (the write's data, data_size bytes).  The receiver checks the
+ * header with nm_hdr_check() and the fixed payload with nm_payload_check()
+ * before it touches anything else.  See docs/protocol.md.
+ *
+ * No locking here: these are pure functions over caller-owned buffers.
+ */
+#ifndef NM_WIRE_H
+#define NM_WIRE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <asm/byteorder.h>
+#define nm_be16(x) cpu_to_be16(x)
+#define nm_be32(x) cpu_to_be32(x)
+#define nm_be64(x) cpu_to_be64(x)
+#define nm_h16(x) be16_to_cpu(x)
+#define nm_h32(x) be32_to_cpu(x)
+#define nm_h64(x) be64_to_cpu(x)
+#else
+#include <linux/types.h>
+#include <errno.h>
+#include <endian.h>
+#define __packed __attribute__((packed))
+#define nm_be16(x) htobe16(x)
+#define nm_be32(x) htobe32(x)
+#define nm_be64(x) htobe64(x)
+#define nm_h16(x) be16toh(x)
+#define nm_h32(x) be32toh(x)
+#define nm_h64(x) be64toh(x)
+#endif
+
+#define NM_MAGIC		0x4e4d4952u	/* "NMIR" */
+#define NM_PROTO_MIN		1
+#define NM_PROTO_MAX		1
+
+/* Largest write carried by one P_DATA: the target caps bios at this size. */
+#define NM_MAX_DATA		0x100000u	/* 1 MiB */
+#define NM_SECTOR_SHIFT		9
+
+enum nm_ptype {
+	NM_P_HELLO = 1,		/* handshake, both directions, first packet */
+	NM_P_STATE = 2,		/* role / disk state changed */
+	NM_P_DATA = 3,		/* primary -> secondary: a write */
+	NM_P_RECV_ACK = 4,	/* secondary -> primary: P_DATA received (B) */
+	NM_P_WRITE_ACK = 5,	/* secondary -> primary: P_DATA on disk (C) */
+	NM_P_BARRIER = 6,	/* primary -> secondary: epoch N is closed */
+	NM_P_BARRIER_ACK = 7,	/* secondary -> primary: epoch N is stable */
+	NM_P_PING = 8,
+	NM_P_PING_ACK = 9,
+	NM_P_MAX = 10,
+};
+
+struct nm_hdr {
+	__be32 magic;
+	__be16 type;
+	__be16 flags;		/* must be 0 for now */
+	__be32 length;		/* payload bytes after this header */
+	__be32 seq;		/* per-direction packet counter, from 0 */
+} __packed;
+
+/* roles and disk states as carried on the wire (and in status) */
+enum nm_role { NM_ROLE_SECONDARY = 0, NM_ROLE_PRIMARY = 1 };
+enum nm_disk {
+	NM_DISK_UNKNOWN = 0,
+	NM_DISK_UPTODATE = 1,
+	NM_DISK_INCONSISTENT = 2,
+	NM_DISK_OUTDATED = 3,
+	NM_DISK_MAX = 4,
+};
+enum nm_proto { NM_PROTO_A = 0, NM_PROTO_B = 1, NM_PROTO_C = 2 };
+enum nm_ordering { NM_ORD_FLUSH = 0, NM_ORD_DRAIN = 1, NM_ORD_NONE = 2 };
+
+struct nm_p_hello {
+	__be32 proto_min;	/* protocol versions this node speaks */
+	__be32 proto_max;
+	__be64 features;	/* reserved, 0 */
+	__be64 dev_sectors;	/* size of this node's device */
+	__be64 nonce;		/* random per device instance: picks the link */
+	__be32 role;
+	__be32 disk;
+	__be32 protocol;	/* A/B/C, must match */
+	__be32 reserved;
+} __packed;
+
+struct nm_p_state {
+	__be32 role;
+	__be32 disk;
+} __packed;
+
+#define NM_DF_FUA	0x1u
+#define NM_DF_FLUSH	0x2u	/* REQ_PREFLUSH: flush before writing */
+#define NM_DF_ALL	(NM_DF_FUA | NM_DF_FLUSH)
+
+struct nm_p_data {
+	__be64 id;		/* primary's request id, echoed in acks */
+	__be64 sector;
+	__be32 size;		/* data bytes following, multiple of 512 */
+	__be32 flags;		/* NM_DF_* */
+	__be32 epoch;
+	__be32 reserved;
+} __packed;
+
+struct nm_p_ack {
+	__be64 id;
+	__be32 status;		/* 0 or a positive errno */
+	__be32 reserved;
+} __packed;
+
+struct nm_p_barrier {
+	__be32 epoch;
+	__be32 reserved;
+} __packed;
+
+struct nm_p_ping {
+	__be64 cookie;
+} __packed;
+
+/* The fixed payload size of each packet type (0: not a valid type). */
+static inline __u32 nm_fixed_len(__u16 type)
+{
+	switch (type) {
+	case NM_P_HELLO: return sizeof(struct nm_p_hello);
+	case NM_P_STATE: return sizeof(struct nm_p_state);
+	case NM_P_DATA: return sizeof(struct nm_p_data);
+	case NM_P_RECV_ACK:
+	case NM_P_WRITE_ACK: return sizeof(struct nm_p_ack);
+	case NM_P_BARRIER:
+	case NM_P_BARRIER_ACK: return sizeof(struct nm_p_barrier);
+	case NM_P_PING:
+	case NM_P_PING_ACK: return sizeof(struct nm_p_ping);
+	}
+	return 0;
+}
+
+/*
+ * Check a received header.  @expect_seq is the next sequence number the
+ * receiver expects.  Returns 0 or a negative errno; never reads past @h.
+ */
+static inline int nm_hdr_check(const struct nm_hdr *h, __u32 expect_seq)
+{
+	__u16 type = nm_h16(h->type);
+	__u32 len = nm_h32(h->length);
+	__u32 fixed = nm_fixed_len(type);
+
+	if (nm_h32(h->magic) != NM_MAGIC)
+		return -EBADMSG;
+	if (!fixed)
+		return -EPROTO;
+	if (nm_h16(h->flags) != 0)
+		return -EPROTO;
+	if (nm_h32(h->seq) != expect_seq)
+		return -EILSEQ;
+	if (type == NM_P_DATA) {
+		if (len < fixed || len - fixed > NM_MAX_DATA)
+			return -EMSGSIZE;
+	} else if (len != fixed) {
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/*
+ * Check the fixed payload of a packet whose header passed nm_hdr_check().
+ * @p points at nm_fixed_len(type) bytes; @dev_sectors is this node's device
+ * size.  Checks every field the peer controls.
+ */
+static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
+				   __u64 dev_sectors)
+{
+	switch (type) {
+	case NM_P_HELLO: {
+		const struct nm_p_hello *m = p;
+
+		if (nm_h32(m->proto_min) > nm_h32(m->proto_max))
+			return -EPROTO;
+		if (nm_h32(m->role) > NM_ROLE_PRIMARY ||
+		    nm_h32(m->disk) >= NM_DISK_MAX ||
+		    nm_h32(m->protocol) > NM_PROTO_C)
+			return -EPROTO;
+		return 0;
+	}
+	case NM_P_STATE: {
+		const struct nm_p_state *m = p;
+
+		if (nm_h32(m->role) > NM_ROLE_PRIMARY ||
+		    nm_h32(m->disk) >= NM_DISK_MAX)
+			return -EPROTO;
+		return 0;
+	}
+	case NM_P_DATA: {
+		const struct nm_p_data *m = p;
+		__u64 sector = nm_h64(m->sector);
+		__u32 size = nm_h32(m->size);
+
+		if (size != len - sizeof(*m))
+			return -EMSGSIZE;
+		if (size & ((1u << NM_SECTOR_SHIFT) - 1))
+			return -EINVAL;
+		if (nm_h32(m->flags) & ~NM_DF_ALL)
+			return -EPROTO;
+		if (!size && !(nm_h32(m->flags) & NM_DF_FLUSH))
+			return -EINVAL;
+		if (sector > dev_sectors ||
+		    (size >> NM_SECTOR_SHIFT) > dev_sectors - sector)
+			return -ERANGE;
+		return 0;
+	}
+	case NM_P_RECV_ACK:
+	case NM_P_WRITE_ACK: {
+		const struct nm_p_ack *m = p;
+
+		if (nm_h32(m->status) > 4095)
+			return -EPROTO;
+		return 0;
+	}
+	case NM_P_BARRIER:
+	case NM_P_BARRIER_ACK:
+	case NM_P_PING:
+	case NM_P_PING_ACK:
+		return 0;
+	}
+	return -EPROTO;
+}
+
+static inline void nm_hdr_fill(struct nm_hdr *h, __u16 type, __u32 len,
+			       __u32 seq)
+{
+	h->magic = nm_be32(NM_MAGIC);
+	h->type = nm_be16(type);
+	h->flags = 0;
+	h->length = nm_be32(len);
+	h->seq = nm_be32(seq);
+}
+
+#endif /* NM_WIRE_H */
