@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libdmnet - userspace library for the netmirror device-mapper target.
+ *
+ * Three layers, in three groups of files:
+ *
+ *   table.c, status.c, config.c  Pure models: parse/validate/format the
+ *                                target's table line, status line and the
+ *                                /etc/netmirror.conf file.  No ioctls, no
+ *                                libdevmapper, no allocation on the parse
+ *                                path: unit-testable and fuzzable as any user.
+ *   dm.c                         Device operations through libdevmapper only
+ *                                (create/reload/remove/status/message/
+ *                                version/list), modelled on cryptsetup's
+ *                                lib/libdevmapper.c.  Needs root.
+ *   stack.c                      Helpers for stacking: size of a block device
+ *                                (BLKGETSIZE64), default names/UUIDs, and the
+ *                                conventions for using a netmirror device as an
+ *                                LVM physical volume.
+ *
+ * Error reporting: every function that can fail takes (char *err, size_t
+ * errlen) and writes one human-readable line there (no trailing newline);
+ * err may be NULL.  Functions return 0 on success and a negative errno-style
+ * value on failure (-EINVAL for parse errors).
+ *
+ * THE CONTRACT (must match dm-netmirror.ko exactly; see docs/netmirror.rst):
+ *
+ * Table line:
+ *   <start> <len> netmirror <local_dev> <peer_addr> <protocol> <ordering>
+ *                           [<#opt_args> <opt_args>...]
+ *
+ *   local_dev  absolute path ("/...") or "major:minor" (decimal)
+ *   peer_addr  "a.b.c.d:port" or "[ipv6]:port", port 1..65535
+ *   protocol   A | B | C
+ *   ordering   flush | drain | none
+ *   options    "<count> <word>..." where count == number of following words;
+ *              each keyword at most once.  The kernel reprints options in
+ *              canonical order (listen, role, meta, region_size, sync,
+ *              resync_rate, timeout, ping, on_io_error, integrity, secret)
+ *              and omits the group when no option is set.
+ *
+ * Number syntax (all numeric fields): decimal digits only, no sign, no
+ * leading zeros ("0" itself is fine), no overflow.  IPv4 octets follow the
+ * same rule, so every accepted line has exactly one canonical spelling and
+ * "table as loaded" == "table as reprinted" for canonical input.
+ *
+ * Status line (after the target name):
+ *   <role> <connection> <disk>/<peer_disk> <in_sync_regions>/<total_regions>
+ *   <writes_sent> <writes_received> <pending> <bytes_sent> <bytes_received>
+ *   [<resync_rate_kibs> <eta_seconds>]  [further fields of newer modules]
+ *   Older modules may stop after any group from the 4th on.
+ *
+ * Messages: primary | secondary | connect | disconnect
+ *           (1.2: resync_rate N | pause_resync | resume_resync)
+ */
+#ifndef LIBDMNET_H
+#define LIBDMNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NM_TARGET_NAME		"netmirror"
+#define NM_UUID_PREFIX		"NETMIRROR-"	/* dm UUID = prefix + name */
+#define NM_ERRLEN		256		/* a good size for err buffers */
+
+/* Target version this library was written against. */
+#define NM_TARGET_MAJOR		1
+#define NM_TARGET_MINOR		1
+/* Minor version expected to introduce the "coming soon" options/fields. */
+#define NM_MINOR_NEXT		2
+
+#define NM_DEV_MAX		1024	/* local_dev / meta path incl. NUL */
+#define NM_ADDR_MAX		64	/* "[ipv6]:port" incl. NUL */
+#define NM_SECRET_MAX		256	/* key description incl. NUL */
+#define NM_LINE_MAX		4096	/* formatted table/status line */
+#define NM_NAME_MAX		128	/* dm device name incl. NUL (DM_NAME_LEN) */
+#define NM_UUID_MAX		129	/* dm uuid incl. NUL (DM_UUID_LEN) */
+
+/* ------------------------------------------------------------------ */
+/* Table model (table.c)                                               */
+/* ------------------------------------------------------------------ */
+
+enum nm_protocol { NM_PROTO_A, NM_PROTO_B, NM_PROTO_C };
+enum nm_ordering { NM_ORDER_FLUSH, NM_ORDER_DRAIN, NM_ORDER_NONE };
+enum nm_role { NM_ROLE_SECONDARY, NM_ROLE_PRIMARY };
+enum nm_sync { NM_SYNC_FULL, NM_SYNC_NONE };
+enum nm_io_error { NM_IOERR_DETACH, NM_IOERR_PASS_ON };
+enum nm_integrity { NM_INTEGRITY_CRC32C };
+
+/* A network endpoint as written in a table ("1.2.3.4:7789", "[::1]:7789"). */
+struct nm_addr {
+	int family;			/* AF_INET or AF_INET6; 0 = unset */
+	uint8_t addr[16];		/* network byte order; v4 uses 4 bytes */
+	uint16_t port;			/* host byte order, 1..65535 */
+};
+
+/* Option identifiers; the bit (1u << id) is set in nm_table.opts when the
+ * option was given.  The order of this enum IS the canonical order. */
+enum nm_opt_id {
+	NM_OPT_LISTEN,
+	NM_OPT_ROLE,
+	NM_OPT_META,
+	NM_OPT_REGION_SIZE,
+	NM_OPT_SYNC,
+	NM_OPT_RESYNC_RATE,
+	NM_OPT_TIMEOUT,
+	NM_OPT_PING,
+	NM_OPT_ON_IO_ERROR,
+	NM_OPT_INTEGRITY,
+	NM_OPT_SECRET,
+	NM__OPT_COUNT
+};
+#define NM_OPT_BIT(id)	(1u << (id))
+
+struct nm_table {
+	/* Only meaningful for full lines (nm_table_parse_line/format_line). */
+	uint64_t start;			/* sectors */
+	uint64_t len;			/* sectors */
+
+	char local_dev[NM_DEV_MAX];
+	struct nm_addr peer;
+	enum nm_protocol protocol;
+	enum nm_ordering ordering;
+
+	unsigned opts;			/* NM_OPT_BIT()s of options given */
+	struct nm_addr listen;		/* listen */
+	enum nm_role role;		/* role, default secondary */
+	char meta_dev[NM_DEV_MAX];	/* meta (1.2) */
+	uint64_t region_size;		/* region_size sectors, 2^n >= 8 (1.2) */
+	enum nm_sync sync;		/* sync, default full (1.2) */
+	uint32_t resync_rate;		/* resync_rate KiB/s (1.2) */
+	uint32_t timeout_ms;		/* timeout (1.2) */
+	uint32_t ping_ms;		/* ping (1.2) */
+	enum nm_io_error on_io_error;	/* on_io_error, default detach (1.2) */
+	enum nm_integrity integrity;	/* integrity (1.2) */
+	char secret[NM_SECRET_MAX];	/* secret key description (1.2) */
+};
+
+/* Description of one optional keyword; see nm_opt_defs(). */
+struct nm_opt_def {
+	const char *keyword;
+	enum nm_opt_id id;
+	unsigned min_minor;		/* target 1.<min_minor> introduced it */
+	const char *value_help;		/* e.g. "primary|secondary" */
+	/* Parse the value into t (does not touch t->opts); error text is
+	 * the reason only, e.g. "role must be primary or secondary". */
+	int (*parse)(struct nm_table *t, const char *val, char *err,
+		     size_t errlen);
+	/* Print the value; returns length or -ENOSPC. */
+	int (*format)(const struct nm_table *t, char *buf, size_t len);
+};
+
+/* The option table, in canonical order; *n receives the entry count. */
+const struct nm_opt_def *nm_opt_defs(size_t *n);
+/* Look up an option by keyword; NULL if unknown. */
+const struct nm_opt_def *nm_opt_find(const char *keyword);
+
+/* Fill *t with defaults: protocol C, ordering flush, no options, role
+ * secondary, sync full, on_io_error detach, start 0, len 0. */
+void nm_table_init(struct nm_table *t);
+
+/* Parse target params (everything after "netmirror").  On error returns
+ * -EINVAL and writes e.g. `word 3 "D": protocol must be A, B or C`. */
+int nm_table_parse(const char *params, struct nm_table *t,
+		   char *err, size_t errlen);
+/* Parse a whole table line "<start> <len> netmirror <params>". Word numbers
+ * in errors count from the start of the line. */
+int nm_table_parse_line(const char *line, struct nm_table *t,
+			char *err, size_t errlen);
+
+/* Cross-field checks that the syntax alone cannot express (e.g. meta_dev
+ * != local_dev, listen/peer family).  parse calls it; call it yourself after
+ * filling a struct by hand. */
+int nm_table_validate(const struct nm_table *t, char *err, size_t errlen);
+
+/* Format canonical params / a whole line.  Returns the string length, or
+ * -ENOSPC if buf is too small, -EINVAL if t fails validation. */
+int nm_table_format(const struct nm_table *t, char *buf, size_t len);
+int nm_table_format_line(const struct nm_table *t, char *buf, size_t len);
+
+/* Lowest target minor version (major NM_TARGET_MAJOR) that accepts t. */
+unsigned nm_table_required_minor(const struct nm_table *t);
+/* -ENOTSUP with "option \"meta\" needs netmirror 1.2, loaded module is 1.1"
+ * if the loaded module (major.minor) cannot take this table. */
+int nm_table_check_version(const struct nm_table *t, unsigned major,
+			   unsigned minor, char *err, size_t errlen);
+
+/* Set an option from keyword + value as if it were in the table (used by
+ * the CLI and the config file).  Error texts like the parser's, without
+ * the word number. */
+int nm_table_set_option(struct nm_table *t, const char *keyword,
+			const char *value, char *err, size_t errlen);
+
+/* Helpers shared with the CLI / config parser. */
+int nm_parse_addr(const char *s, struct nm_addr *a, char *err, size_t errlen);
+int nm_format_addr(const struct nm_addr *a, char *buf, size_t len);
+int nm_parse_dev(const char *s, char *out, size_t outlen,
+		 char *err, size_t errlen);
+int nm_parse_u64(const char *s, uint64_t *v);	/* strict decimal */
+const char *nm_protocol_str(enum nm_protocol p);
+const char *nm_ordering_str(enum nm_ordering o);
+const char *nm_role_str(enum nm_role r);
+int nm_protocol_parse(const char *s, enum nm_protocol *p);
+int nm_ordering_parse(const char *s, enum nm_ordering *o);
+int nm_role_parse(const char *s, enum nm_role *r);
+
+/* ------------------------------------------------------------------ */
+/* Status model (status.c)                                             */
+/* ------------------------------------------------------------------ */
+
+enum nm_conn {
+	NM_CONN_STANDALONE, NM_CONN_CONNECTING, NM_CONN_CONNECTED,
+	NM_CONN_SYNC_SOURCE, NM_CONN_SYNC_TARGET,
+	NM_CONN_OTHER		/* word unknown to this library: see conn_str */
+};
+enum nm_disk {
+	NM_DISK_UPTODATE, NM_DISK_INCONSISTENT, NM_DISK_OUTDATED,
+	NM_DISK_UNKNOWN, NM_DISK_FAILED, NM_DISK_DISKLESS,
+	NM_DISK_OTHER		/* word unknown to this library */
+};
+
+#define NM_STATUS_WORD_MAX	32
+#define NM_STATUS_EXTRA_MAX	1024
+
+/* Status field groups, in order; nm_status.ngroups counts those present. */
+enum nm_status_group {
+	NM_SG_ROLE, NM_SG_CONN, NM_SG_DISKS, NM_SG_REGIONS,	/* mandatory */
+	NM_SG_WRITES_SENT, NM_SG_WRITES_RECEIVED, NM_SG_PENDING,
+	NM_SG_BYTES_SENT, NM_SG_BYTES_RECEIVED,			/* 1.1 */
+	NM_SG_RESYNC_RATE, NM_SG_ETA,				/* 1.2 */
+	NM__SG_COUNT
+};
+#define NM_STATUS_MIN_GROUPS	4
+
+struct nm_status {
+	unsigned ngroups;		/* known groups present (4..11) */
+	enum nm_role role;
+	enum nm_conn conn;
+	enum nm_disk disk, peer_disk;
+	/* The words as printed; always filled, useful for NM_*_OTHER. */
+	char role_str[NM_STATUS_WORD_MAX];
+	char conn_str[NM_STATUS_WORD_MAX];
+	char disk_str[NM_STATUS_WORD_MAX];
+	char peer_disk_str[NM_STATUS_WORD_MAX];
+	uint64_t in_sync_regions, total_regions;
+	uint64_t writes_sent, writes_received, pending;
+	uint64_t bytes_sent, bytes_received;
+	uint64_t resync_rate_kibs, eta_seconds;
+	/* Words after the last known group (newer module), space-joined. */
+	unsigned nextra;
+	char extra[NM_STATUS_EXTRA_MAX];
+};
+
+/* Parse status params (after the target name).  Unknown role/state words
+ * are accepted if they look like identifiers ([a-z_]+) and map to *_OTHER;
+ * the role must be primary or secondary. */
+int nm_status_parse(const char *params, struct nm_status *s,
+		    char *err, size_t errlen);
+/* Reprint (only the groups present, then the extra words). */
+int nm_status_format(const struct nm_status *s, char *buf, size_t len);
+/* Print as one JSON object (no trailing newline). */
+int nm_status_format_json(const struct nm_status *s, const char *name,
+			  char *buf, size_t len);
+/* Sync progress in percent (100.0 when total_regions is 0). */
+double nm_status_sync_percent(const struct nm_status *s);
+/* 1 if in sync and connected (what wait-sync waits for). */
+int nm_status_is_synced(const struct nm_status *s);
+const char *nm_conn_str(enum nm_conn c);
+const char *nm_disk_str(enum nm_disk d);
+
+/* ------------------------------------------------------------------ */
+/* Configuration file (config.c), see netmirror.conf(5)                */
+/* ------------------------------------------------------------------ */
+
+#define NM_CONF_DEFAULT		"/etc/netmirror.conf"
+#define NM_CONF_MAX_RES		32
+#define NM_CONF_MAX_HOSTS	2
+#define NM_CONF_MAX_OPTS	16
+
+struct nm_conf_opt {
+	char keyword[32];
+	char value[256];
+	unsigned line;
+};
+
+struct nm_conf_host {
+	char name[NM_NAME_MAX];		/* "on NAME" */
+	char device[NM_NAME_MAX];	/* dm name, e.g. nm0 */
+	char disk[NM_DEV_MAX];		/* local_dev */
+	char address[NM_ADDR_MAX];	/* this host's address:port */
+	uint64_t size;			/* sectors; 0 = size of disk */
+	unsigned nopts;			/* per-host options (role, meta...) */
+	struct nm_conf_opt opts[NM_CONF_MAX_OPTS];
+	unsigned line;
+};
+
+struct nm_conf_resource {
+	char name[NM_NAME_MAX];
+	char protocol[8];		/* "" = default */
+	char ordering[8];
+	unsigned nopts;			/* resource-wide options */
+	struct nm_conf_opt opts[NM_CONF_MAX_OPTS];
+	unsigned nhosts;
+	struct nm_conf_host hosts[NM_CONF_MAX_HOSTS];
+	unsigned line;
+};
+
+/* Large (~600 KiB): allocate with calloc, not on the stack. */
+struct nm_conf {
+	unsigned nres;
+	struct nm_conf_resource res[NM_CONF_MAX_RES];
+};
+
+/* Parse config text; fname is only used in messages
+ * ("netmirror.conf:12: expected ';' after \"C\"").  Checks syntax and
+ * values (addresses, devices, option values) but not the host names. */
+int nm_conf_parse(const char *text, const char *fname, struct nm_conf *c,
+		  char *err, size_t errlen);
+/* Read and parse a file (helper around nm_conf_parse). */
+int nm_conf_load(const char *path, struct nm_conf *c, char *err, size_t errlen);
+const struct nm_conf_resource *nm_conf_find(const struct nm_conf *c,
+					    const char *res);
+/* Build this host's table for resource r: local_dev = our disk, peer = the
+ * other host's address, listen = our address, options = resource options
+ * overridden by our host's.  devname receives the dm name; len is set from
+ * the host's "size" (0 means: caller fills it from the disk size). */
+int nm_conf_build_table(const struct nm_conf_resource *r, const char *host,
+			struct nm_table *t, char *devname, size_t devlen,
+			char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Device operations (dm.c) - libdevmapper, needs root                 */
+/* ------------------------------------------------------------------ */
+
+/* Set by nm_dm_*() for stderr logging from libdevmapper (0 = quiet). */
+void nm_dm_set_verbose(int level);
+
+/* Target version of the loaded module (DM_DEVICE_LIST_VERSIONS).
+ * -ENOENT if the netmirror target is not registered. */
+int nm_dm_target_version(unsigned *major, unsigned *minor, unsigned *patch,
+			 char *err, size_t errlen);
+/* Check major == NM_TARGET_MAJOR and the table's options against the
+ * module's minor. */
+int nm_dm_check_table_version(const struct nm_table *t, char *err,
+			      size_t errlen);
+
+/* Create and activate NAME with UUID NM_UUID_PREFIX NAME (or uuid if not
+ * NULL).  Waits for udev unless env DM_DISABLE_UDEV=1. */
+int nm_dm_create(const char *name, const char *uuid, const struct nm_table *t,
+		 char *err, size_t errlen);
+/* Load a new table into the inactive slot, suspend, resume (swap). */
+int nm_dm_reload(const char *name, const struct nm_table *t,
+		 char *err, size_t errlen);
+/* Remove; retries on EBUSY (retries * 100ms).  -ENODEV if absent. */
+int nm_dm_remove(const char *name, int retries, char *err, size_t errlen);
+/* Status (INFO) into the model. -ENODEV if no such device. */
+int nm_dm_status(const char *name, struct nm_status *s, char *err,
+		 size_t errlen);
+/* Live table into the model (TABLE). */
+int nm_dm_table(const char *name, struct nm_table *t, char *err,
+		size_t errlen);
+/* Send a target message to sector 0; response (may be "") into resp. */
+int nm_dm_message(const char *name, const char *msg, char *resp,
+		  size_t resplen, char *err, size_t errlen);
+/* 1 if NAME exists, 0 if not, <0 on error. */
+int nm_dm_exists(const char *name);
+/* Call cb for each device whose (only) target is netmirror. */
+typedef int (*nm_dm_list_cb)(const char *name, void *arg);
+int nm_dm_list(nm_dm_list_cb cb, void *arg, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Stacking helpers (stack.c)                                          */
+/* ------------------------------------------------------------------ */
+/*
+ * Naming/UUID conventions (so LVM and udev can tell our devices apart):
+ *   - dm name: the resource/device name given by the user (e.g. "nm0"),
+ *     node /dev/mapper/<name>.
+ *   - dm UUID: "NETMIRROR-<name>".  The prefix identifies the owner the
+ *     way "CRYPT-" / "LVM-" do; the UUID never changes over reloads.
+ *   - Using the result as an LVM PV: run pvcreate on /dev/mapper/<name>
+ *     on the primary only.  On the secondary (and on the primary for the
+ *     backing disk) the same PV label is visible on the lower device, so
+ *     LVM must be told to ignore it: add a global_filter rejecting the
+ *     backing disk, e.g. for disk /dev/vdb
+ *         devices { global_filter = [ "r|^/dev/vdb$|" ] }
+ *     (nm_stack_lvm_filter() prints that line), or rely on LVM's
+ *     "multipath/dm component" detection only if the backing device is
+ *     itself an LV (its holder is then the netmirror device).
+ *   - Stacking over an LV: local_dev may be /dev/VG/LV or major:minor;
+ *     size is taken from the LV.  Activate the LV before "up" and
+ *     deactivate after "down".
+ */
+
+/* Size of a block device in 512-byte sectors (BLKGETSIZE64). Accepts a
+ * path or "major:minor" (resolved via /dev/block/M:m). */
+int nm_stack_dev_sectors(const char *dev, uint64_t *sectors, char *err,
+			 size_t errlen);
+/* Fill t->start = 0 and t->len from local_dev (if t->len is 0). */
+int nm_stack_fill_size(struct nm_table *t, char *err, size_t errlen);
+/* Default dm UUID for NAME ("NETMIRROR-<name>"). */
+int nm_stack_uuid(const char *name, char *buf, size_t len);
+/* Device node path for NAME ("/dev/mapper/<name>"). */
+int nm_stack_node(const char *name, char *buf, size_t len);
+/* An lvm.conf global_filter line that hides the backing device. */
+int nm_stack_lvm_filter(const char *local_dev, char *buf, size_t len);
+/* Validate a dm device name (non-empty, < NM_NAME_MAX, no '/', no
+ * whitespace, not "." / ".."). */
+int nm_stack_check_name(const char *name, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIBDMNET_H */

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * netmirror status model.  Pure code (no ioctls, no libdevmapper).
+ *
+ * Forward compatibility: fields are only ever appended by newer modules.
+ * Known groups are parsed; anything after them is kept verbatim in
+ * s->extra.  Older modules may stop after any group from the fourth on.
+ * Unknown connection/disk state words are accepted (*_OTHER, raw word kept)
+ * so that a newer module with a new state still parses.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libdmnet.h"
+#include "internal.h"
+
+static const char *const conn_names[] = {
+	"standalone", "connecting", "connected", "sync_source", "sync_target",
+};
+static const char *const disk_names[] = {
+	"uptodate", "inconsistent", "outdated", "unknown", "failed", "diskless",
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *nm_conn_str(enum nm_conn c)
+{
+	return (unsigned)c < NELEM(conn_names) ? conn_names[c] : "other";
+}
+
+const char *nm_disk_str(enum nm_disk d)
+{
+	return (unsigned)d < NELEM(disk_names) ? disk_names[d] : "other";
+}
+
+static int is_ident(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!(islower((unsigned char)*s) || *s == '_' ||
+		      isdigit((unsigned char)*s)))
+			return 0;
+	return 1;
+}
+
+static int state_word(const char *w, const char *const *names, size_t n,
+		      char *raw, size_t rawlen, int other)
+{
+	size_t i;
+
+	snprintf(raw, rawlen, "%s", w);
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], w))
+			return (int)i;
+	return other;
+}
+
+static const char *const group_names[NM__SG_COUNT] = {
+	"role", "connection", "disk/peer_disk", "in_sync/total regions",
+	"writes_sent", "writes_received", "pending", "bytes_sent",
+	"bytes_received", "resync_rate_kibs", "eta_seconds",
+};
+
+int nm_status_parse(const char *params, struct nm_status *out, char *err,
+		    size_t errlen)
+{
+	struct nm_status s;
+	struct nm_words w;
+	char word[NM_STATUS_EXTRA_MAX];
+	uint64_t *nums[] = {
+		&s.writes_sent, &s.writes_received, &s.pending, &s.bytes_sent,
+		&s.bytes_received, &s.resync_rate_kibs, &s.eta_seconds,
+	};
+	unsigned g;
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	nm_words_init(&w, params, 0);
+
+	for (g = 0; g < NM__SG_COUNT; g++) {
+		char *slash;
+
+		r = nm_words_next(&w, word, NM_STATUS_WORD_MAX * 2 + 1, err, errlen);
+		if (r < 0)
+			return r;
+		if (!r) {
+			if (g < NM_STATUS_MIN_GROUPS) {
+				nm_seterr(err, errlen, "word %u: missing %s (status needs at least %d fields)",
+					  w.idx + 1, group_names[g], NM_STATUS_MIN_GROUPS);
+				return -EINVAL;
+			}
+			break;
+		}
+		switch (g) {
+		case NM_SG_ROLE:
+			if (nm_role_parse(word, &s.role)) {
+				nm_seterr(err, errlen, "word %u \"%.40s\": role must be primary or secondary",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			strcpy(s.role_str, nm_role_str(s.role));
+			break;
+		case NM_SG_CONN:
+			if (strlen(word) >= NM_STATUS_WORD_MAX || !is_ident(word)) {
+				nm_seterr(err, errlen, "word %u \"%.40s\": bad connection state",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			s.conn = (enum nm_conn)state_word(word, conn_names,
+				NELEM(conn_names), s.conn_str, sizeof(s.conn_str),
+				NM_CONN_OTHER);
+			break;
+		case NM_SG_DISKS:
+			slash = strchr(word, '/');
+			if (!slash) {
+				nm_seterr(err, errlen, "word %u \"%.40s\": expected disk/peer_disk",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			*slash = '\0';
+			if (strlen(word) >= NM_STATUS_WORD_MAX || !is_ident(word) ||
+			    strlen(slash + 1) >= NM_STATUS_WORD_MAX ||
+			    !is_ident(slash + 1)) {
+				*slash = '/';
+				nm_seterr(err, errlen, "word %u \"%.40s\": bad disk state",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			s.disk = (enum nm_disk)state_word(word, disk_names,
+				NELEM(disk_names), s.disk_str, sizeof(s.disk_str),
+				NM_DISK_OTHER);
+			s.peer_disk = (enum nm_disk)state_word(slash + 1,
+				disk_names, NELEM(disk_names), s.peer_disk_str,
+				sizeof(s.peer_disk_str), NM_DISK_OTHER);
+			break;
+		case NM_SG_REGIONS:
+			slash = strchr(word, '/');
+			if (slash)
+				*slash = '\0';
+			if (!slash || nm_parse_u64(word, &s.in_sync_regions) ||
+			    nm_parse_u64(slash + 1, &s.total_regions)) {
+				if (slash)
+					*slash = '/';
+				nm_seterr(err, errlen, "word %u \"%.40s\": expected in_sync/total region counts",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			if (s.in_sync_regions > s.total_regions) {
+				*slash = '/';
+				nm_seterr(err, errlen, "word %u \"%.40s\": in_sync regions exceed total",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			break;
+		default:
+			if (nm_parse_u64(word, nums[g - NM_SG_WRITES_SENT])) {
+				nm_seterr(err, errlen, "word %u \"%.40s\": %s must be a decimal number",
+					  w.idx, word, group_names[g]);
+				return -EINVAL;
+			}
+			break;
+		}
+		s.ngroups = g + 1;
+	}
+
+	/* Keep any further words verbatim (newer module). */
+	for (;;) {
+		size_t o = strlen(s.extra), n;
+
+		r = nm_words_next(&w, word, sizeof(word), err, errlen);
+		if (r < 0)
+			return r;
+		if (!r)
+			break;
+		n = strlen(word);
+		if (o + n + (o ? 1 : 0) >= sizeof(s.extra)) {
+			nm_seterr(err, errlen, "word %u: extra status fields too long", w.idx);
+			return -EINVAL;
+		}
+		if (o)
+			s.extra[o++] = ' ';
+		memcpy(s.extra + o, word, n + 1);
+		s.nextra++;
+	}
+	*out = s;
+	return 0;
+}
+
+#define EMIT(...) do {							\
+	int _n = snprintf(buf + o, len - o, __VA_ARGS__);		\
+	if (_n < 0 || (size_t)_n >= len - o)				\
+		return -ENOSPC;						\
+	o += (size_t)_n;						\
+} while (0)
+
+int nm_status_format(const struct nm_status *s, char *buf, size_t len)
+{
+	const uint64_t nums[] = {
+		s->writes_sent, s->writes_received, s->pending, s->bytes_sent,
+		s->bytes_received, s->resync_rate_kibs, s->eta_seconds,
+	};
+	size_t o = 0;
+	unsigned g;
+
+	if (!len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	if (s->ngroups < NM_STATUS_MIN_GROUPS || s->ngroups > NM__SG_COUNT)
+		return -EINVAL;
+	EMIT("%s %s %s/%s %" PRIu64 "/%" PRIu64, nm_role_str(s->role),
+	     s->conn == NM_CONN_OTHER ? s->conn_str : nm_conn_str(s->conn),
+	     s->disk == NM_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
+	     s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str :
+	     nm_disk_str(s->peer_disk),
+	     s->in_sync_regions, s->total_regions);
+	for (g = NM_SG_WRITES_SENT; g < s->ngroups; g++)
+		EMIT(" %" PRIu64, nums[g - NM_SG_WRITES_SENT]);
+	if (s->nextra)
+		EMIT(" %s", s->extra);
+	return (int)o;
+}
+
+int nm_status_format_json(const struct nm_status *s, const char *name,
+			  char *buf, size_t len)
+{
+	static const char *const keys[] = {
+		"writes_sent", "writes_received", "pending", "bytes_sent",
+		"bytes_received", "resync_rate_kibs", "eta_seconds",
+	};
+	const uint64_t nums[] = {
+		s->writes_sent, s->writes_received, s->pending, s->bytes_sent,
+		s->bytes_received, s->resync_rate_kibs, s->eta_seconds,
+	};
+	size_t o = 0;
+	unsigned g;
+
+	if (!len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	EMIT("{");
+	if (name) {
+		const char *p;
+
+		EMIT("\"name\":\"");
+		for (p = name; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				EMIT("\\%c", *p);
+			else if ((unsigned char)*p < 0x20)
+				EMIT("\\u%04x", (unsigned char)*p);
+			else
+				EMIT("%c", *p);
+		}
+		EMIT("\",");
+	}
+	/* State words are [a-z0-9_] by construction: no escaping needed. */
+	EMIT("\"role\":\"%s\",\"connection\":\"%s\",\"disk\":\"%s\","
+	     "\"peer_disk\":\"%s\",\"in_sync_regions\":%" PRIu64
+	     ",\"total_regions\":%" PRIu64 ",\"sync_percent\":%.2f",
+	     nm_role_str(s->role),
+	     s->conn == NM_CONN_OTHER ? s->conn_str : nm_conn_str(s->conn),
+	     s->disk == NM_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
+	     s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str :
+	     nm_disk_str(s->peer_disk),
+	     s->in_sync_regions, s->total_regions, nm_status_sync_percent(s));
+	for (g = NM_SG_WRITES_SENT; g < s->ngroups && g < NM__SG_COUNT; g++)
+		EMIT(",\"%s\":%" PRIu64, keys[g - NM_SG_WRITES_SENT],
+		     nums[g - NM_SG_WRITES_SENT]);
+	if (s->nextra) {
+		const char *p;
+
+		EMIT(",\"extra\":\"");
+		for (p = s->extra; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				EMIT("\\%c", *p);
+			else if ((unsigned char)*p < 0x20)
+				EMIT("\\u%04x", (unsigned char)*p);
+			else
+				EMIT("%c", *p);
+		}
+		EMIT("\"");
+	}
+	EMIT("}");
+	return (int)o;
+}
+
+double nm_status_sync_percent(const struct nm_status *s)
+{
+	if (!s->total_regions)
+		return 100.0;
+	return 100.0 * (double)s->in_sync_regions / (double)s->total_regions;
+}
+
+int nm_status_is_synced(const struct nm_status *s)
+{
+	return s->conn == NM_CONN_CONNECTED &&
+	       s->in_sync_regions == s->total_regions;
+}

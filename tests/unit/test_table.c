@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for libdmnet's pure models: table, status, config file.
+ * One output line per case; with $NM_RESULTS set, appends
+ * "PASS unit/test_table/<case>" or "FAIL ..." per case.  Exit 1 on failure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libdmnet.h"
+
+static unsigned npass, nfail;
+static FILE *results;
+
+static void report(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+static void report_detail(int ok, const char *name, const char *detail)
+{
+	printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name,
+	       detail && *detail ? ": " : "", detail ? detail : "");
+	if (results)
+		fprintf(results, "%s unit/test_table/%s\n", ok ? "PASS" : "FAIL", name);
+	if (ok)
+		npass++;
+	else
+		nfail++;
+}
+
+static char detail[8192];
+
+static void report(int ok, const char *fmt, ...)
+{
+	char name[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	report_detail(ok, name, ok ? NULL : detail);
+	detail[0] = '\0';
+}
+
+#define FAILWHY(...) snprintf(detail, sizeof(detail), __VA_ARGS__)
+
+/* ---------------------------------------------------------------- */
+/* Table: valid lines that must round-trip unchanged (canonical).    */
+
+static const char *const canonical[] = {
+	"/dev/vdb 169.254.0.2:7789 C flush",
+	"8:16 10.0.0.1:1 A drain",
+	"/dev/mapper/vg-lv 255.255.255.255:65535 B none",
+	"0:0 0.0.0.0:7789 C flush",
+	"4095:1048575 1.2.3.4:7789 C flush",
+	"/dev/disk/by-id/virtio-x_y.z 1.2.3.4:7789 C flush",
+	"/dev/vdb [::1]:7789 C flush",
+	"/dev/vdb [fe80::1]:7789 C drain",
+	"/dev/vdb [2001:db8::1:0:0:1]:7789 A none",
+	"/dev/vdb [::ffff:1.2.3.4]:7789 C flush",
+	"/dev/vdb [2001:db8::42]:7789 C flush 2 role primary",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 role secondary",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 listen 0.0.0.0:7789",
+	"/dev/vdb [::2]:7789 C flush 2 listen [::]:7789",
+	"/dev/vdb 1.2.3.4:7789 C flush 4 listen 1.2.3.5:7789 role secondary",
+	"/dev/vdb 1.2.3.4:7789 B drain 4 listen 1.2.3.5:7789 role primary",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 meta /dev/vdc",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 meta 252:3",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 region_size 8",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 region_size 2097152",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 sync none",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 sync full",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 resync_rate 1",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 resync_rate 4294967295",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 timeout 6000",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 ping 1000",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 on_io_error detach",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 on_io_error pass_on",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 integrity crc32c",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 secret netmirror:r0",
+	"/dev/vdb 1.2.3.4:7789 C flush 6 role primary region_size 1024 secret k",
+	"/dev/vdb 1.2.3.4:7789 C flush 22 listen 1.2.3.5:7789 role primary "
+	"meta /dev/vdc region_size 1024 sync none resync_rate 10240 timeout 6000 "
+	"ping 1000 on_io_error pass_on integrity crc32c secret netmirror:r0",
+};
+
+/* Accepted non-canonical input -> canonical output. */
+static const struct { const char *in, *out; } canon_map[] = {
+	{ "  /dev/vdb   1.2.3.4:7789  C  flush  ", "/dev/vdb 1.2.3.4:7789 C flush" },
+	{ "/dev/vdb\t1.2.3.4:7789\tC\tflush\n", "/dev/vdb 1.2.3.4:7789 C flush" },
+	{ "/dev/vdb 1.2.3.4:7789 C flush 0", "/dev/vdb 1.2.3.4:7789 C flush" },
+	{ "/dev/vdb 1.2.3.4:7789 C flush 4 role primary listen 1.2.3.5:7789",
+	  "/dev/vdb 1.2.3.4:7789 C flush 4 listen 1.2.3.5:7789 role primary" },
+	{ "/dev/vdb [0:0::1]:7789 C flush", "/dev/vdb [::1]:7789 C flush" },
+	{ "/dev/vdb [2001:DB8::1]:7789 C flush", "/dev/vdb [2001:db8::1]:7789 C flush" },
+	{ "/dev/vdb [2001:db8:0:0:0:0:0:1]:7789 C flush", "/dev/vdb [2001:db8::1]:7789 C flush" },
+	{ "/dev/vdb 1.2.3.4:7789 C flush 22 secret s integrity crc32c on_io_error detach "
+	  "ping 5 timeout 6 resync_rate 7 sync full region_size 16 meta /dev/vdc "
+	  "role secondary listen 1.2.3.5:1",
+	  "/dev/vdb 1.2.3.4:7789 C flush 22 listen 1.2.3.5:1 role secondary meta /dev/vdc "
+	  "region_size 16 sync full resync_rate 7 timeout 6 ping 5 on_io_error detach "
+	  "integrity crc32c secret s" },
+};
+
+static void test_canonical(void)
+{
+	char buf[NM_LINE_MAX], err[NM_ERRLEN];
+	struct nm_table t, t2;
+	size_t i;
+
+	for (i = 0; i < sizeof(canonical) / sizeof(canonical[0]); i++) {
+		int ok = 0;
+
+		if (nm_table_parse(canonical[i], &t, err, sizeof(err)))
+			FAILWHY("parse \"%s\": %s", canonical[i], err);
+		else if (nm_table_format(&t, buf, sizeof(buf)) < 0)
+			FAILWHY("format failed");
+		else if (strcmp(buf, canonical[i]))
+			FAILWHY("got \"%s\"", buf);
+		else if (nm_table_parse(buf, &t2, err, sizeof(err)) ||
+			 memcmp(&t, &t2, sizeof(t)))
+			FAILWHY("reparse differs");
+		else
+			ok = 1;
+		report(ok, "roundtrip/%02zu", i + 1);
+	}
+	for (i = 0; i < sizeof(canon_map) / sizeof(canon_map[0]); i++) {
+		int ok = 0;
+
+		if (nm_table_parse(canon_map[i].in, &t, err, sizeof(err)))
+			FAILWHY("parse: %s", err);
+		else if (nm_table_format(&t, buf, sizeof(buf)) < 0)
+			FAILWHY("format failed");
+		else if (strcmp(buf, canon_map[i].out))
+			FAILWHY("got \"%s\" want \"%s\"", buf, canon_map[i].out);
+		else
+			ok = 1;
+		report(ok, "canonicalize/%02zu", i + 1);
+	}
+}
+
+/* All protocol x ordering combinations, IPv4 and IPv6, as full lines. */
+static void test_combinations(void)
+{
+	static const char *const protos[] = { "A", "B", "C" };
+	static const char *const orders[] = { "flush", "drain", "none" };
+	static const char *const peers[] = { "192.168.1.2:7789", "[fd00::2]:7789" };
+	char line[NM_LINE_MAX], buf[NM_LINE_MAX], err[NM_ERRLEN];
+	struct nm_table t;
+	unsigned p, o, a;
+
+	for (p = 0; p < 3; p++)
+		for (o = 0; o < 3; o++)
+			for (a = 0; a < 2; a++) {
+				int ok = 0;
+
+				snprintf(line, sizeof(line), "%u 2097152 netmirror /dev/vdb %s %s %s",
+					 p * 8, peers[a], protos[p], orders[o]);
+				if (nm_table_parse_line(line, &t, err, sizeof(err)))
+					FAILWHY("%s", err);
+				else if (nm_table_format_line(&t, buf, sizeof(buf)) < 0 ||
+					 strcmp(buf, line))
+					FAILWHY("got \"%s\"", buf);
+				else if (t.start != p * 8 || t.len != 2097152 ||
+					 (unsigned)t.protocol != p ||
+					 (unsigned)t.ordering != o)
+					FAILWHY("fields wrong");
+				else
+					ok = 1;
+				report(ok, "line/%s-%s-%s", protos[p], orders[o],
+				       a ? "v6" : "v4");
+			}
+}
+
+static void test_fields(void)
+{
+	struct nm_table t;
+	char err[NM_ERRLEN];
+	int ok;
+
+	ok = !nm_table_parse("/dev/vdb 1.2.3.4:7789 B drain 4 role primary listen 5.6.7.8:9",
+			     &t, err, sizeof(err)) &&
+	     !strcmp(t.local_dev, "/dev/vdb") && t.peer.family != 0 &&
+	     t.peer.port == 7789 && t.peer.addr[0] == 1 && t.peer.addr[3] == 4 &&
+	     t.protocol == NM_PROTO_B && t.ordering == NM_ORDER_DRAIN &&
+	     t.role == NM_ROLE_PRIMARY && t.listen.port == 9 &&
+	     t.opts == (NM_OPT_BIT(NM_OPT_ROLE) | NM_OPT_BIT(NM_OPT_LISTEN));
+	if (!ok)
+		FAILWHY("fields");
+	report(ok, "fields/basic");
+
+	nm_table_init(&t);
+	ok = t.protocol == NM_PROTO_C && t.ordering == NM_ORDER_FLUSH &&
+	     t.role == NM_ROLE_SECONDARY && t.opts == 0 && t.sync == NM_SYNC_FULL &&
+	     t.on_io_error == NM_IOERR_DETACH;
+	report(ok, "fields/defaults");
+
+	ok = !nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush", &t, err, sizeof(err)) &&
+	     t.role == NM_ROLE_SECONDARY && t.opts == 0;
+	report(ok, "fields/default-role");
+
+	/* A struct built by hand formats and validates. */
+	nm_table_init(&t);
+	strcpy(t.local_dev, "/dev/sdb");
+	ok = !nm_parse_addr("[::1]:1", &t.peer, err, sizeof(err)) &&
+	     !nm_table_set_option(&t, "role", "primary", err, sizeof(err)) &&
+	     !nm_table_set_option(&t, "region_size", "64", err, sizeof(err));
+	{
+		char buf[256];
+
+		ok = ok && nm_table_format(&t, buf, sizeof(buf)) > 0 &&
+		     !strcmp(buf, "/dev/sdb [::1]:1 C flush 4 role primary region_size 64");
+		report(ok, "build/by-hand");
+		ok = nm_table_format(&t, buf, 10) == -ENOSPC;
+		report(ok, "build/enospc");
+	}
+	ok = nm_table_set_option(&t, "colour", "red", err, sizeof(err)) == -EINVAL &&
+	     strstr(err, "unknown option \"colour\"");
+	if (!ok)
+		FAILWHY("%s", err);
+	report(ok, "set_option/unknown");
+	ok = nm_table_set_option(&t, "role", "boss", err, sizeof(err)) == -EINVAL &&
+	     strstr(err, "option role \"boss\": role must be primary or secondary");
+	if (!ok)
+		FAILWHY("%s", err);
+	report(ok, "set_option/bad-value");
+
+	/* Validation of hand-made structs. */
+	nm_table_init(&t);
+	strcpy(t.local_dev, "/dev/sdb");
+	ok = nm_table_validate(&t, err, sizeof(err)) == -EINVAL &&
+	     strstr(err, "peer address not set");
+	report(ok, "validate/no-peer");
+	nm_parse_addr("1.2.3.4:5", &t.peer, NULL, 0);
+	t.protocol = (enum nm_protocol)7;
+	ok = nm_table_validate(&t, err, sizeof(err)) == -EINVAL &&
+	     strstr(err, "protocol must be");
+	report(ok, "validate/bad-protocol");
+	t.protocol = NM_PROTO_A;
+	t.opts = NM_OPT_BIT(NM_OPT_REGION_SIZE);
+	t.region_size = 100;
+	ok = nm_table_validate(&t, err, sizeof(err)) == -EINVAL &&
+	     strstr(err, "option region_size: invalid value");
+	report(ok, "validate/bad-region");
+	t.opts = 1u << 30;
+	ok = nm_table_validate(&t, err, sizeof(err)) == -EINVAL &&
+	     strstr(err, "unknown option bits");
+	report(ok, "validate/unknown-bits");
+}
+
+static void test_versions(void)
+{
+	struct nm_table t;
+	char err[NM_ERRLEN];
+	const struct nm_opt_def *d;
+	size_t n, i;
+	int ok;
+
+	d = nm_opt_defs(&n);
+	ok = n == NM__OPT_COUNT && !strcmp(d[0].keyword, "listen") &&
+	     !strcmp(d[1].keyword, "role") && d[0].min_minor <= NM_TARGET_MINOR &&
+	     d[1].min_minor <= NM_TARGET_MINOR;
+	for (i = 2; i < n; i++)
+		ok = ok && d[i].min_minor == NM_MINOR_NEXT && (unsigned)d[i].id == i;
+	report(ok, "version/option-table");
+
+	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 4 listen 1.2.3.5:1 role primary",
+		       &t, err, sizeof(err));
+	ok = nm_table_required_minor(&t) <= 1 &&
+	     !nm_table_check_version(&t, 1, 1, err, sizeof(err));
+	report(ok, "version/1.1-ok");
+
+	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 4 role primary meta /dev/vdc",
+		       &t, err, sizeof(err));
+	ok = nm_table_required_minor(&t) == 2 &&
+	     nm_table_check_version(&t, 1, 1, err, sizeof(err)) == -ENOTSUP &&
+	     strstr(err, "option \"meta\" needs netmirror 1.2, loaded module is 1.1");
+	if (!ok)
+		FAILWHY("%s", err);
+	report(ok, "version/meta-needs-1.2");
+	ok = !nm_table_check_version(&t, 1, 2, err, sizeof(err)) &&
+	     !nm_table_check_version(&t, 1, 7, err, sizeof(err));
+	report(ok, "version/1.2-ok");
+	ok = nm_table_check_version(&t, 2, 0, err, sizeof(err)) == -ENOTSUP &&
+	     strstr(err, "needs major version 1");
+	report(ok, "version/major");
+}
+
+/* ---------------------------------------------------------------- */
+/* Invalid lines: each must fail with its specific message.          */
+
+#define P "/dev/vdb 1.2.3.4:7789 C flush"
+static const struct { const char *in, *frag; } invalid[] = {
+	{ "", "word 1: missing local_dev" },
+	{ "   ", "word 1: missing local_dev" },
+	{ "/dev/vdb", "word 2: missing peer_addr" },
+	{ "/dev/vdb 1.2.3.4:7789", "word 3: missing protocol" },
+	{ "/dev/vdb 1.2.3.4:7789 C", "word 4: missing ordering" },
+	{ "/dev/vdb 1.2.3.4:7789 D flush", "word 3 \"D\": protocol must be A, B or C" },
+	{ "/dev/vdb 1.2.3.4:7789 c flush", "word 3 \"c\": protocol must be A, B or C" },
+	{ "/dev/vdb 1.2.3.4:7789 AB flush", "word 3 \"AB\": protocol must be A, B or C" },
+	{ "/dev/vdb 1.2.3.4:7789 C Flush", "word 4 \"Flush\": ordering must be flush, drain or none" },
+	{ "/dev/vdb 1.2.3.4:7789 C sync", "word 4 \"sync\": ordering must be flush, drain or none" },
+	{ "vdb 1.2.3.4:7789 C flush", "word 1 \"vdb\": local_dev: device must be an absolute path or major:minor" },
+	{ "8: 1.2.3.4:7789 C flush", "word 1 \"8:\": local_dev: device must be an absolute path or major:minor" },
+	{ ":16 1.2.3.4:7789 C flush", "word 1 \":16\": local_dev: device must be an absolute path" },
+	{ "8:016 1.2.3.4:7789 C flush", "word 1 \"8:016\": local_dev: device must be an absolute path" },
+	{ "-8:16 1.2.3.4:7789 C flush", "word 1 \"-8:16\": local_dev: device must be" },
+	{ "8:16:1 1.2.3.4:7789 C flush", "word 1 \"8:16:1\": local_dev: device must be" },
+	{ "4096:0 1.2.3.4:7789 C flush", "word 1 \"4096:0\": local_dev: device number out of range" },
+	{ "8:1048576 1.2.3.4:7789 C flush", "word 1 \"8:1048576\": local_dev: device number out of range" },
+	{ "/ 1.2.3.4:7789 C flush", "word 1 \"/\": local_dev: device path \"/\" is not a device" },
+	{ "/dev/a\\b 1.2.3.4:7789 C flush", "local_dev: device contains whitespace, control character or backslash" },
+	{ "/dev/a\x01 1.2.3.4:7789 C flush", "local_dev: device contains whitespace, control character" },
+	{ "/dev/vdb 1.2.3.4 C flush", "word 2 \"1.2.3.4\": peer_addr: missing port" },
+	{ "/dev/vdb 1.2.3.4: C flush", "word 2 \"1.2.3.4:\": peer_addr: missing port" },
+	{ "/dev/vdb 1.2.3.4:0 C flush", "word 2 \"1.2.3.4:0\": peer_addr: port must be a decimal number 1..65535" },
+	{ "/dev/vdb 1.2.3.4:65536 C flush", "peer_addr: port must be a decimal number 1..65535" },
+	{ "/dev/vdb 1.2.3.4:07789 C flush", "peer_addr: port must be a decimal number 1..65535" },
+	{ "/dev/vdb 1.2.3.4:77x C flush", "peer_addr: port must be a decimal number 1..65535" },
+	{ "/dev/vdb 1.2.3.4:+1 C flush", "peer_addr: port must be a decimal number 1..65535" },
+	{ "/dev/vdb 256.1.1.1:1 C flush", "word 2 \"256.1.1.1:1\": peer_addr: bad IPv4 address" },
+	{ "/dev/vdb 1.2.3:1 C flush", "peer_addr: bad IPv4 address" },
+	{ "/dev/vdb 1.2.3.4.5:1 C flush", "peer_addr: bad IPv4 address" },
+	{ "/dev/vdb 01.2.3.4:1 C flush", "peer_addr: bad IPv4 address" },
+	{ "/dev/vdb a.b.c.d:1 C flush", "peer_addr: bad IPv4 address" },
+	{ "/dev/vdb 1.2.3.-4:1 C flush", "peer_addr: bad IPv4 address" },
+	{ "/dev/vdb 1.2.3.4x:1 C flush", "peer_addr: bad IPv4 address" },
+	{ "/dev/vdb 1111.2.3.4:1 C flush", "peer_addr: bad IPv4 address" },
+	{ "/dev/vdb ::1:7789 C flush", "peer_addr: IPv6 address must be in brackets" },
+	{ "/dev/vdb [::1:7789 C flush", "peer_addr: missing ']' after IPv6 address" },
+	{ "/dev/vdb [::1]7789 C flush", "peer_addr: expected ':port' after ']'" },
+	{ "/dev/vdb [::1] C flush", "word 2 \"[::1]\": peer_addr: missing port" },
+	{ "/dev/vdb [::1]: C flush", "peer_addr: missing port" },
+	{ "/dev/vdb [::g]:1 C flush", "peer_addr: bad IPv6 address" },
+	{ "/dev/vdb []:1 C flush", "peer_addr: bad IPv6 address" },
+	{ "/dev/vdb [1.2.3.4]:1 C flush", "peer_addr: bad IPv6 address" },
+	{ "/dev/vdb [fe80::1%eth0]:1 C flush", "peer_addr: bad IPv6 address" },
+	{ "/dev/vdb [::1]:1x C flush", "peer_addr: port must be a decimal number" },
+	{ "/dev/vdb host.example:7789 C flush", "peer_addr: bad IPv4 address" },
+	{ P " x", "word 5 \"x\": option count must be a decimal number" },
+	{ P " 2", "word 5 \"2\": option count is 2 but 0 words follow" },
+	{ P " 1 role primary", "word 5 \"1\": option count is 1 but 2 words follow" },
+	{ P " 3 role primary", "word 5 \"3\": option count is 3 but 2 words follow" },
+	{ P " 02 role primary", "word 5 \"02\": option count must be a decimal number" },
+	{ P " -2 role primary", "word 5 \"-2\": option count must be a decimal number" },
+	{ P " 18446744073709551616 role primary", "option count must be a decimal number" },
+	{ P " 1 role", "word 6 \"role\": missing value for role (primary|secondary)" },
+	{ P " 3 role primary listen", "word 8 \"listen\": missing value for listen" },
+	{ P " 2 foo bar", "word 6 \"foo\": unknown option (known: listen, role, meta" },
+	{ P " 2 Role primary", "word 6 \"Role\": unknown option" },
+	{ P " 4 role primary 2 x", "word 8 \"2\": unknown option" },
+	{ P " 2 role boss", "word 7 \"boss\": role must be primary or secondary" },
+	{ P " 2 role Primary", "word 7 \"Primary\": role must be primary or secondary" },
+	{ P " 4 role primary role secondary", "word 8 \"role\": option role given twice" },
+	{ P " 4 listen 1.2.3.4:1 listen 1.2.3.4:2", "word 8 \"listen\": option listen given twice" },
+	{ P " 2 listen 1.2.3.4", "word 7 \"1.2.3.4\": listen: missing port" },
+	{ P " 2 listen 1.2.3.4:0", "listen: port must be a decimal number 1..65535" },
+	{ P " 2 listen [::1]:1", "listen and peer addresses must both be IPv4 or both IPv6" },
+	{ P " 2 meta vdc", "word 7 \"vdc\": meta: device must be an absolute path or major:minor" },
+	{ P " 2 meta /dev/vdb", "meta device must differ from local_dev" },
+	{ P " 2 region_size 12", "word 7 \"12\": region_size must be a power of two between 8 and 2097152 sectors" },
+	{ P " 2 region_size 4", "region_size must be a power of two" },
+	{ P " 2 region_size 0", "region_size must be a power of two" },
+	{ P " 2 region_size 4194304", "region_size must be a power of two" },
+	{ P " 2 region_size 010", "region_size must be a power of two" },
+	{ P " 2 sync partial", "word 7 \"partial\": sync must be full or none" },
+	{ P " 2 resync_rate 0", "word 7 \"0\": resync_rate (KiB/s) must be a decimal number 1..4294967295" },
+	{ P " 2 resync_rate 4294967296", "resync_rate (KiB/s) must be a decimal number" },
+	{ P " 2 resync_rate 10M", "resync_rate (KiB/s) must be a decimal number" },
+	{ P " 2 timeout -1", "word 7 \"-1\": timeout (ms) must be a decimal number" },
+	{ P " 2 ping 1.5", "word 7 \"1.5\": ping (ms) must be a decimal number" },
+	{ P " 2 on_io_error ignore", "word 7 \"ignore\": on_io_error must be detach or pass_on" },
+	{ P " 2 integrity sha256", "word 7 \"sha256\": integrity must be crc32c" },
+	{ P " 2 secret a\\b", "secret key description must be printable, without backslash" },
+};
+
+static const struct { const char *in, *frag; } invalid_line[] = {
+	{ "", "word 1: missing start sector" },
+	{ "0", "word 2: missing length" },
+	{ "0 8", "word 3: missing target type" },
+	{ "x 8 netmirror " P, "word 1 \"x\": start must be a decimal sector number" },
+	{ "0 0 netmirror " P, "word 2 \"0\": length must be a decimal sector count > 0" },
+	{ "0 -8 netmirror " P, "word 2 \"-8\": length must be a decimal sector count > 0" },
+	{ "18446744073709551615 2 netmirror " P, "word 2 \"2\": start + length overflows" },
+	{ "0 8 linear /dev/vdb 0", "word 3 \"linear\": target type must be \"netmirror\"" },
+	{ "0 8 netmirror", "word 4: missing local_dev" },
+	{ "0 8 netmirror /dev/vdb 1.2.3.4:7789 D flush", "word 6 \"D\": protocol must be A, B or C" },
+	{ "0 8 netmirror " P " 1", "word 8 \"1\": option count is 1 but 0 words follow" },
+	{ "0 8 netmirror " P " 2 role x", "word 10 \"x\": role must be primary or secondary" },
+};
+
+static void test_invalid(void)
+{
+	char err[NM_ERRLEN];
+	struct nm_table t;
+	size_t i;
+
+	for (i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
+		int r = nm_table_parse(invalid[i].in, &t, err, sizeof(err));
+		int ok = r == -EINVAL && strstr(err, invalid[i].frag);
+
+		if (!ok)
+			FAILWHY("\"%s\": r=%d err=\"%s\" want \"%s\"", invalid[i].in,
+				r, r ? err : "", invalid[i].frag);
+		report(ok, "invalid/%02zu", i + 1);
+	}
+	for (i = 0; i < sizeof(invalid_line) / sizeof(invalid_line[0]); i++) {
+		int r = nm_table_parse_line(invalid_line[i].in, &t, err, sizeof(err));
+		int ok = r == -EINVAL && strstr(err, invalid_line[i].frag);
+
+		if (!ok)
+			FAILWHY("\"%s\": r=%d err=\"%s\" want \"%s\"", invalid_line[i].in,
+				r, r ? err : "", invalid_line[i].frag);
+		report(ok, "invalid-line/%02zu", i + 1);
+	}
+	{
+		/* An over-long word is rejected, not truncated. */
+		static char line[4096];
+		int r, ok;
+
+		memset(line, 'a', 2000);
+		line[0] = '/';
+		strcpy(line + 2000, " 1.2.3.4:1 C flush");
+		r = nm_table_parse(line, &t, err, sizeof(err));
+		ok = r == -EINVAL && strstr(err, "too long");
+		report(ok, "invalid/long-word");
+		/* NULL err buffer is allowed. */
+		ok = nm_table_parse("x", &t, NULL, 0) == -EINVAL;
+		report(ok, "invalid/null-err");
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Status                                                            */
+
+static void test_status(void)
+{
+	static const struct { const char *in; unsigned groups; } rt[] = {
+		{ "primary connected uptodate/uptodate 100/100 5 0 0 20480 0", 9 },
+		{ "secondary sync_target inconsistent/uptodate 10/100 0 5 1 0 20480", 9 },
+		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 1024 90", 11 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 foo 7 bar", 11 },
+		{ "primary standalone uptodate/unknown 0/0", 4 },
+		{ "secondary connecting outdated/unknown 3/8 1 2", 6 },
+		{ "primary standalone failed/diskless 0/16 0 0 0 0 0", 9 },
+		{ "primary verifying uptodate/uptodate 5/5 0 0 0 0 0", 9 },
+		{ "secondary connected attaching/uptodate 5/5", 4 },
+	};
+	static const struct { const char *in, *frag; } bad[] = {
+		{ "", "word 1: missing role" },
+		{ "primary", "word 2: missing connection" },
+		{ "primary connected", "word 3: missing disk/peer_disk" },
+		{ "primary connected uptodate/uptodate", "word 4: missing in_sync/total regions" },
+		{ "boss connected uptodate/uptodate 1/1", "word 1 \"boss\": role must be primary or secondary" },
+		{ "primary Connected uptodate/uptodate 1/1", "word 2 \"Connected\": bad connection state" },
+		{ "primary connected uptodate 1/1", "word 3 \"uptodate\": expected disk/peer_disk" },
+		{ "primary connected up-to-date/uptodate 1/1", "word 3 \"up-to-date/uptodate\": bad disk state" },
+		{ "primary connected uptodate/ 1/1", "bad disk state" },
+		{ "primary connected uptodate/uptodate 10", "word 4 \"10\": expected in_sync/total region counts" },
+		{ "primary connected uptodate/uptodate 1/x", "expected in_sync/total region counts" },
+		{ "primary connected uptodate/uptodate 101/100", "word 4 \"101/100\": in_sync regions exceed total" },
+		{ "primary connected uptodate/uptodate 1/1 -5", "word 5 \"-5\": writes_sent must be a decimal number" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 x", "word 7 \"x\": pending must be a decimal number" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 7.5", "word 11 \"7.5\": eta_seconds must be" },
+	};
+	char buf[NM_LINE_MAX], err[NM_ERRLEN];
+	struct nm_status s;
+	size_t i;
+	int ok;
+
+	for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
+		ok = 0;
+		if (nm_status_parse(rt[i].in, &s, err, sizeof(err)))
+			FAILWHY("%s", err);
+		else if (s.ngroups != rt[i].groups)
+			FAILWHY("ngroups %u", s.ngroups);
+		else if (nm_status_format(&s, buf, sizeof(buf)) < 0 || strcmp(buf, rt[i].in))
+			FAILWHY("got \"%s\"", buf);
+		else
+			ok = 1;
+		report(ok, "status/roundtrip/%02zu", i + 1);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = nm_status_parse(bad[i].in, &s, err, sizeof(err));
+
+		ok = r == -EINVAL && strstr(err, bad[i].frag);
+		if (!ok)
+			FAILWHY("\"%s\": r=%d err=\"%s\"", bad[i].in, r, r ? err : "");
+		report(ok, "status/invalid/%02zu", i + 1);
+	}
+
+	nm_status_parse(rt[0].in, &s, err, sizeof(err));
+	ok = s.role == NM_ROLE_PRIMARY && s.conn == NM_CONN_CONNECTED &&
+	     s.disk == NM_DISK_UPTODATE && s.peer_disk == NM_DISK_UPTODATE &&
+	     s.in_sync_regions == 100 && s.total_regions == 100 &&
+	     s.writes_sent == 5 && s.bytes_sent == 20480 && s.nextra == 0 &&
+	     nm_status_is_synced(&s) && nm_status_sync_percent(&s) == 100.0;
+	report(ok, "status/fields");
+
+	nm_status_parse(rt[1].in, &s, err, sizeof(err));
+	ok = s.conn == NM_CONN_SYNC_TARGET && s.disk == NM_DISK_INCONSISTENT &&
+	     !nm_status_is_synced(&s) && nm_status_sync_percent(&s) == 10.0 &&
+	     s.pending == 1 && s.bytes_received == 20480;
+	report(ok, "status/progress");
+
+	nm_status_parse(rt[2].in, &s, err, sizeof(err));
+	ok = s.resync_rate_kibs == 1024 && s.eta_seconds == 90 && s.nextra == 0;
+	report(ok, "status/next-fields");
+
+	nm_status_parse(rt[3].in, &s, err, sizeof(err));
+	ok = s.nextra == 3 && !strcmp(s.extra, "foo 7 bar");
+	report(ok, "status/unknown-extra-kept");
+
+	nm_status_parse(rt[4].in, &s, err, sizeof(err));
+	ok = s.ngroups == 4 && s.total_regions == 0 && s.writes_sent == 0 &&
+	     nm_status_sync_percent(&s) == 100.0 && !nm_status_is_synced(&s);
+	report(ok, "status/old-module-4-groups");
+
+	nm_status_parse(rt[7].in, &s, err, sizeof(err));
+	ok = s.conn == NM_CONN_OTHER && !strcmp(s.conn_str, "verifying");
+	report(ok, "status/unknown-state-kept");
+
+	nm_status_parse(rt[8].in, &s, err, sizeof(err));
+	ok = s.disk == NM_DISK_OTHER && !strcmp(s.disk_str, "attaching") &&
+	     s.peer_disk == NM_DISK_UPTODATE;
+	report(ok, "status/unknown-disk-kept");
+
+	nm_status_parse(rt[3].in, &s, err, sizeof(err));
+	ok = nm_status_format_json(&s, "nm\"0", buf, sizeof(buf)) > 0 &&
+	     !strcmp(buf, "{\"name\":\"nm\\\"0\",\"role\":\"primary\",\"connection\":\"connected\","
+		     "\"disk\":\"uptodate\",\"peer_disk\":\"uptodate\",\"in_sync_regions\":1,"
+		     "\"total_regions\":1,\"sync_percent\":100.00,\"writes_sent\":0,"
+		     "\"writes_received\":0,\"pending\":0,\"bytes_sent\":0,\"bytes_received\":0,"
+		     "\"resync_rate_kibs\":0,\"eta_seconds\":0,\"extra\":\"foo 7 bar\"}");
+	if (!ok)
+		FAILWHY("%s", buf);
+	report(ok, "status/json");
+}
+
+/* ---------------------------------------------------------------- */
+/* Config file                                                       */
+
+static struct nm_conf conf;
+
+static const char good_conf[] =
+	"# two-node mirror\n"
+	"resource r0 {\n"
+	"    protocol C;\n"
+	"    ordering drain;   # comment after\n"
+	"    role secondary;\n"
+	"    on alpha {\n"
+	"        device nm0;\n"
+	"        disk /dev/vdb;\n"
+	"        address 169.254.0.1:7789;\n"
+	"        role primary;\n"
+	"    }\n"
+	"    on beta { device nm0; disk \"/dev/vdb\"; address 169.254.0.2:7789; size 2048; }\n"
+	"}\n"
+	"resource r1{protocol A;on alpha{device nm1;disk 252:1;address [fd00::1]:7790;}"
+	"on beta{device nm1;disk 252:1;address [fd00::2]:7790;}}\n";
+
+static void test_config(void)
+{
+	static const struct { const char *in, *frag; } bad[] = {
+		{ "resource r0 {", "netmirror.conf:1: expected a keyword or '}' in resource r0, got end of file" },
+		{ "resource { }", "netmirror.conf:1: expected a resource name after \"resource\"" },
+		{ "foo", "netmirror.conf:1: expected \"resource\", got \"foo\"" },
+		{ "resource r0 {\n protocol C }", "netmirror.conf:2: expected ';' after \"protocol C\", got '}'" },
+		{ "resource r0 {\n protocol D; }", "netmirror.conf:2: protocol must be A, B or C" },
+		{ "resource r0 {\n ordering sync; }", "netmirror.conf:2: ordering must be flush, drain or none" },
+		{ "resource r0 { protocol C; protocol A; }", "\"protocol\" given twice" },
+		{ "resource r0 { on a { device x; disk /d; address 1.2.3.4:1; } }",
+		  "netmirror.conf:1: resource r0 needs exactly two \"on HOST { }\" sections, has 1" },
+		{ "resource r0 { on a { device x; disk /d; address 1.2.3.4:1; } on b { device x; disk /d; address 1.2.3.5:1; } on c { } }",
+		  "more than 2 \"on\" sections" },
+		{ "resource r0 { on a { device x; disk /d; address 1.2.3.4:1; } on a { } }",
+		  "host \"a\" given twice in resource r0" },
+		{ "resource r0 {\n on a {\n device x; address 1.2.3.4:1; } }",
+		  "netmirror.conf:2: \"on a\" needs device, disk and address" },
+		{ "resource r0 { on a { address 1.2.3.4:0; } }", "address: port must be a decimal number 1..65535" },
+		{ "resource r0 { on a { disk vdb; } }", "disk: device must be an absolute path or major:minor" },
+		{ "resource r0 { on a { device a/b; } }", "must not contain '/'" },
+		{ "resource r0 { on a { color red; } }", "unknown keyword \"color\" in \"on a\"" },
+		{ "resource r0 { color red; }", "unknown keyword \"color\" in resource r0" },
+		{ "resource r0 { listen 1.2.3.4:1; }", "\"listen\" is not allowed here" },
+		{ "resource r0 {\n region_size 8;\n region_size 16; }", "netmirror.conf:3: \"region_size\" given twice (first on line 2)" },
+		{ "resource r0 { region_size 12; }", "option region_size \"12\": region_size must be a power of two" },
+		{ "resource r0 { role; }", "expected a value after \"role\", got ';'" },
+		{ "resource r0 { on a { device \"x; } }", "unterminated quoted string" },
+		{ "resource r0 { on a { size 0; } }", "size must be a decimal sector count > 0" },
+		{ "resource r0 { on a { device x; device y; } }", "\"device\" given twice" },
+		{ "resource r0 { on a { device x; disk /d; address 1.2.3.4:1; } on b { device x; disk /d; address [::1]:1; } }",
+		  "resource r0: both addresses must be IPv4 or both IPv6" },
+		{ "resource r0 { on a { device x; disk /d; address 1.2.3.4:1; } on b { device x; disk /d; address 1.2.3.5:1; } }\n"
+		  "resource r0 { }", "netmirror.conf:2: resource \"r0\" defined twice (first on line 1)" },
+		{ "resource r0 { on { } }", "netmirror.conf:1: expected a host name after \"on\"" },
+		{ "}", "expected \"resource\", got '}'" },
+	};
+	char err[NM_ERRLEN], buf[NM_LINE_MAX], dev[NM_NAME_MAX];
+	const struct nm_conf_resource *r;
+	struct nm_table t;
+	size_t i;
+	int ok;
+
+	ok = !nm_conf_parse(good_conf, "netmirror.conf", &conf, err, sizeof(err)) &&
+	     conf.nres == 2;
+	if (!ok)
+		FAILWHY("%s", err);
+	report(ok, "config/parse");
+
+	r = nm_conf_find(&conf, "r0");
+	ok = r && r->nhosts == 2 && !strcmp(r->hosts[1].name, "beta") &&
+	     r->hosts[1].size == 2048 && !strcmp(r->hosts[1].disk, "/dev/vdb") &&
+	     !nm_conf_find(&conf, "r9");
+	report(ok, "config/find");
+
+	ok = r && !nm_conf_build_table(r, "alpha", &t, dev, sizeof(dev), err, sizeof(err)) &&
+	     nm_table_format(&t, buf, sizeof(buf)) > 0 &&
+	     !strcmp(buf, "/dev/vdb 169.254.0.2:7789 C drain 4 listen 169.254.0.1:7789 role primary") &&
+	     !strcmp(dev, "nm0") && t.len == 0;
+	if (!ok)
+		FAILWHY("%s / %s", err, buf);
+	report(ok, "config/table-alpha");
+
+	ok = r && !nm_conf_build_table(r, "beta", &t, dev, sizeof(dev), err, sizeof(err)) &&
+	     nm_table_format_line(&t, buf, sizeof(buf)) > 0 &&
+	     !strcmp(buf, "0 2048 netmirror /dev/vdb 169.254.0.1:7789 C drain 4 listen 169.254.0.2:7789 role secondary");
+	if (!ok)
+		FAILWHY("%s / %s", err, buf);
+	report(ok, "config/table-beta");
+
+	r = nm_conf_find(&conf, "r1");
+	ok = r && !nm_conf_build_table(r, "beta", &t, dev, sizeof(dev), err, sizeof(err)) &&
+	     nm_table_format(&t, buf, sizeof(buf)) > 0 &&
+	     !strcmp(buf, "252:1 [fd00::1]:7790 A flush 2 listen [fd00::2]:7790") &&
+	     !strcmp(dev, "nm1");
+	if (!ok)
+		FAILWHY("%s / %s", err, buf);
+	report(ok, "config/table-v6");
+
+	ok = r && nm_conf_build_table(r, "gamma", &t, dev, sizeof(dev), err, sizeof(err)) == -ENOENT &&
+	     strstr(err, "resource r1 has no \"on gamma\" section");
+	report(ok, "config/unknown-host");
+
+	ok = !nm_conf_parse("# only a comment\n\n", "x", &conf, err, sizeof(err)) &&
+	     conf.nres == 0;
+	report(ok, "config/empty");
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = nm_conf_parse(bad[i].in, "netmirror.conf", &conf, err, sizeof(err));
+
+		ok = rc == -EINVAL && strstr(err, bad[i].frag);
+		if (!ok)
+			FAILWHY("\"%s\": rc=%d err=\"%s\"", bad[i].in, rc, rc ? err : "");
+		report(ok, "config/invalid/%02zu", i + 1);
+	}
+
+	ok = nm_conf_load("/nonexistent/netmirror.conf", &conf, err, sizeof(err)) == -ENOENT &&
+	     strstr(err, "/nonexistent/netmirror.conf: No such file");
+	report(ok, "config/load-missing");
+}
+
+/* ---------------------------------------------------------------- */
+
+int main(void)
+{
+	const char *rf = getenv("NM_RESULTS");
+
+	if (rf && *rf) {
+		results = fopen(rf, "a");
+		if (!results) {
+			perror(rf);
+			return 2;
+		}
+	}
+	test_canonical();
+	test_combinations();
+	test_fields();
+	test_versions();
+	test_invalid();
+	test_status();
+	test_config();
+	printf("test_table: %u passed, %u failed\n", npass, nfail);
+	if (results)
+		fclose(results);
+	return nfail ? 1 : 0;
+}
