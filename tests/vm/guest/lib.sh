@@ -1,0 +1,138 @@
+# Guest-side library for netmirror VM tests (busybox ash).  Sourced by /init
+# and, before each test, into the test's shell.  Tests are sourced with
+# "set -e" NOT in effect: check results and call fail/skip yourself.
+#
+#   fail "msg"            end the test as FAIL with that reason
+#   skip "msg"            end the test as SKIP (exit 77)
+#   log "msg"             print "NMLOG: msg" on the console
+#   wait_for "cmd" SECS   poll cmd (sh -c) every 0.2 s until it succeeds;
+#                         returns 1 on timeout
+#   load_netmirror [params]   modprobe the dependencies of dm-netmirror.ko
+#                         and insmod it (skip if the module is not built)
+#   brd_setup SIZE_MB COUNT   (re)load brd: /dev/ram0../dev/ram$((COUNT-1))
+#   dev_sum DEV           md5 of the whole device (GNU md5sum)
+#   dev_size DEV          size in bytes
+#   on_peer "cmd"         run cmd on node b (two-VM tests); its stdout and
+#                         stderr come back, its exit status is returned
+#   peer_check            dmesg check on node b: prints NMPEER: CLEAN|DIRTY
+#   peer_poweroff         peer_check, then node b powers off
+#   peer_ip / my_ip       169.254.0.2 / 169.254.0.x
+#   GNU tools: $DD $MD5SUM $SHA256SUM $CMP $HEAD $OD $TIMEOUT $STAT (busybox
+#   ash runs its applets for bare names)
+#   Helper binaries: pattern, wlat, nmrpc (in /usr/bin)
+
+DD=/usr/bin/dd
+MD5SUM=/usr/bin/md5sum
+SHA256SUM=/usr/bin/sha256sum
+CMP=/usr/bin/cmp
+HEAD=/usr/bin/head
+OD=/usr/bin/od
+TIMEOUT=/usr/bin/timeout
+STAT=/usr/bin/stat
+KVER=$(uname -r)
+NM_PEER_IP=169.254.0.2
+NM_RPC_PORT=${nm_rpc_port:-7000}
+NM_DMESG_BAD='BUG:|Oops|WARNING:|Call Trace:|blocked for more than|soft lockup|general protection|KASAN|kmemleak'
+
+log() { echo "NMLOG: $*"; }
+
+fail() {
+	echo "$*" > /tmp/nm_fail_reason
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "$*" > /tmp/nm_fail_reason
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+wait_for() {
+	local cmd=$1 t=${2:-30} end
+	end=$(( $(cut -d. -f1 /proc/uptime) + t ))
+	while ! sh -c "$cmd" >/dev/null 2>&1; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+peer_ip() { echo "$NM_PEER_IP"; }
+my_ip() { echo "169.254.0.${nm_id:-1}"; }
+
+nm_find_module() {
+	for p in "/lib/modules/$KVER/extra/dm-netmirror.ko" /opt/netmirror/dm-netmirror.ko; do
+		[ -f "$p" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+load_netmirror() {
+	local ko d
+	grep -q '^dm_netmirror ' /proc/modules && return 0
+	ko=$(nm_find_module) || skip "dm-netmirror.ko not built"
+	for d in $(modinfo -F depends "$ko" | tr ',' ' '); do
+		modprobe "$d" || fail "modprobe $d (dependency of dm-netmirror) failed"
+	done
+	insmod "$ko" "$@" || fail "insmod dm-netmirror.ko failed"
+}
+
+brd_setup() {
+	local mb=${1:?size MB} n=${2:-1} i
+	if grep -q '^brd ' /proc/modules; then
+		rmmod brd || fail "rmmod brd failed (ramdisks busy?)"
+	fi
+	modprobe brd rd_size=$((mb * 1024)) rd_nr="$n" max_part=0 || fail "modprobe brd failed"
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		wait_for "[ -b /dev/ram$i ]" 5 || fail "/dev/ram$i did not appear"
+		i=$((i + 1))
+	done
+}
+
+dev_sum() {
+	$MD5SUM < "${1:?device}" | cut -d' ' -f1
+}
+
+dev_size() {
+	blockdev --getsize64 "${1:?device}"
+}
+
+on_peer() {
+	nmrpc run "$NM_PEER_IP" "$NM_RPC_PORT" "$*"
+}
+
+# runs on node b (via on_peer): dmesg check of everything since the last check
+nm_peer_dmesg_check() {
+	local bad
+	if [ -f /tmp/nm_peer_mark ]; then
+		bad=$(dmesg | sed -n "/NMPEER-MARK $(cat /tmp/nm_peer_mark)\$/,\$p" | grep -E "$NM_DMESG_BAD" | head -5)
+	else
+		bad=$(dmesg | grep -E "$NM_DMESG_BAD" | head -5)
+	fi
+	m=$(( $(cat /tmp/nm_peer_mark 2>/dev/null || echo 0) + 1 ))
+	echo "$m" > /tmp/nm_peer_mark
+	echo "NMPEER-MARK $m" > /dev/kmsg
+	if [ -n "$bad" ]; then
+		echo "NMPEER: DIRTY $(echo "$bad" | sed 's/^\[[ 0-9.]*\] //' | tr '\n' '|')" | tee /dev/console
+		echo "NMDUMP-BEGIN peer dmesg" > /dev/console
+		dmesg | tail -n 80 > /dev/console
+		echo "NMDUMP-END" > /dev/console
+		return 1
+	fi
+	echo "NMPEER: CLEAN" | tee /dev/console
+}
+
+peer_check() {
+	on_peer ". /tests/lib.sh; nm_peer_dmesg_check"
+}
+
+peer_poweroff() {
+	local out rc
+	out=$(on_peer ". /tests/lib.sh; nm_peer_dmesg_check; rc=\$?; (sleep 0.3; echo NMTEST-DONE > /dev/console; poweroff -f) >/dev/null 2>&1 </dev/null & exit \$rc" 2>&1)
+	rc=$?
+	touch /tmp/nm_peer_off
+	echo "$out"
+	return $rc
+}

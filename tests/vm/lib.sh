@@ -1,0 +1,215 @@
+# Host-side library of the netmirror VM testbed (bash).  Source it:
+#   . tests/vm/lib.sh
+#
+#   vm_build                 base layer (cached) + overlay -> $NM_INITRD
+#                            (vm_start calls it once per process)
+#   vm_start [opts]          boot a VM in the background; sets VM_PID and
+#                            VM_LOG and prints "PID LOG".  opts as vm.sh:
+#                            --name N --node a|b --tests t1,t2 --timeout S
+#                            --disk PATH[:SIZE] (repeat) --net LOCAL:PEER
+#                            --env k=v (repeat) --mem MB
+#                            The VM is SIGKILLed after --timeout seconds
+#                            (default 600), "NMHOST: host timeout" is then
+#                            appended to its log.
+#   vm_wait_marker LOG MARKER TIMEOUT [PID]
+#                            wait for a console line containing MARKER;
+#                            1 on timeout or if PID exits first
+#   vm_wait PID TIMEOUT      wait for the VM to end; 1 (and SIGKILL) on timeout
+#   vm_kill PID              SIGKILL the VM (and wait for it to be gone)
+#   vm_verdict LOG TESTS     print "PASS t" / "FAIL t: reason" / "SKIP t" for
+#                            each test of the comma list TESTS from the console
+#                            log; TESTS "-" = no tests (peer VM): only crashes
+#                            count.  Returns 1 if anything failed.
+#   vm_cleanup               SIGKILL every VM this shell started (trap it)
+#   nm_result VERDICT NAME [REASON]   human line + $NM_RESULTS line
+
+NM_VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NM_TOP=$(cd "$NM_VMDIR/../.." && pwd)
+NM_CACHE=${NM_CACHE:-$HOME/.cache/netmirror}
+NM_OUT=$NM_TOP/build/vm
+NM_INITRD=
+NM_VM_PIDS=()
+mkdir -p "$NM_OUT"
+
+vm_build() {
+	[ -n "$NM_INITRD" ] && return 0
+	local base overlay
+	base=$("$NM_VMDIR/mkbase.sh") || return 1
+	overlay=$("$NM_VMDIR/mkoverlay.sh") || return 1
+	NM_KVER=$(cat "$NM_CACHE/kver")
+	NM_VMLINUX=$NM_CACHE/vmlinux-$NM_KVER
+	NM_INITRD=$NM_OUT/initrd-$$.img
+	cat "$base" "$overlay" > "$NM_INITRD"
+	export NM_INITRD NM_VMLINUX NM_KVER
+}
+
+# tcg unless NM_ACCEL says otherwise: on this project's machines /dev/kvm
+# exists but is unusable (QEMU 7.2 aborts on MSR 0x10a with -cpu max/host, and
+# with -arch-capabilities the guest hangs in the firmware).  NM_ACCEL=kvm to try.
+nm_accel() {
+	echo "${NM_ACCEL:-tcg}"
+}
+
+vm_start() {
+	local name=vm node=a tests= timeout=600 mem=1024 net= envs=() disks=() a
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--name) name=$2; shift 2 ;;
+		--node) node=$2; shift 2 ;;
+		--tests) tests=$2; shift 2 ;;
+		--timeout) timeout=$2; shift 2 ;;
+		--disk) disks+=("$2"); shift 2 ;;
+		--net) net=$2; shift 2 ;;
+		--env) envs+=("$2"); shift 2 ;;
+		--mem) mem=$2; shift 2 ;;
+		*) echo "vm_start: unknown option $1" >&2; return 2 ;;
+		esac
+	done
+	vm_build || return 1
+	local id=1
+	[ "$node" = b ] && id=2
+	local cmdline="console=ttyS0 quiet panic=-1 oops=panic softlockup_panic=1"
+	cmdline+=" sysctl.kernel.hung_task_timeout_secs=30 sysctl.kernel.hung_task_panic=1"
+	cmdline+=" nm_node=$node"
+	[ -n "$tests" ] && cmdline+=" nm_tests=$tests"
+	for a in "${envs[@]}"; do
+		cmdline+=" $a"
+	done
+	local args=(-M pc -cpu max -smp 2 -m "$mem" -accel "$(nm_accel)"
+		-kernel "$NM_VMLINUX" -initrd "$NM_INITRD" -append "$cmdline"
+		-nographic -no-reboot -monitor none)
+	local d path size
+	for d in "${disks[@]}"; do
+		path=${d%%:*}
+		size=
+		[ "$path" != "$d" ] && size=${d#*:}
+		if [ ! -e "$path" ]; then
+			[ -n "$size" ] || { echo "vm_start: $path missing and no size" >&2; return 2; }
+			truncate -s "$size" "$path"
+		fi
+		args+=(-drive "file=$path,format=raw,if=virtio,cache=writeback")
+	done
+	if [ -n "$net" ]; then
+		args+=(-netdev "socket,id=n0,udp=127.0.0.1:${net#*:},localaddr=127.0.0.1:${net%%:*}"
+			-device "virtio-net-pci,netdev=n0,mac=52:54:00:4e:4d:0$id")
+	else
+		args+=(-nic none)
+	fi
+	VM_LOG=$NM_OUT/$name.log
+	: > "$VM_LOG"
+	echo "NMHOST: $(date +%T) qemu ${args[*]}" > "$VM_LOG.cmd"
+	qemu-system-x86_64 "${args[@]}" < /dev/null >> "$VM_LOG" 2>&1 &
+	VM_PID=$!
+	NM_VM_PIDS+=("$VM_PID")
+	# watchdog: SIGKILL after $timeout s; ends by itself when qemu is gone
+	(
+		t=0
+		while kill -0 "$VM_PID" 2>/dev/null; do
+			sleep 1
+			t=$((t + 1))
+			if [ "$t" -ge "$timeout" ]; then
+				kill -9 "$VM_PID" 2>/dev/null && echo "NMHOST: host timeout after ${timeout}s" >> "$VM_LOG"
+				break
+			fi
+		done
+	) >/dev/null 2>&1 &
+	echo "$VM_PID $VM_LOG"
+}
+
+vm_wait_marker() {
+	local log=$1 marker=$2 timeout=$3 pid=${4:-} end=$((SECONDS + $3))
+	while [ "$SECONDS" -lt "$end" ]; do
+		grep -qF -- "$marker" "$log" 2>/dev/null && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			grep -qF -- "$marker" "$log" 2>/dev/null && return 0
+			return 1
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+vm_wait() {
+	local pid=$1 end=$((SECONDS + ${2:-600}))
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			vm_kill "$pid"
+			return 1
+		fi
+		sleep 0.1
+	done
+	wait "$pid" 2>/dev/null || true
+	return 0
+}
+
+vm_kill() {
+	local pid=$1 i
+	kill -9 "$pid" 2>/dev/null || return 0
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$pid" 2>/dev/null || true
+}
+
+vm_cleanup() {
+	local p
+	for p in "${NM_VM_PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+	[ -n "$NM_INITRD" ] && rm -f "$NM_INITRD"
+	return 0
+}
+
+# console lines outside NMDUMP-BEGIN/END sections, CRs stripped
+nm_console() {
+	tr -d '\r' < "$1" | awk '/NMDUMP-BEGIN/{d=1;next} /NMDUMP-END/{d=0;next} !d'
+}
+
+vm_verdict() {
+	local log=$1 tests=${2:--} con crash= t line rc=0 last=
+	con=$(nm_console "$log")
+	crash=$(echo "$con" | grep -E 'NMHOST: host timeout|Kernel panic - not syncing|BUG: |Oops: |general protection fault' |
+		grep -v '^NMTEST' | head -1 | sed 's/^\[[ 0-9.]*\] //' || true)
+	if ! echo "$con" | grep -q '^NMTEST-DONE' && [ -z "$crash" ] && [ "$tests" != - ]; then
+		crash="VM ended without NMTEST-DONE"
+	fi
+	if [ "$tests" = - ]; then
+		if [ -n "$crash" ]; then
+			echo "FAIL $(basename "$log" .log): $crash"
+			return 1
+		fi
+		return 0
+	fi
+	for t in ${tests//,/ }; do
+		line=$(echo "$con" | grep -E "^NMTEST: (PASS|FAIL|SKIP) $t( |:|\$)" | tail -1 || true)
+		if [ -n "$line" ]; then
+			last=$t
+		fi
+	done
+	for t in ${tests//,/ }; do
+		line=$(echo "$con" | grep -E "^NMTEST: (PASS|FAIL|SKIP) $t( |:|\$)" | tail -1 || true)
+		line=${line#NMTEST: }
+		case $line in
+		PASS*)
+			if [ -n "$crash" ] && [ "$t" = "$last" ]; then
+				echo "FAIL $t: after the test: $crash"
+				rc=1
+			else
+				echo "$line"
+			fi
+			;;
+		SKIP*) echo "$line" ;;
+		FAIL*) echo "$line"; rc=1 ;;
+		*) echo "FAIL $t: no result: ${crash:-unknown}"; rc=1 ;;
+		esac
+	done
+	return $rc
+}
+
+nm_result() {
+	local v=$1 name=$2 reason=${3:-}
+	echo "[$v] $name${reason:+: $reason}"
+	[ -n "${NM_RESULTS:-}" ] && echo "$v $name" >> "$NM_RESULTS"
+	return 0
+}

@@ -1,0 +1,59 @@
+#!/bin/bash
+# Build the small overlay cpio laid over the base layer (rebuilt every run):
+#   /init                         tests/vm/init.sh
+#   /tests/                       tests/vm/guest/* (lib.sh + guest tests)
+#   /usr/bin/{nmrpc,pattern,wlat} built from tests/vm/src/*.c (static) into
+#                                 build/vm/bin/
+#   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it
+#   /usr/sbin/nmsetup             if tools/nmsetup is built (+ its libraries)
+#   /usr/lib/libdmnet.so*         if libdmnet/ has it
+# Prints the path of the overlay cpio (build/vm/overlay.cpio).
+set -euo pipefail
+
+VMDIR=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$VMDIR/../.." && pwd)
+CACHE=${NM_CACHE:-$HOME/.cache/netmirror}
+KVER=$(cat "$CACHE/kver")
+OUT=$TOP/build/vm
+BIN=$OUT/bin
+mkdir -p "$BIN"
+
+# helper binaries (static: no dependence on the base layer's libraries)
+CC=${CC:-gcc}
+for src in "$VMDIR"/src/*.c; do
+	b=$BIN/$(basename "$src" .c)
+	if [ ! -x "$b" ] || [ "$src" -nt "$b" ]; then
+		$CC -O2 -g -Wall -Wextra -Werror -static -o "$b.tmp" "$src" -lm
+		mv "$b.tmp" "$b"
+	fi
+done
+
+ST=$(mktemp -d "$OUT/overlay-stage.XXXXXX")
+trap 'rm -rf "$ST"' EXIT
+mkdir -p "$ST/usr/bin" "$ST/usr/sbin" "$ST/usr/lib/x86_64-linux-gnu" "$ST/tests"
+install -m 755 "$VMDIR/init.sh" "$ST/init"
+cp -r "$VMDIR"/guest/. "$ST/tests/"
+cp "$BIN"/* "$ST/usr/bin/"
+
+ko=$TOP/dm-mirror-net/dm-netmirror.ko
+if [ -f "$ko" ]; then
+	mkdir -p "$ST/usr/lib/modules/$KVER/extra"
+	cp "$ko" "$ST/usr/lib/modules/$KVER/extra/"
+fi
+for so in "$TOP"/libdmnet/libdmnet.so*; do
+	[ -e "$so" ] && cp -a "$so" "$ST/usr/lib/"
+done
+if [ -x "$TOP/tools/nmsetup" ]; then
+	cp "$TOP/tools/nmsetup" "$ST/usr/sbin/nmsetup"
+	for l in $(LD_LIBRARY_PATH=$TOP/libdmnet ldd "$TOP/tools/nmsetup" 2>/dev/null |
+		awk '/=> \//{print $3}' || true); do
+		case $l in
+		"$TOP"/*) ;;   # libdmnet, copied above
+		*) cp -L "$l" "$ST/usr/lib/x86_64-linux-gnu/" ;;
+		esac
+	done
+fi
+
+(cd "$ST" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT/overlay.cpio.tmp"
+mv "$OUT/overlay.cpio.tmp" "$OUT/overlay.cpio"
+echo "$OUT/overlay.cpio"
