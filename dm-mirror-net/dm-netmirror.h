@@ -8,7 +8,8 @@
  *                   nm->sock; may sleep (socket I/O).
  *   nm->lock        spinlock, irqsave (bio end_io takes it): connection
  *                   state, role, the request queues send_q/wait_q/ack_q,
- *                   epoch bookkeeping and the out-of-sync bitmap.
+ *                   epoch bookkeeping, the out-of-sync bitmap and the
+ *                   secondary's list of writes in flight (peer_reqs).
  * Nothing sleeps under nm->lock; tx_mutex is never taken under nm->lock.
  *
  * Threads per device, both started at resume and stopped at postsuspend:
@@ -113,6 +114,7 @@ struct nm_dev {
 
 	/* secondary side */
 	atomic_t peer_inflight;
+	struct list_head peer_reqs;	/* writes on the local disk */
 	wait_queue_head_t peer_wq;
 	u32 peer_epoch;
 	bool peer_epoch_valid;

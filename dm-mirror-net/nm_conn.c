@@ -283,6 +283,10 @@ static int nm_sender(void *arg)
 				.disk = nm_be32(nm->disk),
 			};
 
+			/* a new primary period starts a new epoch sequence */
+			mutex_lock(&nm->tx_mutex);
+			nm->sent_in_epoch = false;
+			mutex_unlock(&nm->tx_mutex);
 			nm_send_ctrl(nm, NM_P_STATE, &s, sizeof(s));
 		}
 		nm_peer_send_acks(nm);
@@ -559,6 +563,7 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 			    nm->role == NM_ROLE_PRIMARY)
 				r = -EBUSY;
 			spin_unlock_irqrestore(&nm->lock, flags);
+			nm_peer_reset(nm);
 			dm_table_event(nm->ti->table);
 			if (r) {
 				DMERR("%s: both nodes are primary: disconnecting",

@@ -22,6 +22,9 @@
 struct nm_peer_req {
 	struct nm_dev *nm;
 	struct list_head list;		/* ack_q */
+	struct list_head inflight;	/* nm->peer_reqs while on disk */
+	sector_t sector;
+	unsigned int sectors;
 	u64 id;
 	int status;
 	unsigned int nr_pages;
@@ -51,17 +54,40 @@ static void nm_peer_endio(struct bio *bio)
 			    pr->status);
 	bio_put(bio);
 	nm_peer_free_pages(pr);
-	if (nm->protocol == NM_PROTO_C) {
-		spin_lock_irqsave(&nm->lock, flags);
+	spin_lock_irqsave(&nm->lock, flags);
+	list_del(&pr->inflight);
+	if (nm->protocol == NM_PROTO_C)
 		list_add_tail(&pr->list, &nm->ack_q);
-		spin_unlock_irqrestore(&nm->lock, flags);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->protocol == NM_PROTO_C)
 		wake_up(&nm->send_wq);
-	} else {
+	else
 		kfree(pr);
+	atomic_dec(&nm->peer_inflight);
+	wake_up(&nm->peer_wq);
+}
+
+/*
+ * True if a write in flight overlaps [sector, sector + sectors): such a
+ * write must finish first, so that the later write wins as on the primary.
+ */
+static bool nm_peer_overlaps(struct nm_dev *nm, sector_t sector,
+			     unsigned int sectors)
+{
+	struct nm_peer_req *pr;
+	unsigned long flags;
+	bool hit = false;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	list_for_each_entry(pr, &nm->peer_reqs, inflight) {
+		if (sector < pr->sector + pr->sectors &&
+		    pr->sector < sector + sectors) {
+			hit = true;
+			break;
+		}
 	}
-	if (atomic_dec_and_test(&nm->peer_inflight) ||
-	    atomic_read(&nm->peer_inflight) < NM_PEER_MAX_INFLIGHT)
-		wake_up(&nm->peer_wq);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return hit;
 }
 
 /* A P_DATA arrived (fixed part checked); read its data and issue it. */
@@ -94,6 +120,7 @@ int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
 	pr->id = nm_h64(d->id);
 	pr->nr_pages = nr;
 	INIT_LIST_HEAD(&pr->list);
+	INIT_LIST_HEAD(&pr->inflight);
 	for (i = 0, left = size; i < nr; i++) {
 		unsigned int len = min_t(u32, left, PAGE_SIZE);
 
@@ -126,6 +153,14 @@ int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
 		}
 		left -= len;
 	}
+	pr->sector = bio->bi_iter.bi_sector;
+	pr->sectors = size >> SECTOR_SHIFT;
+	if (pr->sectors)
+		wait_event(nm->peer_wq,
+			   !nm_peer_overlaps(nm, pr->sector, pr->sectors));
+	spin_lock_irq(&nm->lock);
+	list_add_tail(&pr->inflight, &nm->peer_reqs);
+	spin_unlock_irq(&nm->lock);
 	atomic_inc(&nm->peer_inflight);
 	atomic64_inc(&nm->writes_received);
 
