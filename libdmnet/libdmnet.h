@@ -47,8 +47,16 @@
  * Status line (after the target name):
  *   <role> <connection> <disk>/<peer_disk> <in_sync_regions>/<total_regions>
  *   <writes_sent> <writes_received> <pending> <bytes_sent> <bytes_received>
- *   [<resync_rate_kibs> <eta_seconds>]  [further fields of newer modules]
+ *   [further fields of newer modules, kept verbatim in nm_status.extra]
  *   Older modules may stop after any group from the 4th on.
+ *   NOTE: the contract announces <resync_rate_kibs> <eta_seconds> as the
+ *   next fields, but dm-netmirror 1.1.0 already appends <writes_rejected>
+ *   <last_error> there.  Until that is settled, fields 10+ are not
+ *   interpreted; read them from nm_status.extra.
+ *
+ * Canonical table form = what dm-netmirror 1.1 reprints: "role secondary"
+ * is the default and is not reprinted (nor by nm_table_format()); the
+ * kernel reprints local_dev as major:minor (compare after resolving).
  *
  * Messages: primary | secondary | connect | disconnect
  *           (1.2: resync_rate N | pause_resync | resume_resync)
@@ -128,7 +136,8 @@ struct nm_table {
 
 	unsigned opts;			/* NM_OPT_BIT()s of options given */
 	struct nm_addr listen;		/* listen */
-	enum nm_role role;		/* role, default secondary */
+	enum nm_role role;		/* role, default secondary; the bit
+					 * is only kept for primary */
 	char meta_dev[NM_DEV_MAX];	/* meta (1.2) */
 	uint64_t region_size;		/* region_size sectors, 2^n >= 8 (1.2) */
 	enum nm_sync sync;		/* sync, default full (1.2) */
@@ -231,13 +240,12 @@ enum nm_status_group {
 	NM_SG_ROLE, NM_SG_CONN, NM_SG_DISKS, NM_SG_REGIONS,	/* mandatory */
 	NM_SG_WRITES_SENT, NM_SG_WRITES_RECEIVED, NM_SG_PENDING,
 	NM_SG_BYTES_SENT, NM_SG_BYTES_RECEIVED,			/* 1.1 */
-	NM_SG_RESYNC_RATE, NM_SG_ETA,				/* 1.2 */
 	NM__SG_COUNT
 };
 #define NM_STATUS_MIN_GROUPS	4
 
 struct nm_status {
-	unsigned ngroups;		/* known groups present (4..11) */
+	unsigned ngroups;		/* known groups present (4..9) */
 	enum nm_role role;
 	enum nm_conn conn;
 	enum nm_disk disk, peer_disk;
@@ -249,7 +257,6 @@ struct nm_status {
 	uint64_t in_sync_regions, total_regions;
 	uint64_t writes_sent, writes_received, pending;
 	uint64_t bytes_sent, bytes_received;
-	uint64_t resync_rate_kibs, eta_seconds;
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;
 	char extra[NM_STATUS_EXTRA_MAX];

@@ -62,7 +62,7 @@ static int state_word(const char *w, const char *const *names, size_t n,
 static const char *const group_names[NM__SG_COUNT] = {
 	"role", "connection", "disk/peer_disk", "in_sync/total regions",
 	"writes_sent", "writes_received", "pending", "bytes_sent",
-	"bytes_received", "resync_rate_kibs", "eta_seconds",
+	"bytes_received",
 };
 
 int nm_status_parse(const char *params, struct nm_status *out, char *err,
@@ -73,7 +73,7 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 	char word[NM_STATUS_EXTRA_MAX];
 	uint64_t *nums[] = {
 		&s.writes_sent, &s.writes_received, &s.pending, &s.bytes_sent,
-		&s.bytes_received, &s.resync_rate_kibs, &s.eta_seconds,
+		&s.bytes_received,
 	};
 	unsigned g;
 	int r;
@@ -201,7 +201,7 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 {
 	const uint64_t nums[] = {
 		s->writes_sent, s->writes_received, s->pending, s->bytes_sent,
-		s->bytes_received, s->resync_rate_kibs, s->eta_seconds,
+		s->bytes_received,
 	};
 	size_t o = 0;
 	unsigned g;
@@ -229,11 +229,11 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 {
 	static const char *const keys[] = {
 		"writes_sent", "writes_received", "pending", "bytes_sent",
-		"bytes_received", "resync_rate_kibs", "eta_seconds",
+		"bytes_received",
 	};
 	const uint64_t nums[] = {
 		s->writes_sent, s->writes_received, s->pending, s->bytes_sent,
-		s->bytes_received, s->resync_rate_kibs, s->eta_seconds,
+		s->bytes_received,
 	};
 	size_t o = 0;
 	unsigned g;

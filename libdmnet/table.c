@@ -536,6 +536,16 @@ void nm_table_init(struct nm_table *t)
 	t->integrity = NM_INTEGRITY_CRC32C;
 }
 
+/*
+ * Options whose value is the default and that the kernel does not reprint:
+ * "role secondary" (dm-netmirror 1.1 prints only "role primary").
+ */
+static void normalize(struct nm_table *t)
+{
+	if ((t->opts & NM_OPT_BIT(NM_OPT_ROLE)) && t->role == NM_ROLE_SECONDARY)
+		t->opts &= ~NM_OPT_BIT(NM_OPT_ROLE);
+}
+
 int nm_table_set_option(struct nm_table *t, const char *kw, const char *val,
 			char *err, size_t errlen)
 {
@@ -558,6 +568,7 @@ int nm_table_set_option(struct nm_table *t, const char *kw, const char *val,
 		return -EINVAL;
 	}
 	t->opts |= NM_OPT_BIT(d->id);
+	normalize(t);
 	return 0;
 }
 
@@ -585,7 +596,7 @@ static int parse_params(struct nm_words *w, struct nm_table *t, char *err,
 {
 	char word[NM_DEV_MAX], e[NM_ERRLEN];
 	uint64_t count;
-	unsigned rem, i;
+	unsigned rem, i, seen = 0;
 	int r;
 
 	/* local_dev */
@@ -671,7 +682,7 @@ static int parse_params(struct nm_words *w, struct nm_table *t, char *err,
 			WERR(w, word, "unknown option (known: %s)", list);
 			return -EINVAL;
 		}
-		if (t->opts & NM_OPT_BIT(d->id)) {
+		if (seen & NM_OPT_BIT(d->id)) {
 			WERR(w, word, "option %s given twice", d->keyword);
 			return -EINVAL;
 		}
@@ -687,8 +698,10 @@ static int parse_params(struct nm_words *w, struct nm_table *t, char *err,
 			WERR(w, val, "%s", e);
 			return -EINVAL;
 		}
+		seen |= NM_OPT_BIT(d->id);
 		t->opts |= NM_OPT_BIT(d->id);
 	}
+	normalize(t);
 	return 0;
 }
 
@@ -838,7 +851,8 @@ int nm_table_format(const struct nm_table *t, char *buf, size_t len)
 		return -ENOSPC;
 	o = (size_t)n;
 	for (i = 0; i < NELEM(opt_defs); i++)
-		if (t->opts & NM_OPT_BIT(opt_defs[i].id))
+		if (t->opts & NM_OPT_BIT(opt_defs[i].id) &&
+		    !(opt_defs[i].id == NM_OPT_ROLE && t->role == NM_ROLE_SECONDARY))
 			nopts++;
 	if (!nopts)
 		return (int)o;
@@ -849,7 +863,8 @@ int nm_table_format(const struct nm_table *t, char *buf, size_t len)
 	for (i = 0; i < NELEM(opt_defs); i++) {
 		const struct nm_opt_def *d = &opt_defs[i];
 
-		if (!(t->opts & NM_OPT_BIT(d->id)))
+		if (!(t->opts & NM_OPT_BIT(d->id)) ||
+		    (d->id == NM_OPT_ROLE && t->role == NM_ROLE_SECONDARY))
 			continue;
 		if (d->format(t, val, sizeof(val)) < 0)
 			return -EINVAL;
