@@ -91,7 +91,7 @@ vm_start() {
 	done
 	if [ -n "$net" ]; then
 		args+=(-netdev "socket,id=n0,udp=127.0.0.1:${net#*:},localaddr=127.0.0.1:${net%%:*}"
-			-device "virtio-net-pci,netdev=n0,mac=52:54:00:4e:4d:0$id")
+			-device "virtio-net-pci,netdev=n0,mac=52:54:00:4e:4d:0$id,romfile=")
 	else
 		args+=(-nic none)
 	fi

@@ -5,7 +5,7 @@
 #   fail "msg"            end the test as FAIL with that reason
 #   skip "msg"            end the test as SKIP (exit 77)
 #   log "msg"             print "NMLOG: msg" on the console
-#   wait_for "cmd" SECS   poll cmd (sh -c) every 0.2 s until it succeeds;
+#   wait_for "cmd" SECS   poll cmd (eval'd in a subshell: functions work) every 0.2 s until it succeeds;
 #                         returns 1 on timeout
 #   load_netmirror [params]   modprobe the dependencies of dm-netmirror.ko
 #                         and insmod it (skip if the module is not built)
@@ -51,7 +51,7 @@ skip() {
 wait_for() {
 	local cmd=$1 t=${2:-30} end
 	end=$(( $(cut -d. -f1 /proc/uptime) + t ))
-	while ! sh -c "$cmd" >/dev/null 2>&1; do
+	while ! (eval "$cmd") >/dev/null 2>&1; do
 		[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1
 		sleep 0.2
 	done

@@ -18,8 +18,8 @@ for proto in A B C; do
 		pattern write /dev/mapper/nma "$seed" 64M $mode --quiet ||
 			fail "$proto/$ord: pattern write through the primary ($mode)"
 		# A and B complete before the peer's disk has the data: settle
-		wait_for "[ \$(nm_field nma 7) = 0 ]" 30 || fail "$proto/$ord: writes still pending: $(dmsetup status nma)"
-		wait_for "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]" 20 ||
+		wait_eval "[ \$(nm_field nma 7) = 0 ]" 30 || fail "$proto/$ord: writes still pending: $(dmsetup status nma)"
+		wait_eval "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]" 20 ||
 			fail "$proto/$ord ($mode): backing devices differ: $(dev_sum /dev/ram0) vs $(dev_sum /dev/ram1)"
 		pattern verify /dev/ram1 "$seed" 64M --direct --quiet || fail "$proto/$ord: secondary's data wrong"
 		sent=$(nm_field nma 5)

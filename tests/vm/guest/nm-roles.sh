@@ -20,16 +20,16 @@ nm_expect_fail "second primary" dmsetup message nmb 0 primary
 [ "$(nm_field nmb 1)" = secondary ] || fail "nmb became primary: $(dmsetup status nmb)"
 # switch over
 dmsetup message nma 0 secondary || fail "demote nma"
-wait_for "[ \$(nm_field nmb 1) = secondary ] && dmsetup message nmb 0 primary" 10 || fail "promote nmb: $(dmsetup status nmb)"
+wait_eval "[ \$(nm_field nmb 1) = secondary ] && dmsetup message nmb 0 primary" 10 || fail "promote nmb: $(dmsetup status nmb)"
 [ "$(nm_field nma 1)" = secondary ] || fail "nma role: $(dmsetup status nma)"
 nm_expect_fail "write to the demoted node" $DD if=/dev/zero of=/dev/mapper/nma bs=4k count=1 oflag=direct status=none
 pattern write /dev/mapper/nmb 12 8M --direct --quiet || fail "write through new primary nmb"
-wait_for "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]" 10 || fail "A's device did not get B's writes"
+wait_eval "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]" 10 || fail "A's device did not get B's writes"
 pattern verify /dev/ram0 12 8M --direct --quiet || fail "A's backing device has wrong data"
 [ "$(nm_field nma 6)" -gt 0 ] || fail "nma received nothing"
 # and back
 dmsetup message nmb 0 secondary || fail "demote nmb"
-wait_for "dmsetup message nma 0 primary" 10 || fail "promote nma again"
+wait_eval "dmsetup message nma 0 primary" 10 || fail "promote nma again"
 pattern write /dev/mapper/nma 13 4M --direct --quiet || fail "write after switching back"
 [ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ] || fail "devices differ after switching back"
 # bad messages

@@ -6,6 +6,7 @@
 #                         4 in_sync/total, 5 writes_sent, 6 writes_received,
 #                         7 pending, 8 bytes_sent, 9 bytes_received,
 #                         10 writes_rejected, 11 last_error
+#   wait_eval CMD SECS    like wait_for, CMD evaluated in this shell
 #   nm_wait_conn DEV STATE SECS   wait until DEV's connection is STATE
 #   nm_local_pair PROTO ORD [SECTORS]
 #                         nma (primary, /dev/ram0, listens 127.0.0.1:7789)
@@ -13,6 +14,17 @@
 #                         in this VM, connected; fails the test otherwise
 #   nm_local_unpair       remove both
 #   nm_expect_fail DESC CMD...   CMD must fail
+
+# like wait_for, but evaluates CMD in this shell (so it can call functions)
+wait_eval() {
+	local cmd=$1 t=${2:-30} end
+	end=$(( $(cut -d. -f1 /proc/uptime) + t ))
+	while ! eval "$cmd" >/dev/null 2>&1; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+	return 0
+}
 
 nm_field() {
 	dmsetup status "$1" | awk -v n="$2" '{ print $(3 + n) }'

@@ -1,0 +1,125 @@
+#!/bin/bash
+# Run VM tests by name.
+#
+#   tests/vm/run-test.sh NAME [NAME...]
+#
+# NAME is a guest test, tests/vm/guest/NAME.sh, or a host-side scenario,
+# tests/vm/scenarios/NAME.sh (a guest test wins if both exist).
+#
+# A guest test's header comments (first 30 lines) tell the runner:
+#   # vms: 1|2          one VM, or node a (runs the test) + node b (nmrpc peer)
+#   # disks: none|NxSIZE   N fresh file-backed disks per VM (/dev/vda...),
+#                       e.g. 2x256M; created in build/vm/ for each run
+#   # timeout: SECS     guest per-test timeout (default 300); the host kills
+#                       qemu at SECS+120
+#   # mem: MB           guest memory (default 1024)
+#   # env: k=v ...      extra kernel command line words for every VM
+# A scenario is run with bash; exit 0 = PASS, 77 = SKIP, else FAIL.  It uses
+# tests/vm/lib.sh (vm_start, vm_wait_marker, vm_kill, vm_wait, vm_verdict).
+#
+# One line per test goes to $NM_RESULTS when set ("PASS name", "FAIL name",
+# "SKIP name").  Console logs stay in build/vm/ (NAME.log, or NAME-a.log and
+# NAME-b.log); a failed test's log path and last 40 lines are printed.
+# Exit status: 0 if nothing failed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -gt 0 ] || { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
+
+trap vm_cleanup EXIT
+trap 'exit 130' INT TERM
+
+hdr() { # hdr FILE KEY DEFAULT
+	local v
+	v=$(head -n 30 "$1" | sed -n "s/^#[[:space:]]*$2:[[:space:]]*//p" | head -1)
+	echo "${v:-$3}"
+}
+
+show_log() {
+	echo "    log: $1"
+	tail -n 40 "$1" | tr -d '\r' | sed 's/^/    | /'
+}
+
+make_disks() { # make_disks SPEC PREFIX -> --disk args on stdout
+	local spec=$1 prefix=$2 n size i
+	[ "$spec" = none ] && return 0
+	n=${spec%%x*}
+	size=${spec#*x}
+	for i in $(seq 1 "$n"); do
+		rm -f "$prefix-$i.img"
+		echo "--disk"
+		echo "$prefix-$i.img:$size"
+	done
+}
+
+run_guest() {
+	local name=$1 f=$NM_VMDIR/guest/$1.sh vms disks tmo mem envs hto e out rc=0
+	vms=$(hdr "$f" vms 1)
+	disks=$(hdr "$f" disks none)
+	tmo=$(hdr "$f" timeout 300)
+	mem=$(hdr "$f" mem 1024)
+	envs=$(hdr "$f" env "")
+	hto=$((tmo + 120))
+	local common=(--timeout "$hto" --mem "$mem" --env "nm_timeout=$tmo")
+	for e in $envs; do
+		common+=(--env "$e")
+	done
+	if [ "$vms" = 1 ]; then
+		local dargs=()
+		mapfile -t dargs < <(make_disks "$disks" "$NM_OUT/$name")
+		vm_start --name "$name" --node a --tests "$name" "${common[@]}" "${dargs[@]}" > /dev/null || return 1
+		vm_wait "$VM_PID" $((hto + 10))
+		out=$(vm_verdict "$VM_LOG" "$name") || rc=1
+		echo "$out"
+		[ $rc = 0 ] || show_log "$VM_LOG"
+		return $rc
+	fi
+	# two VMs: node b (peer) first, then node a; UDP ports from our pid
+	local pa=$((20000 + ($$ * 2 + RANDOM * 2) % 40000)) pb pid_b log_b pid_a log_a outb
+	pb=$((pa + 1))
+	local da=() db=()
+	mapfile -t da < <(make_disks "$disks" "$NM_OUT/$name-a")
+	mapfile -t db < <(make_disks "$disks" "$NM_OUT/$name-b")
+	vm_start --name "$name-b" --node b --net "$pb:$pa" --env nm_role=peer "${common[@]}" "${db[@]}" > /dev/null || return 1
+	pid_b=$VM_PID log_b=$VM_LOG
+	vm_start --name "$name-a" --node a --net "$pa:$pb" --tests "$name" --env nm_peer=1 "${common[@]}" "${da[@]}" > /dev/null || return 1
+	pid_a=$VM_PID log_a=$VM_LOG
+	vm_wait "$pid_a" $((hto + 10))
+	# node a powers node b off at its end; give it a moment, then kill it
+	vm_wait "$pid_b" 15 || true
+	out=$(vm_verdict "$log_a" "$name") || rc=1
+	echo "$out"
+	if ! outb=$(vm_verdict "$log_b" -); then
+		echo "$outb (peer node b)"
+		rc=1
+	fi
+	if [ $rc != 0 ]; then
+		show_log "$log_a"
+		show_log "$log_b"
+	fi
+	return $rc
+}
+
+fails=0
+vm_build || { echo "run-test: building the VM image failed" >&2; exit 1; }
+for name in "$@"; do
+	t0=$SECONDS
+	if [ -f "$NM_VMDIR/guest/$name.sh" ]; then
+		out=$(run_guest "$name")
+		rc=$?
+	elif [ -f "$NM_VMDIR/scenarios/$name.sh" ]; then
+		out=$(bash "$NM_VMDIR/scenarios/$name.sh" 2>&1)
+		rc=$?
+	else
+		out="no such test: $name"
+		rc=1
+	fi
+	dt=$((SECONDS - t0))
+	echo "$out" | sed 's/^/  /'
+	case $rc in
+	0) nm_result PASS "$name" "${dt}s" ;;
+	77) nm_result SKIP "$name" "${dt}s" ;;
+	*) nm_result FAIL "$name" "${dt}s"; fails=$((fails + 1)) ;;
+	esac
+done
+[ "$fails" = 0 ]
