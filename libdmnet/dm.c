@@ -122,7 +122,8 @@ static struct dm_task *task(int type, const char *name, char *err,
 	last_dm_error[0] = '\0';
 	dmt = dm_task_create(type);
 	if (!dmt) {
-		nm_seterr(err, errlen, "dm_task_create failed (is device-mapper available? are you root?)");
+		nm_seterr(err, errlen, "cannot use device-mapper%s%s (dm-mod loaded? root?)",
+			  last_dm_error[0] ? ": " : "", last_dm_error);
 		return NULL;
 	}
 	if (name && !dm_task_set_name(dmt, name)) {
