@@ -1,0 +1,8 @@
+# Testbed self-test (not in suite.list): the test never ends; the guest
+# timeout must fire and the runner must report FAIL.
+# vms: 1
+# disks: none
+# timeout: 20
+echo "selftest-hang: sleeping forever"
+sleep 100000
+exit 0
