@@ -1,0 +1,104 @@
+#!/bin/bash
+# nmsetup command-line tests that need neither root nor device-mapper:
+# table printing, --dry-run output, config mode and exit codes.
+# Usage: cli_tests.sh PATH/TO/nmsetup.  One line per case; appends
+# "PASS unit/cli/<case>" / "FAIL ..." to $NM_RESULTS if set.
+set -u
+NM=${1:?path to nmsetup}
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+result() {	# result NAME OK [detail]
+	if [ "$2" = 1 ]; then
+		echo "PASS $1"; pass=$((pass + 1))
+		[ -z "${NM_RESULTS:-}" ] || echo "PASS unit/cli/$1" >> "$NM_RESULTS"
+	else
+		echo "FAIL $1: ${3:-}"; fail=$((fail + 1))
+		[ -z "${NM_RESULTS:-}" ] || echo "FAIL unit/cli/$1" >> "$NM_RESULTS"
+	fi
+}
+
+# out NAME EXPECTED_RC EXPECTED_STDOUT -- ARGS...
+out() {
+	local name=$1 rc=$2 want=$3 got r
+	shift 4
+	got=$("$NM" "$@" 2>"$tmp/err"); r=$?
+	if [ "$r" = "$rc" ] && [ "$got" = "$want" ]; then
+		result "$name" 1
+	else
+		result "$name" 0 "rc=$r (want $rc) out=[$got] want=[$want] err=[$(cat "$tmp/err")]"
+	fi
+}
+
+# code NAME EXPECTED_RC STDERR_FRAGMENT -- ARGS...
+code() {
+	local name=$1 rc=$2 frag=$3 r
+	shift 4
+	"$NM" "$@" >/dev/null 2>"$tmp/err"; r=$?
+	if [ "$r" = "$rc" ] && grep -qF -- "$frag" "$tmp/err"; then
+		result "$name" 1
+	else
+		result "$name" 0 "rc=$r (want $rc) err=[$(cat "$tmp/err")] want fragment [$frag]"
+	fi
+}
+
+cat > "$tmp/nm.conf" <<'CONF'
+resource r0 {
+    protocol C;
+    ordering drain;
+    on alpha { device nm0; disk /dev/vdb; address 169.254.0.1:7789; role primary; size 2048; }
+    on beta  { device nm0; disk /dev/vdb; address 169.254.0.2:7789; size 2048; }
+}
+CONF
+printf 'resource r0 {\n protocol D;\n}\n' > "$tmp/bad.conf"
+C="$tmp/nm.conf"
+
+out table-basic 0 "0 2048 netmirror /dev/vdb 169.254.0.2:7789 C flush" -- \
+	table nm0 /dev/vdb 169.254.0.2:7789 --size 2048
+out table-options 0 "0 8 netmirror 8:16 [fd00::2]:7789 A none 4 listen [fd00::1]:7789 role primary" -- \
+	table nm0 8:16 [fd00::2]:7789 --size 8 --protocol A --ordering=none --role primary --listen [fd00::1]:7789
+out table-role-secondary 0 "0 8 netmirror /dev/vdb 1.2.3.4:1 C flush" -- \
+	table nm0 /dev/vdb 1.2.3.4:1 --size 8 --role secondary
+out table-o 0 "0 8 netmirror /dev/vdb 1.2.3.4:1 C flush 4 meta /dev/vdc region_size 64" -- \
+	table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o region_size=64 -o meta=/dev/vdc
+out create-dry-run 0 "dmsetup create nm0 --uuid NETMIRROR-nm0 --table '0 8 netmirror /dev/vdb 1.2.3.4:1 B flush'" -- \
+	-n create nm0 /dev/vdb 1.2.3.4:1 --size 8 --protocol B
+out remove-dry-run 0 "dmsetup remove --retry nm0" -- -n remove nm0
+out primary-dry-run 0 "dmsetup message nm0 0 primary" -- -n primary nm0
+out disconnect-dry-run 0 "dmsetup message nm0 0 disconnect" -- --dry-run disconnect nm0
+out message-dry-run 0 "dmsetup message nm0 0 resync_rate 100" -- -n message nm0 resync_rate 100
+out conf-table-alpha 0 "0 2048 netmirror /dev/vdb 169.254.0.2:7789 C drain 4 listen 169.254.0.1:7789 role primary" -- \
+	-c "$C" --host alpha table r0
+out conf-table-beta 0 "0 2048 netmirror /dev/vdb 169.254.0.1:7789 C drain 2 listen 169.254.0.2:7789" -- \
+	-c "$C" --host beta table r0
+out conf-up-dry-run 0 "dmsetup create nm0 --uuid NETMIRROR-nm0 --table '0 2048 netmirror /dev/vdb 169.254.0.1:7789 C drain 2 listen 169.254.0.2:7789'" -- \
+	-c "$C" --host beta -n up r0
+out conf-down-dry-run 0 "dmsetup remove --retry nm0" -- -c "$C" --host alpha -n down r0
+out help 0 "$("$NM" --help)" -- -h
+out cmd-help 0 "$(printf 'usage: nmsetup remove NAME\n\nRemove device NAME (retries while busy).')" -- remove --help
+
+code usage-none 1 "usage: nmsetup" --
+code usage-unknown-cmd 1 'unknown command "frobnicate"' -- frobnicate
+code usage-unknown-opt 1 'unknown option "--frob"' -- status --frob
+code usage-args 1 "wrong number of arguments for create" -- create nm0 /dev/vdb
+code usage-opt-not-valid 1 "--json is not valid for remove" -- remove nm0 --json
+code usage-missing-value 1 "--size needs a value" -- table nm0 /dev/vdb 1.2.3.4:1 --size
+code usage-timeout 1 '--timeout "abc": expected seconds > 0' -- wait-sync nm0 --timeout abc
+code usage-o-syntax 1 '-o "region_size": expected KEYWORD=VALUE' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o region_size
+code parse-peer 2 'PEER "1.2.3.4": missing port' -- table nm0 /dev/vdb 1.2.3.4 --size 8
+code parse-dev 2 'LOCAL_DEV "vdb": device must be an absolute path or major:minor' -- table nm0 vdb 1.2.3.4:1 --size 8
+code parse-protocol 2 '--protocol "D": protocol must be A, B or C' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --protocol D
+code parse-role 2 '--role: option role "boss": role must be primary or secondary' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --role boss
+code parse-option 2 'unknown option "colour"' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o colour=red
+code parse-size 2 '--size "0": must be a sector count > 0' -- table nm0 /dev/vdb 1.2.3.4:1 --size 0
+code parse-name 2 "NAME: device name" -- table a/b /dev/vdb 1.2.3.4:1 --size 8
+code parse-listen-family 2 "listen and peer addresses must both be IPv4 or both IPv6" -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --listen [::1]:1
+code conf-syntax 2 "bad.conf:2: protocol must be A, B or C" -- -c "$tmp/bad.conf" table r0
+code conf-missing-file 5 "No such file or directory" -- -c "$tmp/none.conf" up r0
+code conf-missing-res 5 'no resource "r9"' -- -c "$C" --host alpha up r9
+code conf-missing-host 5 'resource r0 has no "on gamma" section' -- -c "$C" --host gamma up r0
+code size-missing-dev 3 "cannot get the size (use --size)" -- table nm0 /nonexistent/dev 1.2.3.4:1
+
+echo "cli_tests: $pass passed, $fail failed"
+[ "$fail" = 0 ]
