@@ -1,0 +1,35 @@
+# Two VMs over the emulated link: for every protocol and ordering, 64 MiB of
+# random-offset mixed-size writes on node a (primary) leave the backing
+# devices of both VMs byte-identical (checksums compared across the link).
+# vms: 2
+# disks: none
+# timeout: 1200
+# mem: 1024
+load_netmirror
+. /tests/nmlib.sh
+brd_setup 80 1
+on_peer ". /tests/lib.sh; load_netmirror; brd_setup 80 1" || fail "peer setup"
+S=$(( $(dev_size /dev/ram0) / 512 ))
+A=169.254.0.1:7789
+B=169.254.0.2:7789
+seed=200
+mode=--direct
+for proto in A B C; do
+	for ord in flush drain none; do
+		seed=$((seed + 1))
+		on_peer "dmsetup create nm0 --table '0 $S netmirror /dev/ram0 $A $proto $ord'" || fail "peer create ($proto $ord)"
+		dmsetup create nm0 --table "0 $S netmirror /dev/ram0 $B $proto $ord 2 role primary" || fail "create ($proto $ord)"
+		nm_wait_conn nm0 connected 30 || fail "$proto/$ord: no connection: $(dmsetup status nm0)"
+		pattern write /dev/mapper/nm0 "$seed" 64M $mode --quiet || fail "$proto/$ord: pattern write ($mode)"
+		wait_eval "[ \$(nm_field nm0 7) = 0 ]" 30 || fail "$proto/$ord: writes pending: $(dmsetup status nm0)"
+		mine=$(dev_sum /dev/ram0)
+		wait_eval "[ \"\$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')\" = $mine ]" 30 ||
+			fail "$proto/$ord ($mode): backing devices differ: $mine vs $(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')"
+		on_peer "pattern verify /dev/ram0 $seed 64M --direct --quiet" || fail "$proto/$ord: peer's data wrong"
+		log "$proto/$ord $mode: $(nm_field nm0 5) writes, $(nm_field nm0 8) bytes sent, both $mine"
+		dmsetup remove nm0 || fail "remove"
+		on_peer "dmsetup remove nm0" || fail "peer remove"
+		if [ "$mode" = --direct ]; then mode=--fsync; else mode=--direct; fi
+	done
+done
+exit 0
