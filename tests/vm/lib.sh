@@ -100,6 +100,8 @@ vm_start() {
 	echo "NMHOST: $(date +%T) qemu ${args[*]}" > "$VM_LOG.cmd"
 	qemu-system-x86_64 "${args[@]}" < /dev/null >> "$VM_LOG" 2>&1 &
 	VM_PID=$!
+	# no job-control "Killed" notices; vm_wait/vm_kill poll the pid instead
+	disown "$VM_PID" 2>/dev/null || true
 	NM_VM_PIDS+=("$VM_PID")
 	# watchdog: SIGKILL after $timeout s; ends by itself when qemu is gone
 	(
@@ -138,7 +140,6 @@ vm_wait() {
 		fi
 		sleep 0.1
 	done
-	wait "$pid" 2>/dev/null || true
 	return 0
 }
 
@@ -149,7 +150,6 @@ vm_kill() {
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	wait "$pid" 2>/dev/null || true
 }
 
 vm_cleanup() {
