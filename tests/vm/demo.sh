@@ -6,8 +6,7 @@
 #   tests/vm/demo.sh          (make demo)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-trap vm_cleanup EXIT
-trap 'exit 130' INT TERM
+vm_traps
 
 echo "demo: building the VM image..."
 vm_build || exit 1

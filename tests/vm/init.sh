@@ -62,6 +62,7 @@ if [ -e /sys/class/net/eth0 ]; then
 fi
 
 . /tests/lib.sh
+echo "NMBOOT: node $nm_node up at $(cut -d' ' -f1 /proc/uptime)s (kernel uptime)"
 
 nm_done() {
 	echo "NMTEST-DONE"

@@ -20,7 +20,8 @@
 #                            each test of the comma list TESTS from the console
 #                            log; TESTS "-" = no tests (peer VM): only crashes
 #                            count.  Returns 1 if anything failed.
-#   vm_cleanup               SIGKILL every VM this shell started (trap it)
+#   vm_cleanup               SIGKILL every VM this shell started
+#   vm_traps                 trap vm_cleanup on EXIT, and exit on INT/TERM
 #   nm_result VERDICT NAME [REASON]   human line + $NM_RESULTS line
 
 NM_VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,8 +39,17 @@ vm_build() {
 	overlay=$("$NM_VMDIR/mkoverlay.sh") || return 1
 	NM_KVER=$(cat "$NM_CACHE/kver")
 	NM_VMLINUX=$NM_CACHE/vmlinux-$NM_KVER
-	NM_INITRD=$NM_OUT/initrd-$$.img
-	cat "$base" "$overlay" > "$NM_INITRD"
+	# named by content: concurrent runners share it; qemu reads it at start,
+	# so old ones can go (pruned after 30 min)
+	local h
+	h=$( (basename "$base"; md5sum < "$overlay") | md5sum | cut -c1-12)
+	NM_INITRD=$NM_OUT/initrd-$h.img
+	if [ ! -s "$NM_INITRD" ]; then
+		cat "$base" "$overlay" > "$NM_INITRD.tmp.$$"
+		mv "$NM_INITRD.tmp.$$" "$NM_INITRD"
+	fi
+	touch "$NM_INITRD"
+	find "$NM_OUT" -maxdepth 1 -name 'initrd-*.img*' -mmin +30 -delete 2>/dev/null || true
 	export NM_INITRD NM_VMLINUX NM_KVER
 }
 
@@ -157,8 +167,13 @@ vm_cleanup() {
 	for p in "${NM_VM_PIDS[@]}"; do
 		kill -9 "$p" 2>/dev/null || true
 	done
-	[ -n "$NM_INITRD" ] && rm -f "$NM_INITRD"
 	return 0
+}
+
+vm_traps() {
+	trap vm_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 }
 
 # console lines outside NMDUMP-BEGIN/END sections, CRs stripped

@@ -23,8 +23,8 @@ CC=${CC:-gcc}
 for src in "$VMDIR"/src/*.c; do
 	b=$BIN/$(basename "$src" .c)
 	if [ ! -x "$b" ] || [ "$src" -nt "$b" ]; then
-		$CC -O2 -g -Wall -Wextra -Werror -static -o "$b.tmp" "$src" -lm
-		mv "$b.tmp" "$b"
+		$CC -O2 -g -Wall -Wextra -Werror -static -o "$b.tmp.$$" "$src" -lm
+		mv "$b.tmp.$$" "$b"
 	fi
 done
 
@@ -54,6 +54,9 @@ if [ -x "$TOP/tools/nmsetup" ]; then
 	done
 fi
 
-(cd "$ST" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT/overlay.cpio.tmp"
-mv "$OUT/overlay.cpio.tmp" "$OUT/overlay.cpio"
+# reproducible (fixed mtimes, inode numbers): same inputs, same bytes, so the
+# combined initrd (named by content in lib.sh) is reused
+find "$ST" -exec touch -h -d @0 {} +
+(cd "$ST" && find . | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible) > "$OUT/overlay.cpio.tmp.$$"
+mv "$OUT/overlay.cpio.tmp.$$" "$OUT/overlay.cpio"
 echo "$OUT/overlay.cpio"

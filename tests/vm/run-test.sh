@@ -26,8 +26,16 @@ set -uo pipefail
 
 [ $# -gt 0 ] || { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 
-trap vm_cleanup EXIT
-trap 'exit 130' INT TERM
+child=
+nm_runner_cleanup() {
+	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null
+	vm_cleanup
+	rm -f "$tmpout"
+}
+tmpout=$(mktemp)
+trap nm_runner_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 hdr() { # hdr FILE KEY DEFAULT
 	local v
@@ -104,18 +112,22 @@ fails=0
 vm_build || { echo "run-test: building the VM image failed" >&2; exit 1; }
 for name in "$@"; do
 	t0=$SECONDS
+	# not in a $(...) subshell: the VMs must stay known to vm_cleanup
 	if [ -f "$NM_VMDIR/guest/$name.sh" ]; then
-		out=$(run_guest "$name")
+		run_guest "$name" > "$tmpout" 2>&1
 		rc=$?
 	elif [ -f "$NM_VMDIR/scenarios/$name.sh" ]; then
-		out=$(bash "$NM_VMDIR/scenarios/$name.sh" 2>&1)
+		bash "$NM_VMDIR/scenarios/$name.sh" > "$tmpout" 2>&1 &
+		child=$!
+		wait "$child"
 		rc=$?
+		child=
 	else
-		out="no such test: $name"
+		echo "no such test: $name" > "$tmpout"
 		rc=1
 	fi
 	dt=$((SECONDS - t0))
-	echo "$out" | sed 's/^/  /'
+	sed 's/^/  /' "$tmpout"
 	case $rc in
 	0) nm_result PASS "$name" "${dt}s" ;;
 	77) nm_result SKIP "$name" "${dt}s" ;;

@@ -48,12 +48,10 @@ fi
 
 if [ -n "$bg" ]; then
 	vm_start "${args[@]}"
-	# keep the initrd: the VM reads it while it boots
 	exit 0
 fi
 
-trap vm_cleanup EXIT
-trap 'exit 130' INT TERM
+vm_traps
 vm_start "${args[@]}" > /dev/null
 start=$SECONDS
 vm_wait "$VM_PID" $((timeout + 5)) || true

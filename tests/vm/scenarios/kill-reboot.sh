@@ -6,7 +6,7 @@
 # Exit 0 = PASS.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
-trap vm_cleanup EXIT
+vm_traps
 
 name=kill-reboot
 disk=$NM_OUT/$name.img
