@@ -1,0 +1,191 @@
+/*
+ * Unit tests of the wire format (dm-mirror-net/nm_wire.h, the same header
+ * the kernel module uses): layout, byte order, and every check of
+ * nm_hdr_check() and nm_payload_check().
+ *
+ * One output line per case; with $NM_RESULTS set, appends
+ * "PASS unit/test_wire/<case>" or "FAIL ..." per case.  Exit 1 on failure.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../dm-mirror-net/nm_wire.h"
+
+static int failed;
+
+static void check(int ok, const char *name)
+{
+	const char *res = getenv("NM_RESULTS");
+
+	printf("%s %s\n", ok ? "PASS" : "FAIL", name);
+	if (!ok)
+		failed = 1;
+	if (res && *res) {
+		FILE *f = fopen(res, "a");
+
+		if (f) {
+			fprintf(f, "%s unit/test_wire/%s\n", ok ? "PASS" : "FAIL", name);
+			fclose(f);
+		}
+	}
+}
+
+#define DEV 2048ULL	/* sectors: a 1 MiB device */
+
+static struct nm_hdr hdr(__u16 type, __u32 len, __u32 seq)
+{
+	struct nm_hdr h;
+
+	nm_hdr_fill(&h, type, len, seq);
+	return h;
+}
+
+static struct nm_p_data data(__u64 sector, __u32 size, __u32 flags)
+{
+	struct nm_p_data d;
+
+	memset(&d, 0, sizeof(d));
+	d.id = nm_be64(7);
+	d.sector = nm_be64(sector);
+	d.size = nm_be32(size);
+	d.flags = nm_be32(flags);
+	d.epoch = nm_be32(1);
+	return d;
+}
+
+static int data_ok(__u64 sector, __u32 size, __u32 flags)
+{
+	struct nm_p_data d = data(sector, size, flags);
+
+	return nm_payload_check(NM_P_DATA, sizeof(d) + size, &d, DEV);
+}
+
+int main(void)
+{
+	struct nm_hdr h;
+	unsigned char raw[16];
+	__u16 t;
+
+	/* layout: fixed sizes, packed */
+	check(sizeof(struct nm_hdr) == 16, "size_hdr");
+	check(sizeof(struct nm_p_hello) == 48, "size_hello");
+	check(sizeof(struct nm_p_data) == 32, "size_data");
+	check(sizeof(struct nm_p_ack) == 16, "size_ack");
+	check(sizeof(struct nm_p_state) == 8, "size_state");
+	check(sizeof(struct nm_p_barrier) == 8, "size_barrier");
+	check(sizeof(struct nm_p_ping) == 8, "size_ping");
+	check(offsetof(struct nm_p_data, size) == 16, "offset_data_size");
+
+	/* byte order: big-endian on the wire */
+	h = hdr(NM_P_DATA, 0x01020304, 0x0a0b0c0d);
+	memcpy(raw, &h, sizeof(raw));
+	check(raw[0] == 0x4e && raw[1] == 0x4d && raw[2] == 0x49 && raw[3] == 0x52,
+	      "magic_bytes_NMIR");
+	check(raw[4] == 0 && raw[5] == NM_P_DATA, "type_big_endian");
+	check(raw[8] == 1 && raw[9] == 2 && raw[10] == 3 && raw[11] == 4,
+	      "length_big_endian");
+	check(raw[12] == 0x0a && raw[15] == 0x0d, "seq_big_endian");
+
+	/* header checks */
+	for (t = NM_P_HELLO; t < NM_P_MAX; t++) {
+		char name[64];
+
+		h = hdr(t, nm_fixed_len(t), 3);
+		snprintf(name, sizeof(name), "hdr_valid_type_%u", t);
+		check(nm_hdr_check(&h, 3) == 0, name);
+	}
+	h = hdr(NM_P_PING, 8, 0);
+	h.magic = nm_be32(0x4e4d4953);
+	check(nm_hdr_check(&h, 0) == -EBADMSG, "hdr_bad_magic");
+	h = hdr(0, 8, 0);
+	check(nm_hdr_check(&h, 0) == -EPROTO, "hdr_type_zero");
+	h = hdr(NM_P_MAX, 8, 0);
+	check(nm_hdr_check(&h, 0) == -EPROTO, "hdr_type_too_big");
+	h = hdr(0xffff, 8, 0);
+	check(nm_hdr_check(&h, 0) == -EPROTO, "hdr_type_ffff");
+	h = hdr(NM_P_PING, 8, 0);
+	h.flags = nm_be16(1);
+	check(nm_hdr_check(&h, 0) == -EPROTO, "hdr_flags_nonzero");
+	h = hdr(NM_P_PING, 8, 5);
+	check(nm_hdr_check(&h, 4) == -EILSEQ, "hdr_seq_skip");
+	check(nm_hdr_check(&h, 6) == -EILSEQ, "hdr_seq_replay");
+	h = hdr(NM_P_PING, 9, 0);
+	check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_ping_too_long");
+	h = hdr(NM_P_HELLO, 47, 0);
+	check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_hello_short");
+	h = hdr(NM_P_DATA, 31, 0);
+	check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_data_shorter_than_fixed");
+	h = hdr(NM_P_DATA, 32 + NM_MAX_DATA, 0);
+	check(nm_hdr_check(&h, 0) == 0, "hdr_data_max");
+	h = hdr(NM_P_DATA, 32 + NM_MAX_DATA + 1, 0);
+	check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_data_over_max");
+	h = hdr(NM_P_DATA, 0xffffffff, 0);
+	check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_data_len_ffffffff");
+
+	/* P_DATA payload checks */
+	check(data_ok(0, 4096, 0) == 0, "data_valid");
+	check(data_ok(DEV - 8, 4096, NM_DF_FUA) == 0, "data_at_end_fua");
+	check(data_ok(0, 0, NM_DF_FLUSH) == 0, "data_empty_flush");
+	check(data_ok(0, 0, 0) == -EINVAL, "data_empty_without_flush");
+	check(data_ok(0, 100, 0) == -EINVAL, "data_size_not_sector_multiple");
+	check(data_ok(DEV - 7, 4096, 0) == -ERANGE, "data_past_end");
+	check(data_ok(DEV + 1, 512, 0) == -ERANGE, "data_sector_past_end");
+	check(data_ok(~0ULL, 512, 0) == -ERANGE, "data_sector_overflow");
+	check(data_ok(~0ULL - 1, 1024, 0) == -ERANGE, "data_sector_wraps");
+	check(data_ok(0, 512, 0x4) == -EPROTO, "data_unknown_flag");
+	{
+		struct nm_p_data d = data(0, 4096, 0);
+
+		check(nm_payload_check(NM_P_DATA, sizeof(d) + 512, &d, DEV) ==
+		      -EMSGSIZE, "data_size_disagrees_with_length");
+	}
+
+	/* P_HELLO */
+	{
+		struct nm_p_hello m;
+
+		memset(&m, 0, sizeof(m));
+		m.proto_min = nm_be32(1);
+		m.proto_max = nm_be32(1);
+		m.protocol = nm_be32(NM_PROTO_C);
+		m.disk = nm_be32(NM_DISK_UPTODATE);
+		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == 0, "hello_valid");
+		m.proto_min = nm_be32(2);
+		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == -EPROTO,
+		      "hello_min_above_max");
+		m.proto_min = nm_be32(1);
+		m.role = nm_be32(2);
+		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == -EPROTO,
+		      "hello_bad_role");
+		m.role = 0;
+		m.disk = nm_be32(NM_DISK_MAX);
+		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == -EPROTO,
+		      "hello_bad_disk");
+		m.disk = 0;
+		m.protocol = nm_be32(3);
+		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == -EPROTO,
+		      "hello_bad_protocol");
+	}
+	/* P_STATE, acks */
+	{
+		struct nm_p_state s = { nm_be32(1), nm_be32(1) };
+		struct nm_p_ack a = { nm_be64(1), 0, 0 };
+
+		check(nm_payload_check(NM_P_STATE, 8, &s, DEV) == 0, "state_valid");
+		s.role = nm_be32(5);
+		check(nm_payload_check(NM_P_STATE, 8, &s, DEV) == -EPROTO,
+		      "state_bad_role");
+		check(nm_payload_check(NM_P_WRITE_ACK, 16, &a, DEV) == 0, "ack_valid");
+		a.status = nm_be32(5);
+		check(nm_payload_check(NM_P_WRITE_ACK, 16, &a, DEV) == 0,
+		      "ack_with_errno");
+		a.status = nm_be32(4096);
+		check(nm_payload_check(NM_P_WRITE_ACK, 16, &a, DEV) == -EPROTO,
+		      "ack_status_out_of_range");
+	}
+	check(nm_payload_check(0, 0, raw, DEV) == -EPROTO, "payload_unknown_type");
+
+	printf("test_wire: %s\n", failed ? "FAILED" : "all passed");
+	return failed;
+}
