@@ -7,7 +7,7 @@
 #                            VM_LOG and prints "PID LOG".  opts as vm.sh:
 #                            --name N --node a|b --tests t1,t2 --timeout S
 #                            --disk PATH[:SIZE] (repeat) --net LOCAL:PEER
-#                            --env k=v (repeat) --mem MB
+#                            --env k=v (repeat) --mem MB --smp N (default 2)
 #                            The VM is SIGKILLed after --timeout seconds
 #                            (default 600), "NMHOST: host timeout" is then
 #                            appended to its log.
@@ -61,7 +61,7 @@ nm_accel() {
 }
 
 vm_start() {
-	local name=vm node=a tests= timeout=600 mem=1024 net= envs=() disks=() a
+	local name=vm node=a tests= timeout=600 mem=1024 smp=2 net= envs=() disks=() a
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--name) name=$2; shift 2 ;;
@@ -72,6 +72,7 @@ vm_start() {
 		--net) net=$2; shift 2 ;;
 		--env) envs+=("$2"); shift 2 ;;
 		--mem) mem=$2; shift 2 ;;
+		--smp) smp=$2; shift 2 ;;
 		*) echo "vm_start: unknown option $1" >&2; return 2 ;;
 		esac
 	done
@@ -85,7 +86,7 @@ vm_start() {
 	for a in "${envs[@]}"; do
 		cmdline+=" $a"
 	done
-	local args=(-M pc -cpu max -smp 2 -m "$mem" -accel "$(nm_accel)"
+	local args=(-M pc -cpu max -smp "$smp" -m "$mem" -accel "$(nm_accel)"
 		-kernel "$NM_VMLINUX" -initrd "$NM_INITRD" -append "$cmdline"
 		-nographic -no-reboot -monitor none)
 	local d path size

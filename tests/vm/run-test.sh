@@ -13,6 +13,7 @@
 #   # timeout: SECS     guest per-test timeout (default 300); the host kills
 #                       qemu at SECS+120
 #   # mem: MB           guest memory (default 1024)
+#   # smp: N            guest CPUs (default 2)
 #   # env: k=v ...      extra kernel command line words for every VM
 # A scenario is run with bash; exit 0 = PASS, 77 = SKIP, else FAIL.  It uses
 # tests/vm/lib.sh (vm_start, vm_wait_marker, vm_kill, vm_wait, vm_verdict).
@@ -61,14 +62,15 @@ make_disks() { # make_disks SPEC PREFIX -> --disk args on stdout
 }
 
 run_guest() {
-	local name=$1 f=$NM_VMDIR/guest/$1.sh vms disks tmo mem envs hto e out rc=0
+	local name=$1 f=$NM_VMDIR/guest/$1.sh vms disks tmo mem smp envs hto e out rc=0
 	vms=$(hdr "$f" vms 1)
 	disks=$(hdr "$f" disks none)
 	tmo=$(hdr "$f" timeout 300)
 	mem=$(hdr "$f" mem 1024)
+	smp=$(hdr "$f" smp 2)
 	envs=$(hdr "$f" env "")
 	hto=$((tmo + 120))
-	local common=(--timeout "$hto" --mem "$mem" --env "nm_timeout=$tmo")
+	local common=(--timeout "$hto" --mem "$mem" --smp "$smp" --env "nm_timeout=$tmo")
 	for e in $envs; do
 		common+=(--env "$e")
 	done

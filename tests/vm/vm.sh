@@ -3,7 +3,7 @@
 #
 #   tests/vm/vm.sh [--name NAME] [--node a|b] [--tests t1,t2] [--timeout SECS]
 #                  [--disk PATH[:SIZE]]... [--net LOCALPORT:PEERPORT]
-#                  [--env k=v]... [--mem MB] [--bg] [--shell]
+#                  [--env k=v]... [--mem MB] [--smp N] [--bg] [--shell]
 #
 #   --name     console log goes to build/vm/NAME.log (default: vm)
 #   --node     a (169.254.0.1, default) or b (169.254.0.2)
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--tests) tests=$2; args+=("$1" "$2"); shift 2 ;;
 	--name) name=$2; args+=("$1" "$2"); shift 2 ;;
 	--timeout) timeout=$2; args+=("$1" "$2"); shift 2 ;;
-	--node|--disk|--net|--env|--mem) args+=("$1" "$2"); shift 2 ;;
+	--node|--disk|--net|--env|--mem|--smp) args+=("$1" "$2"); shift 2 ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	esac
