@@ -47,12 +47,12 @@
  * Status line (after the target name):
  *   <role> <connection> <disk>/<peer_disk> <in_sync_regions>/<total_regions>
  *   <writes_sent> <writes_received> <pending> <bytes_sent> <bytes_received>
+ *   <writes_rejected> <last_error>
  *   [further fields of newer modules, kept verbatim in nm_status.extra]
  *   Older modules may stop after any group from the 4th on.
- *   NOTE: the contract announces <resync_rate_kibs> <eta_seconds> as the
- *   next fields, but dm-netmirror 1.1.0 already appends <writes_rejected>
- *   <last_error> there.  Until that is settled, fields 10+ are not
- *   interpreted; read them from nm_status.extra.
+ *   NOTE: fields 10/11 are what dm-netmirror 1.1.0 emits (docs/netmirror.rst);
+ *   the original contract had announced <resync_rate_kibs> <eta_seconds>
+ *   as the next fields - those will now be 12/13 and are kept in extra.
  *
  * Canonical table form = what dm-netmirror 1.1 reprints: "role secondary"
  * is the default and is not reprinted (nor by nm_table_format()); the
@@ -239,13 +239,14 @@ enum nm_disk {
 enum nm_status_group {
 	NM_SG_ROLE, NM_SG_CONN, NM_SG_DISKS, NM_SG_REGIONS,	/* mandatory */
 	NM_SG_WRITES_SENT, NM_SG_WRITES_RECEIVED, NM_SG_PENDING,
-	NM_SG_BYTES_SENT, NM_SG_BYTES_RECEIVED,			/* 1.1 */
+	NM_SG_BYTES_SENT, NM_SG_BYTES_RECEIVED,
+	NM_SG_WRITES_REJECTED, NM_SG_LAST_ERROR,		/* 1.1.0 */
 	NM__SG_COUNT
 };
 #define NM_STATUS_MIN_GROUPS	4
 
 struct nm_status {
-	unsigned ngroups;		/* known groups present (4..9) */
+	unsigned ngroups;		/* known groups present (4..11) */
 	enum nm_role role;
 	enum nm_conn conn;
 	enum nm_disk disk, peer_disk;
@@ -257,6 +258,9 @@ struct nm_status {
 	uint64_t in_sync_regions, total_regions;
 	uint64_t writes_sent, writes_received, pending;
 	uint64_t bytes_sent, bytes_received;
+	uint64_t writes_rejected;
+	/* "-" or one word (peer_timeout, bad_handshake, ...); "" if absent */
+	char last_error[NM_STATUS_WORD_MAX * 2];
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;
 	char extra[NM_STATUS_EXTRA_MAX];

@@ -62,7 +62,7 @@ static int state_word(const char *w, const char *const *names, size_t n,
 static const char *const group_names[NM__SG_COUNT] = {
 	"role", "connection", "disk/peer_disk", "in_sync/total regions",
 	"writes_sent", "writes_received", "pending", "bytes_sent",
-	"bytes_received",
+	"bytes_received", "writes_rejected", "last_error",
 };
 
 int nm_status_parse(const char *params, struct nm_status *out, char *err,
@@ -73,7 +73,7 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 	char word[NM_STATUS_EXTRA_MAX];
 	uint64_t *nums[] = {
 		&s.writes_sent, &s.writes_received, &s.pending, &s.bytes_sent,
-		&s.bytes_received,
+		&s.bytes_received, &s.writes_rejected,
 	};
 	unsigned g;
 	int r;
@@ -156,6 +156,20 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 				return -EINVAL;
 			}
 			break;
+		case NM_SG_LAST_ERROR: {
+			const char *p;
+
+			for (p = word; *p; p++)
+				if (!isgraph((unsigned char)*p) || *p == '"' || *p == '\\')
+					break;
+			if (*p || strlen(word) >= sizeof(s.last_error)) {
+				nm_seterr(err, errlen, "word %u \"%.40s\": bad last_error word",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			strcpy(s.last_error, word);
+			break;
+		}
 		default:
 			if (nm_parse_u64(word, nums[g - NM_SG_WRITES_SENT])) {
 				nm_seterr(err, errlen, "word %u \"%.40s\": %s must be a decimal number",
@@ -201,7 +215,7 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 {
 	const uint64_t nums[] = {
 		s->writes_sent, s->writes_received, s->pending, s->bytes_sent,
-		s->bytes_received,
+		s->bytes_received, s->writes_rejected,
 	};
 	size_t o = 0;
 	unsigned g;
@@ -217,8 +231,10 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 	     s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str :
 	     nm_disk_str(s->peer_disk),
 	     s->in_sync_regions, s->total_regions);
-	for (g = NM_SG_WRITES_SENT; g < s->ngroups; g++)
+	for (g = NM_SG_WRITES_SENT; g < s->ngroups && g < NM_SG_LAST_ERROR; g++)
 		EMIT(" %" PRIu64, nums[g - NM_SG_WRITES_SENT]);
+	if (s->ngroups > NM_SG_LAST_ERROR)
+		EMIT(" %s", s->last_error);
 	if (s->nextra)
 		EMIT(" %s", s->extra);
 	return (int)o;
@@ -229,11 +245,11 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 {
 	static const char *const keys[] = {
 		"writes_sent", "writes_received", "pending", "bytes_sent",
-		"bytes_received",
+		"bytes_received", "writes_rejected",
 	};
 	const uint64_t nums[] = {
 		s->writes_sent, s->writes_received, s->pending, s->bytes_sent,
-		s->bytes_received,
+		s->bytes_received, s->writes_rejected,
 	};
 	size_t o = 0;
 	unsigned g;
@@ -266,9 +282,12 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 	     s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str :
 	     nm_disk_str(s->peer_disk),
 	     s->in_sync_regions, s->total_regions, nm_status_sync_percent(s));
-	for (g = NM_SG_WRITES_SENT; g < s->ngroups && g < NM__SG_COUNT; g++)
+	for (g = NM_SG_WRITES_SENT; g < s->ngroups && g < NM_SG_LAST_ERROR; g++)
 		EMIT(",\"%s\":%" PRIu64, keys[g - NM_SG_WRITES_SENT],
 		     nums[g - NM_SG_WRITES_SENT]);
+	/* last_error has no '"', '\\' or control characters by construction. */
+	if (s->ngroups > NM_SG_LAST_ERROR)
+		EMIT(",\"last_error\":\"%s\"", s->last_error);
 	if (s->nextra) {
 		const char *p;
 

@@ -398,10 +398,13 @@ static void print_status(const char *name, const struct nm_status *s)
 	       s->disk == NM_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
 	       s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str : nm_disk_str(s->peer_disk),
 	       nm_status_sync_percent(s), s->in_sync_regions, s->total_regions);
-	if (s->ngroups >= NM__SG_COUNT)
+	if (s->ngroups > NM_SG_BYTES_RECEIVED)
 		printf("\n    writes sent %" PRIu64 " received %" PRIu64 " pending %" PRIu64
 		       ", bytes sent %" PRIu64 " received %" PRIu64, s->writes_sent,
 		       s->writes_received, s->pending, s->bytes_sent, s->bytes_received);
+	if (s->ngroups > NM_SG_LAST_ERROR)
+		printf("\n    writes rejected %" PRIu64 ", last error %s",
+		       s->writes_rejected, s->last_error);
 	if (s->nextra)
 		printf("\n    further fields: %s", s->extra);
 }

@@ -443,13 +443,15 @@ static void test_status(void)
 	static const struct { const char *in; unsigned groups; } rt[] = {
 		{ "primary connected uptodate/uptodate 100/100 5 0 0 20480 0", 9 },
 		{ "secondary sync_target inconsistent/uptodate 10/100 0 5 1 0 20480", 9 },
-		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 0 -", 9 },
-		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 foo 7 bar", 9 },
+		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 0 -", 11 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 foo 7 bar", 11 },
 		{ "primary standalone uptodate/unknown 0/0", 4 },
 		{ "secondary connecting outdated/unknown 3/8 1 2", 6 },
 		{ "primary standalone failed/diskless 0/16 0 0 0 0 0", 9 },
 		{ "primary verifying uptodate/uptodate 5/5 0 0 0 0 0", 9 },
 		{ "secondary connected attaching/uptodate 5/5", 4 },
+		{ "secondary connecting outdated/unknown 0/16 0 0 0 0 0 3 peer_timeout", 11 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 - 1024 90", 11 },
 	};
 	static const struct { const char *in, *frag; } bad[] = {
 		{ "", "word 1: missing role" },
@@ -467,6 +469,8 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 1/1 -5", "word 5 \"-5\": writes_sent must be a decimal number" },
 		{ "primary connected uptodate/uptodate 1/1 1 2 x", "word 7 \"x\": pending must be a decimal number" },
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5x", "word 9 \"5x\": bytes_received must be a decimal number" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 x", "word 10 \"x\": writes_rejected must be a decimal number" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 a\"b", "word 11 \"a\"b\": bad last_error word" },
 	};
 	char buf[NM_LINE_MAX], err[NM_ERRLEN];
 	struct nm_status s;
@@ -510,11 +514,22 @@ static void test_status(void)
 
 	nm_status_parse(rt[2].in, &s, err, sizeof(err));
 	/* dm-netmirror 1.1.0 appends <writes_rejected> <last_error>. */
-	ok = s.ngroups == 9 && s.nextra == 2 && !strcmp(s.extra, "0 -");
-	report(ok, "status/kernel-1.1-extra-fields");
+	ok = s.ngroups == 11 && s.nextra == 0 && s.writes_rejected == 0 &&
+	     !strcmp(s.last_error, "-");
+	report(ok, "status/kernel-1.1-fields");
+
+	nm_status_parse(rt[9].in, &s, err, sizeof(err));
+	ok = s.ngroups == 11 && s.writes_rejected == 3 &&
+	     !strcmp(s.last_error, "peer_timeout") && s.disk == NM_DISK_OUTDATED;
+	report(ok, "status/last-error");
+
+	/* The announced resync_rate_kibs/eta_seconds would come after. */
+	nm_status_parse(rt[10].in, &s, err, sizeof(err));
+	ok = s.nextra == 2 && !strcmp(s.extra, "1024 90");
+	report(ok, "status/newer-fields-kept");
 
 	nm_status_parse(rt[3].in, &s, err, sizeof(err));
-	ok = s.nextra == 5 && !strcmp(s.extra, "0 0 foo 7 bar");
+	ok = s.nextra == 3 && !strcmp(s.extra, "foo 7 bar") && !strcmp(s.last_error, "0");
 	report(ok, "status/unknown-extra-kept");
 
 	nm_status_parse(rt[4].in, &s, err, sizeof(err));
@@ -537,7 +552,7 @@ static void test_status(void)
 		     "\"disk\":\"uptodate\",\"peer_disk\":\"uptodate\",\"in_sync_regions\":1,"
 		     "\"total_regions\":1,\"sync_percent\":100.00,\"writes_sent\":0,"
 		     "\"writes_received\":0,\"pending\":0,\"bytes_sent\":0,\"bytes_received\":0,"
-		     "\"extra\":\"0 0 foo 7 bar\"}");
+		     "\"writes_rejected\":0,\"last_error\":\"0\",\"extra\":\"foo 7 bar\"}");
 	if (!ok)
 		FAILWHY("%s", buf);
 	report(ok, "status/json");
