@@ -119,6 +119,8 @@ for t in $(echo "$nm_tests" | tr ',' ' '); do
 	*) verdict=FAIL; reason=$(cat /tmp/nm_fail_reason 2>/dev/null); reason=${reason:-exit status $rc} ;;
 	esac
 	newlog=$(dmesg | sed -n "/NMTEST-START $t\$/,\$p")
+	# marker gone (ring buffer wrapped): check all that is left
+	[ -n "$newlog" ] || newlog=$(dmesg)
 	bad=$(echo "$newlog" | grep -E "$DMESG_BAD" | head -5)
 	if [ -n "$bad" ]; then
 		verdict=FAIL
