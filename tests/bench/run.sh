@@ -10,6 +10,8 @@
 # into build/bench/results.txt and prints it.  The per-run samples (NMLOG
 # lines) go to build/bench/samples.txt.  See tests/bench/README.md.
 set -uo pipefail
+# (all in main: bash reads a script as it runs, and this one may be edited meanwhile)
+main() {
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=1
 reps=3
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if [ $build = 1 ]; then
-	make -C "$top" module lib tools >/dev/null || { echo "run.sh: build failed" >&2; exit 1; }
+	make -C "$top" module lib tools >/dev/null || { echo "run.sh: build failed" >&2; return 1; }
 fi
 out=$top/build/bench
 mkdir -p "$out"
@@ -42,12 +44,12 @@ mem=$(head -n 30 "$g" | sed -n 's/^#[[:space:]]*mem:[[:space:]]*//p' | head -1)
 "$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((${tmo:-1500} + 120)) \
 	--mem "${mem:-1024}" --env "nm_timeout=${tmo:-1500}" --env "nm_bench_reps=$reps"
 rc=$?
-[ -f "$log" ] || { echo "run.sh: no console log $log" >&2; exit 1; }
+[ -f "$log" ] || { echo "run.sh: no console log $log" >&2; return 1; }
 tr -d '\r' < "$log" | sed -n 's/^NMLOG: bench //p' > "$out/samples.txt"
 tr -d '\r' < "$log" | sed -n 's/^NMBENCH: \{0,1\}//p' > "$out/results.txt"
 if [ ! -s "$out/results.txt" ]; then
 	echo "run.sh: no results in $log (test status $rc)" >&2
-	exit 1
+	return 1
 fi
 {
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), git $(git -C "$top" rev-parse --short HEAD 2>/dev/null), ${SECONDS}s wall ($((SECONDS - t0))s VM)"
@@ -56,4 +58,7 @@ fi
 } > "$out/results.tmp" && mv "$out/results.tmp" "$out/results.txt"
 cat "$out/results.txt"
 echo "(build/bench/results.txt; per-run samples in build/bench/samples.txt; console log $log)"
-exit $rc
+return $rc
+}
+main "$@"
+exit $?
