@@ -12,11 +12,16 @@
  *                   secondary's list of writes in flight (peer_reqs).
  * Nothing sleeps under nm->lock; tx_mutex is never taken under nm->lock.
  *
- * Threads per device, both started at resume and stopped at postsuspend:
+ * Threads per device, all started at resume and stopped at postsuspend:
  *   nm_conn/<dev>   listens, connects, handshakes, then receives and
  *                   dispatches every packet until the link fails.
  *   nm_send/<dev>   sends queued writes (primary), write acks (secondary),
- *                   state changes and pings.
+ *                   state changes, pings and the bitmap.
+ *   nm_sync/<dev>   resync source (reads regions, sends them), lazy
+ *                   clearing of the persistent bitmap, resubmission of
+ *                   writes deferred behind a region in resync.
+ * Workqueue nm->wq (WQ_MEM_RECLAIM): marks regions in the metadata before
+ * the first write into them is issued (nm_mark_work).
  */
 #ifndef DM_NETMIRROR_H
 #define DM_NETMIRROR_H
@@ -26,7 +31,9 @@
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include "nm_wire.h"
+#include "nm_meta.h"
 
 #define DM_MSG_PREFIX "netmirror"
 
@@ -40,6 +47,9 @@ enum nm_cstate {
 };
 
 #define NM_DEFAULT_REGION	1024	/* sectors: 512 KiB */
+#define NM_MAX_REGION		(NM_MAX_DATA >> SECTOR_SHIFT)
+#define NM_RS_WINDOW		8	/* regions in resync at once */
+#define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
 #define NM_PING_INTERVAL_MS	2000
 #define NM_TIMEOUT_MS		6000
 #define NM_CONNECT_TIMEOUT_MS	2000
@@ -59,6 +69,7 @@ struct nm_req {
 
 #define NM_REQ_PEER	0	/* peer part still outstanding */
 #define NM_REQ_QUEUED	1	/* on send_q or wait_q */
+#define NM_REQ_DATA	2	/* counted in inflight[] */
 
 struct nm_dev {
 	struct dm_target *ti;
@@ -74,7 +85,15 @@ struct nm_dev {
 	enum nm_proto protocol;
 	enum nm_ordering ordering;
 	enum nm_role table_role;	/* role given in the table */
+	struct dm_dev *meta_dev;	/* optional: persistent bitmap */
+	u32 region_sectors;
+	bool has_region_size;
+	bool has_sync;
+	bool sync_none;			/* "sync none": trust equal devices */
+	bool has_rate;
+	u32 table_rate;			/* resync_rate from the table, KiB/s */
 	u64 nonce;
+	struct nm_meta *meta;
 
 	spinlock_t lock;
 	enum nm_cstate cstate;
@@ -96,6 +115,20 @@ struct nm_dev {
 	unsigned long *oos;		/* out-of-sync regions (peer misses) */
 	unsigned long nr_regions;
 	unsigned int region_shift;
+	u32 *inflight;			/* primary: writes in flight / region */
+	unsigned long *rs_busy;		/* regions being resynced now */
+	unsigned long *touched;		/* written since the last clear pass */
+	unsigned long *cand;		/* sync thread: clear candidates */
+	struct bio_list rs_wait;	/* writes waiting for a resync region */
+	struct bio_list mark_wait;	/* writes waiting for a metadata mark */
+	bool bm_sent;			/* our bitmap went out on this link */
+	bool bm_peer_done;		/* the peer's bitmap arrived */
+	bool rs_paused;
+	u32 rs_rate;			/* live resync_rate, KiB/s, 0 = adapt */
+	unsigned int rs_inflight;	/* regions sent, not yet acked */
+	unsigned long rs_cursor;
+	u64 sync_cookie;
+	u64 sync_acked;
 	char last_error[64];
 
 	/* connection: socket pointer changes and sends under tx_mutex */
@@ -109,6 +142,14 @@ struct nm_dev {
 	struct socket *listen_sock;
 	struct task_struct *conn_task;
 	struct task_struct *send_task;
+	struct task_struct *sync_task;
+	wait_queue_head_t sync_wq;
+	struct workqueue_struct *wq;
+	struct work_struct mark_work;
+	struct page **rs_pages;		/* one region's buffer */
+	struct kvec *rs_vec;		/* its iovec, + 1 for the header */
+	unsigned int rs_nr_pages;
+	bool send_bitmap;		/* sender: our bitmap is due */
 	wait_queue_head_t send_wq;
 	wait_queue_head_t conn_wq;
 
@@ -128,9 +169,13 @@ struct nm_dev {
 	atomic64_t bytes_received;
 	atomic64_t writes_rejected;
 	atomic_t pending;		/* writes awaiting the peer */
+	atomic64_t resync_bytes;	/* resync data sent or received */
+	atomic64_t app_bytes;		/* bytes of application writes */
+	u32 rs_kibs;			/* measured resync rate */
 };
 
 /* nm_target.c */
+int nm_map_write(struct nm_dev *nm, struct bio *bio);
 void nm_req_peer_done(struct nm_req *req, bool delivered);
 void nm_req_put(struct nm_req *req);
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
@@ -142,6 +187,7 @@ void nm_conn_stop(struct nm_dev *nm);
 void nm_conn_kick(struct nm_dev *nm);	/* wake the sender */
 void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */
 int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
+int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int nm_recv_full(struct socket *sock, void *buf, size_t len);
 const char *nm_cstate_name(enum nm_cstate s);
 
@@ -151,5 +197,22 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch);
 void nm_peer_drain(struct nm_dev *nm);
 int nm_peer_send_acks(struct nm_dev *nm);
 void nm_peer_reset(struct nm_dev *nm);
+int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_rs_start(struct nm_dev *nm, u64 count);
+int nm_peer_rs_done(struct nm_dev *nm);
+int nm_peer_sync(struct nm_dev *nm, __be64 cookie);
+
+/* nm_sync.c: bitmap exchange, resync source, lazy clearing */
+int nm_sync_start(struct nm_dev *nm);
+void nm_sync_stop(struct nm_dev *nm);
+void nm_sync_kick(struct nm_dev *nm);
+int nm_send_bitmap(struct nm_dev *nm);
+int nm_recv_bitmap(struct nm_dev *nm, const struct nm_p_bitmap *b,
+		   u32 len);
+void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
+void nm_sync_link_down(struct nm_dev *nm);
+void nm_mark_work(struct work_struct *w);
+void nm_regions(struct nm_dev *nm, struct bio *bio, unsigned long *first,
+		unsigned long *last);
 
 #endif

@@ -79,30 +79,44 @@ static int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n,
 	return nm_xmit(nm->sock, &msg);
 }
 
-/* Send a packet with a fixed payload.  Takes tx_mutex. */
-int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
+/*
+ * Send one packet whose payload is @vec[0..n-1] (header built here).
+ * Takes tx_mutex.  Used for every packet but P_DATA.
+ */
+int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 {
 	struct nm_hdr h;
-	struct kvec vec[2];
-	int r;
+	struct kvec hv = { .iov_base = &h, .iov_len = sizeof(h) };
+	size_t len = 0;
+	int i, r;
 
+	for (i = 0; i < n; i++)
+		len += vec[i].iov_len;
 	mutex_lock(&nm->tx_mutex);
 	if (!nm->sock) {
 		mutex_unlock(&nm->tx_mutex);
 		return -ENOTCONN;
 	}
 	nm_hdr_fill(&h, type, len, nm->tx_seq++);
-	vec[0].iov_base = &h;
-	vec[0].iov_len = sizeof(h);
-	vec[1].iov_base = (void *)p;
-	vec[1].iov_len = len;
-	r = nm_send_kvec(nm, vec, 2, sizeof(h) + len, false);
+	r = nm_send_kvec(nm, &hv, 1, sizeof(h), len != 0);
+	if (!r && len)
+		r = nm_send_kvec(nm, vec, n, len, false);
 	if (!r) {
 		nm->last_tx = jiffies;
 		atomic64_add(sizeof(h) + len, &nm->bytes_sent);
+	} else {
+		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
 	}
 	mutex_unlock(&nm->tx_mutex);
 	return r;
+}
+
+/* Send a packet with a fixed payload.  Takes tx_mutex. */
+int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
+{
+	struct kvec vec = { .iov_base = (void *)p, .iov_len = len };
+
+	return nm_send_vec(nm, type, &vec, 1);
 }
 
 /* Receive exactly @len bytes; -EAGAIN on the socket's receive timeout. */
@@ -253,7 +267,7 @@ static bool nm_send_pending(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, flags);
 	work = nm->cstate >= NM_C_CONNECTED &&
 	       (!list_empty(&nm->send_q) || !list_empty(&nm->ack_q) ||
-		nm->send_state);
+		nm->send_state || nm->send_bitmap);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	return work;
 }
@@ -289,6 +303,12 @@ static int nm_sender(void *arg)
 			mutex_unlock(&nm->tx_mutex);
 			nm_send_ctrl(nm, NM_P_STATE, &s, sizeof(s));
 		}
+		spin_lock_irqsave(&nm->lock, flags);
+		state = nm->send_bitmap && nm->cstate >= NM_C_CONNECTED;
+		nm->send_bitmap = false;
+		spin_unlock_irqrestore(&nm->lock, flags);
+		if (state)
+			nm_send_bitmap(nm);
 		nm_peer_send_acks(nm);
 		while (nm_send_one(nm))
 			cond_resched();
@@ -395,6 +415,7 @@ static void nm_hello_fill(struct nm_dev *nm, struct nm_p_hello *m)
 	m->disk = nm_be32(nm->disk);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	m->protocol = nm_be32(nm->protocol);
+	m->region_sectors = nm_be32(nm->region_sectors);
 }
 
 /*
@@ -448,6 +469,8 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		why = "version_mismatch";
 	else if (nm_h32(in.m.protocol) != nm->protocol)
 		why = "protocol_mismatch";
+	else if (nm_h32(in.m.region_sectors) != nm->region_sectors)
+		why = "region_size_mismatch";
 	else if (peer_nonce == nm->nonce)
 		why = "connected_to_self";
 	else if (peer_sectors < nm->sectors)
@@ -521,6 +544,9 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		struct nm_p_ack ack;
 		struct nm_p_barrier barrier;
 		struct nm_p_ping ping;
+		struct nm_p_bitmap bitmap;
+		struct nm_p_count count;
+		struct nm_p_rs_ack rs_ack;
 	} p;
 	struct nm_hdr h;
 	unsigned long flags;
@@ -584,6 +610,34 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		case NM_P_BARRIER_ACK:
 		case NM_P_PING_ACK:
 			break;
+		case NM_P_BITMAP:
+			r = nm_recv_bitmap(nm, &p.bitmap, len);
+			break;
+		case NM_P_BITMAP_DONE:
+			spin_lock_irqsave(&nm->lock, flags);
+			nm->bm_peer_done = true;
+			spin_unlock_irqrestore(&nm->lock, flags);
+			nm_sync_kick(nm);
+			break;
+		case NM_P_RS_START:
+			r = nm_peer_rs_start(nm, nm_h64(p.count.count));
+			break;
+		case NM_P_RS_DATA:
+			r = nm_peer_rs_data(nm, &p.data);
+			break;
+		case NM_P_RS_ACK:
+			nm_rs_ack(nm, &p.rs_ack);
+			break;
+		case NM_P_RS_DONE:
+			r = nm_peer_rs_done(nm);
+			break;
+		case NM_P_SYNC:
+			r = nm_peer_sync(nm, p.ping.cookie);
+			break;
+		case NM_P_SYNC_ACK:
+			WRITE_ONCE(nm->sync_acked, nm_h64(p.ping.cookie));
+			nm_sync_kick(nm);
+			break;
 		case NM_P_PING:
 			r = nm_send_ctrl(nm, NM_P_PING_ACK, &p.ping,
 					 sizeof(p.ping));
@@ -622,8 +676,6 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	list_splice_tail_init(&nm->wait_q, &failed);
 	list_for_each_entry(req, &failed, list)
 		clear_bit(NM_REQ_QUEUED, &req->flags);
-	if (nm->role == NM_ROLE_SECONDARY && nm->peer_role == NM_ROLE_PRIMARY)
-		nm->disk = NM_DISK_OUTDATED;
 	nm->peer_disk = NM_DISK_UNKNOWN;
 	spin_unlock_irqrestore(&nm->lock, flags);
 
@@ -631,6 +683,7 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 		list_del_init(&req->list);
 		nm_req_peer_done(req, false);
 	}
+	nm_sync_link_down(nm);
 	nm_peer_drain(nm);
 	sock_release(s);
 	DMINFO("%s: connection to %s closed", nm_name(nm), nm->peer_str);
@@ -654,6 +707,9 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s)
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->conn_gen++;
 	nm->cstate = NM_C_CONNECTED;
+	nm->send_bitmap = true;
+	nm->bm_sent = false;
+	nm->bm_peer_done = false;
 	strscpy(nm->last_error, "-", sizeof(nm->last_error));
 	spin_unlock_irqrestore(&nm->lock, flags);
 	DMINFO("%s: connected to %s", nm_name(nm), nm->peer_str);
@@ -754,11 +810,17 @@ int nm_conn_start(struct nm_dev *nm)
 		return PTR_ERR(t);
 	}
 	nm->conn_task = t;
+	t = NULL;
+	if (nm_sync_start(nm)) {
+		nm_conn_stop(nm);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 void nm_conn_stop(struct nm_dev *nm)
 {
+	nm_sync_stop(nm);
 	if (nm->conn_task) {
 		nm_conn_drop(nm);
 		wake_up(&nm->conn_wq);

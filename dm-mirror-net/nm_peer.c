@@ -11,12 +11,15 @@
  * ("drain"), then flushes the backing device ("flush"), acknowledges the
  * barrier, and only then reads (and issues) the next epoch's writes.
  * Ordering "none" sends no barriers; writes are issued as they come.
+ * Resync writes (P_RS_DATA) take the same path, outside the epochs; when
+ * one completes, its region is in sync here and P_RS_ACK goes back.
  *
  * Lock order: nm->lock (irqsave) protects ack_q; no other lock is taken.
  */
 #include <linux/slab.h>
 #include <linux/blkdev.h>
 #include <linux/mm.h>
+#include <linux/bitmap.h>
 #include "dm-netmirror.h"
 
 struct nm_peer_req {
@@ -25,6 +28,7 @@ struct nm_peer_req {
 	struct list_head inflight;	/* nm->peer_reqs while on disk */
 	sector_t sector;
 	unsigned int sectors;
+	bool resync;			/* P_RS_DATA: answer P_RS_ACK */
 	u64 id;
 	int status;
 	unsigned int nr_pages;
@@ -45,6 +49,7 @@ static void nm_peer_endio(struct bio *bio)
 {
 	struct nm_peer_req *pr = bio->bi_private;
 	struct nm_dev *nm = pr->nm;
+	bool ack = pr->resync || nm->protocol == NM_PROTO_C;
 	unsigned long flags;
 
 	pr->status = blk_status_to_errno(bio->bi_status);
@@ -56,10 +61,17 @@ static void nm_peer_endio(struct bio *bio)
 	nm_peer_free_pages(pr);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_del(&pr->inflight);
-	if (nm->protocol == NM_PROTO_C)
+	if (pr->resync && !pr->status) {
+		unsigned long region = pr->sector >> nm->region_shift;
+
+		__clear_bit(region, nm->oos);
+		if (nm->meta)
+			nm_meta_clear(nm->meta, region);
+	}
+	if (ack)
 		list_add_tail(&pr->list, &nm->ack_q);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->protocol == NM_PROTO_C)
+	if (ack)
 		wake_up(&nm->send_wq);
 	else
 		kfree(pr);
@@ -90,8 +102,9 @@ static bool nm_peer_overlaps(struct nm_dev *nm, sector_t sector,
 	return hit;
 }
 
-/* A P_DATA arrived (fixed part checked); read its data and issue it. */
-int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
+/* A P_DATA or P_RS_DATA arrived (fixed part checked): read and issue it. */
+static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
+			 bool resync)
 {
 	u32 size = nm_h32(d->size), fl = nm_h32(d->flags);
 	u32 epoch = nm_h32(d->epoch);
@@ -104,11 +117,15 @@ int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
 
 	if (READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		return -EPROTO;		/* only a secondary takes writes */
-	if (nm->ordering != NM_ORD_NONE && nm->peer_epoch_valid &&
-	    epoch != nm->peer_epoch)
-		return -EPROTO;		/* epoch changed without a barrier */
-	nm->peer_epoch = epoch;
-	nm->peer_epoch_valid = true;
+	if (!resync) {
+		if (nm->ordering != NM_ORD_NONE && nm->peer_epoch_valid &&
+		    epoch != nm->peer_epoch)
+			return -EPROTO;	/* epoch changed without a barrier */
+		nm->peer_epoch = epoch;
+		nm->peer_epoch_valid = true;
+	} else if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET) {
+		return -EPROTO;		/* resync data outside a resync */
+	}
 
 	wait_event(nm->peer_wq,
 		   atomic_read(&nm->peer_inflight) < NM_PEER_MAX_INFLIGHT);
@@ -117,6 +134,7 @@ int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
 	if (!pr)
 		return -ENOMEM;
 	pr->nm = nm;
+	pr->resync = resync;
 	pr->id = nm_h64(d->id);
 	pr->nr_pages = nr;
 	INIT_LIST_HEAD(&pr->list);
@@ -162,9 +180,12 @@ int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
 	list_add_tail(&pr->inflight, &nm->peer_reqs);
 	spin_unlock_irq(&nm->lock);
 	atomic_inc(&nm->peer_inflight);
-	atomic64_inc(&nm->writes_received);
+	if (resync)
+		atomic64_add(size, &nm->resync_bytes);
+	else
+		atomic64_inc(&nm->writes_received);
 
-	if (nm->protocol == NM_PROTO_B) {
+	if (!resync && nm->protocol == NM_PROTO_B) {
 		struct nm_p_ack a = { .id = d->id };
 
 		r = nm_send_ctrl(nm, NM_P_RECV_ACK, &a, sizeof(a));
@@ -181,6 +202,82 @@ out_free:
 	nm_peer_free_pages(pr);
 	kfree(pr);
 	return r;
+}
+
+int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
+{
+	return nm_peer_write(nm, d, false);
+}
+
+int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d)
+{
+	return nm_peer_write(nm, d, true);
+}
+
+/* P_RS_START: this node becomes the resync target. */
+int nm_peer_rs_start(struct nm_dev *nm, u64 count)
+{
+	unsigned long flags, r;
+
+	if (READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
+		return -EPROTO;
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->cstate = NM_C_SYNC_TARGET;
+	nm->disk = NM_DISK_INCONSISTENT;
+	if (nm->meta) {
+		for_each_set_bit(r, nm->oos, nm->nr_regions)
+			nm_meta_set(nm->meta, r);
+		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
+	DMINFO("resync target: %llu regions to receive", count);
+	dm_table_event(nm->ti->table);
+	return 0;
+}
+
+/* P_RS_DONE: all regions arrived; make them stable, become uptodate. */
+int nm_peer_rs_done(struct nm_dev *nm)
+{
+	unsigned long flags;
+	int r;
+
+	if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET)
+		return -EPROTO;
+	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	r = blkdev_issue_flush(nm->dev->bdev);
+	if (r)
+		DMERR_LIMIT("flush of the backing device failed (%d)", r);
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->cstate = NM_C_CONNECTED;
+	if (bitmap_empty(nm->oos, nm->nr_regions))
+		nm->disk = NM_DISK_UPTODATE;
+	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
+		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT | NM_MF_HISTORY,
+				  0);
+	nm->send_state = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
+	DMINFO("resync target: done, disk %s",
+	       nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent");
+	wake_up(&nm->send_wq);
+	dm_table_event(nm->ti->table);
+	return 0;
+}
+
+/* P_SYNC: every write received so far is on stable storage, then ack. */
+int nm_peer_sync(struct nm_dev *nm, __be64 cookie)
+{
+	struct nm_p_ping p = { .cookie = cookie };
+	int r;
+
+	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	r = blkdev_issue_flush(nm->dev->bdev);
+	if (r)
+		return r;
+	return nm_send_ctrl(nm, NM_P_SYNC_ACK, &p, sizeof(p));
 }
 
 /* P_BARRIER: make epoch @epoch stable before reading the next one. */
@@ -221,8 +318,15 @@ int nm_peer_send_acks(struct nm_dev *nm)
 			.id = nm_be64(pr->id),
 			.status = nm_be32(-pr->status),
 		};
+		struct nm_p_rs_ack ra = {
+			.sector = nm_be64(pr->sector),
+			.size = nm_be32(pr->sectors << SECTOR_SHIFT),
+			.status = nm_be32(-pr->status),
+		};
 
-		if (!r)
+		if (!r && pr->resync)
+			r = nm_send_ctrl(nm, NM_P_RS_ACK, &ra, sizeof(ra));
+		else if (!r)
 			r = nm_send_ctrl(nm, NM_P_WRITE_ACK, &a, sizeof(a));
 		list_del(&pr->list);
 		kfree(pr);

@@ -104,7 +104,7 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 			 char **error)
 {
 	static const struct dm_arg _args[] = {
-		{0, 4, "Invalid number of optional arguments"},
+		{0, 12, "Invalid number of optional arguments"},
 	};
 	unsigned int argc;
 	unsigned long seen = 0;
@@ -154,6 +154,61 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 				*error = "Invalid role (want primary or secondary)";
 				return -EINVAL;
 			}
+		} else if (!strcasecmp(key, "meta")) {
+			if (test_and_set_bit(2, &seen)) {
+				*error = "Duplicate optional argument: meta";
+				return -EINVAL;
+			}
+			r = dm_get_device(nm->ti, val,
+					  dm_table_get_mode(nm->ti->table),
+					  &nm->meta_dev);
+			if (r) {
+				*error = "Cannot open metadata device";
+				return r;
+			}
+		} else if (!strcasecmp(key, "region_size")) {
+			unsigned int v;
+			char dummy;
+
+			if (test_and_set_bit(3, &seen)) {
+				*error = "Duplicate optional argument: region_size";
+				return -EINVAL;
+			}
+			if (sscanf(val, "%u%c", &v, &dummy) != 1 || v < 8 ||
+			    v > NM_MAX_REGION || !is_power_of_2(v)) {
+				*error = "Invalid region_size (want a power of two, 8..2048 sectors)";
+				return -EINVAL;
+			}
+			nm->region_sectors = v;
+			nm->has_region_size = true;
+		} else if (!strcasecmp(key, "sync")) {
+			if (test_and_set_bit(4, &seen)) {
+				*error = "Duplicate optional argument: sync";
+				return -EINVAL;
+			}
+			if (!strcmp(val, "full")) {
+				nm->sync_none = false;
+			} else if (!strcmp(val, "none")) {
+				nm->sync_none = true;
+			} else {
+				*error = "Invalid sync (want full or none)";
+				return -EINVAL;
+			}
+			nm->has_sync = true;
+		} else if (!strcasecmp(key, "resync_rate")) {
+			unsigned int v;
+			char dummy;
+
+			if (test_and_set_bit(5, &seen)) {
+				*error = "Duplicate optional argument: resync_rate";
+				return -EINVAL;
+			}
+			if (sscanf(val, "%u%c", &v, &dummy) != 1) {
+				*error = "Invalid resync_rate (want KiB/s, 0 = adaptive)";
+				return -EINVAL;
+			}
+			nm->table_rate = v;
+			nm->has_rate = true;
 		} else {
 			*error = "Unknown optional argument";
 			return -EINVAL;
@@ -163,6 +218,120 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 }
 
 static void nm_dtr(struct dm_target *ti);
+
+/* Allocate the per-region state and the resync buffer. */
+static int nm_ctr_regions(struct nm_dev *nm, char **error)
+{
+	unsigned long words;
+	unsigned int i;
+
+	nm->region_shift = ilog2(nm->region_sectors);
+	nm->nr_regions = DIV_ROUND_UP_SECTOR_T(nm->sectors, nm->region_sectors);
+	words = BITS_TO_LONGS(nm->nr_regions);
+	nm->oos = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	nm->rs_busy = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	nm->touched = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	nm->cand = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	nm->inflight = kvcalloc(nm->nr_regions, sizeof(u32), GFP_KERNEL);
+	nm->rs_nr_pages = DIV_ROUND_UP(nm->region_sectors << SECTOR_SHIFT,
+				       PAGE_SIZE);
+	nm->rs_pages = kcalloc(nm->rs_nr_pages, sizeof(struct page *),
+			       GFP_KERNEL);
+	nm->rs_vec = kcalloc(nm->rs_nr_pages + 1, sizeof(struct kvec),
+			     GFP_KERNEL);
+	if (!nm->oos || !nm->rs_busy || !nm->touched || !nm->cand ||
+	    !nm->inflight || !nm->rs_pages || !nm->rs_vec)
+		goto nomem;
+	for (i = 0; i < nm->rs_nr_pages; i++) {
+		nm->rs_pages[i] = alloc_page(GFP_KERNEL);
+		if (!nm->rs_pages[i])
+			goto nomem;
+	}
+	nm->wq = alloc_workqueue("nm_mark/%s", WQ_MEM_RECLAIM, 0,
+				 dm_device_name(dm_table_get_md(nm->ti->table)));
+	if (!nm->wq)
+		goto nomem;
+	return 0;
+nomem:
+	*error = "Cannot allocate region state";
+	return -ENOMEM;
+}
+
+static void nm_dtr_regions(struct nm_dev *nm)
+{
+	unsigned int i;
+
+	if (nm->wq)
+		destroy_workqueue(nm->wq);
+	if (nm->rs_pages)
+		for (i = 0; i < nm->rs_nr_pages; i++)
+			if (nm->rs_pages[i])
+				__free_page(nm->rs_pages[i]);
+	kfree(nm->rs_pages);
+	kfree(nm->rs_vec);
+	kvfree(nm->inflight);
+	kvfree(nm->cand);
+	kvfree(nm->touched);
+	kvfree(nm->rs_busy);
+	kvfree(nm->oos);
+}
+
+/*
+ * What this node knows of its data.  With a metadata device: the bitmap
+ * and flags on it (a fresh one has no history).  Without: no history, so a
+ * restart is a first connection.  With no history, "sync full" marks every
+ * region (the primary's copy wins), "sync none" trusts both devices.
+ */
+static int nm_ctr_history(struct nm_dev *nm, char **error)
+{
+	bool fresh = true, history = false, consistent = false;
+	u32 flags;
+	int r;
+
+	if (nm->meta_dev) {
+		struct nm_meta *m = nm_meta_open(nm->meta_dev->bdev,
+						 nm->sectors,
+						 nm->region_sectors,
+						 nm->nr_regions, &fresh, error);
+		if (IS_ERR(m))
+			return PTR_ERR(m);
+		nm->meta = m;
+		flags = nm_meta_flags(m);
+		history = !fresh && (flags & NM_MF_HISTORY);
+		consistent = flags & NM_MF_CONSISTENT;
+		nm_meta_copy_bits(m, nm->oos);
+	}
+	if (!history) {
+		if (nm->sync_none) {
+			bitmap_zero(nm->oos, nm->nr_regions);
+			consistent = true;
+		} else {
+			bitmap_fill(nm->oos, nm->nr_regions);
+			consistent = nm->table_role == NM_ROLE_PRIMARY;
+		}
+		if (nm->meta) {
+			unsigned long i;
+
+			for (i = 0; i < nm->nr_regions; i++)
+				if (test_bit(i, nm->oos))
+					nm_meta_set(nm->meta, i);
+			nm_meta_set_flags(nm->meta, NM_MF_HISTORY |
+					  (consistent ? NM_MF_CONSISTENT : 0),
+					  consistent ? 0 : NM_MF_CONSISTENT);
+			r = nm_meta_commit(nm->meta);
+			if (r) {
+				*error = "Cannot write the metadata device";
+				return r;
+			}
+		}
+	}
+	if (!consistent && nm->table_role == NM_ROLE_PRIMARY) {
+		*error = "Local data is inconsistent (an interrupted resync): cannot be primary";
+		return -EINVAL;
+	}
+	nm->disk = consistent ? NM_DISK_UPTODATE : NM_DISK_INCONSISTENT;
+	return 0;
+}
 
 /*
  * Construct: <local_dev> <peer_addr> <A|B|C> <flush|drain|none>
@@ -187,7 +356,12 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = nm;
 	nm->ti = ti;
 	nm->sectors = ti->len;
+	nm->region_sectors = NM_DEFAULT_REGION;
 	spin_lock_init(&nm->lock);
+	init_waitqueue_head(&nm->sync_wq);
+	bio_list_init(&nm->rs_wait);
+	bio_list_init(&nm->mark_wait);
+	INIT_WORK(&nm->mark_work, nm_mark_work);
 	mutex_init(&nm->tx_mutex);
 	INIT_LIST_HEAD(&nm->send_q);
 	INIT_LIST_HEAD(&nm->wait_q);
@@ -269,15 +443,9 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	nm->region_shift = ilog2(NM_DEFAULT_REGION);
-	nm->nr_regions = DIV_ROUND_UP_SECTOR_T(nm->sectors, NM_DEFAULT_REGION);
-	nm->oos = kvcalloc(BITS_TO_LONGS(nm->nr_regions), sizeof(long),
-			   GFP_KERNEL);
-	if (!nm->oos) {
-		ti->error = "Cannot allocate region bitmap";
-		r = -ENOMEM;
+	r = nm_ctr_regions(nm, &ti->error);
+	if (r)
 		goto bad;
-	}
 
 	r = bioset_init(&nm->bs, 256, 0, BIOSET_NEED_BVECS);
 	if (r) {
@@ -286,7 +454,10 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 
 	nm->role = nm->table_role;
-	nm->disk = NM_DISK_UPTODATE;
+	nm->rs_rate = nm->table_rate;
+	r = nm_ctr_history(nm, &ti->error);
+	if (r)
+		goto bad;
 	nm->peer_disk = NM_DISK_UNKNOWN;
 	nm->want_connect = true;
 	nm->cstate = NM_C_STANDALONE;
@@ -316,8 +487,14 @@ static void nm_dtr(struct dm_target *ti)
 	if (!nm)
 		return;
 	nm_conn_stop(nm);
+	if (nm->meta) {
+		nm_meta_commit(nm->meta);
+		nm_meta_close(nm->meta);
+	}
+	nm_dtr_regions(nm);
 	bioset_exit(&nm->bs);
-	kvfree(nm->oos);
+	if (nm->meta_dev)
+		dm_put_device(ti, nm->meta_dev);
 	if (nm->dev)
 		dm_put_device(ti, nm->dev);
 	kfree(nm);
@@ -341,12 +518,22 @@ void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors)
 static void nm_req_complete(struct nm_req *req)
 {
 	struct nm_dev *nm = req->nm;
-	unsigned long flags;
+	unsigned long flags, f, l, r;
+	bool wake = false;
 
+	if (test_bit(NM_REQ_DATA, &req->flags))
+		nm_regions(nm, req->bio, &f, &l);
 	spin_lock_irqsave(&nm->lock, flags);
 	if (req->epoch == nm->epoch)
 		nm->epoch_completed = true;
+	if (test_bit(NM_REQ_DATA, &req->flags)) {
+		for (r = f; r <= l; r++)
+			if (!--nm->inflight[r] && test_bit(r, nm->rs_busy))
+				wake = true;
+	}
 	spin_unlock_irqrestore(&nm->lock, flags);
+	if (wake)
+		nm_sync_kick(nm);
 	req->bio->bi_status = req->status;
 	bio_endio(req->bio);
 }
@@ -385,11 +572,35 @@ static void nm_local_endio(struct bio *clone)
 	nm_req_put(req);
 }
 
-static int nm_map_write(struct nm_dev *nm, struct bio *bio)
+/* Under nm->lock: may the write start, or must it wait (resync/mark)? */
+static struct bio_list *nm_write_wait_list(struct nm_dev *nm, unsigned long f,
+					   unsigned long l)
+{
+	unsigned long r;
+
+	for (r = f; r <= l; r++)
+		if (test_bit(r, nm->rs_busy))
+			return &nm->rs_wait;
+	if (nm->meta)
+		for (r = f; r <= l; r++)
+			if (!nm_meta_test(nm->meta, r))
+				return &nm->mark_wait;
+	return NULL;
+}
+
+/*
+ * Start a write on the primary, or park it: behind a region in resync
+ * (rs_wait, reissued by the sync thread) or behind a metadata mark
+ * (mark_wait, reissued by nm_mark_work).  Also called from those two.
+ * Returns DM_MAPIO_SUBMITTED or DM_MAPIO_KILL (caller ends the bio).
+ */
+int nm_map_write(struct nm_dev *nm, struct bio *bio)
 {
 	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	bool data = bio_sectors(bio) != 0;
+	struct bio_list *park;
+	unsigned long flags, f = 0, l = 0, r;
 	struct bio *clone;
-	unsigned long flags;
 	bool queued = false;
 
 	req->nm = nm;
@@ -398,19 +609,29 @@ static int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	req->status = BLK_STS_OK;
 	INIT_LIST_HEAD(&req->list);
 	atomic_set(&req->ref, 1);	/* dropped by the local clone */
-
-	clone = bio_alloc_clone(nm->dev->bdev, bio, GFP_NOIO, &nm->bs);
-	if (!clone)
-		return DM_MAPIO_KILL;
-	clone->bi_end_io = nm_local_endio;
-	clone->bi_private = req;
+	if (data)
+		nm_regions(nm, bio, &f, &l);
 
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->role != NM_ROLE_PRIMARY) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		bio_put(clone);
 		atomic64_inc(&nm->writes_rejected);
 		return DM_MAPIO_KILL;
+	}
+	park = data ? nm_write_wait_list(nm, f, l) : NULL;
+	if (park) {
+		bio_list_add(park, bio);
+		spin_unlock_irqrestore(&nm->lock, flags);
+		if (park == &nm->mark_wait)
+			queue_work(nm->wq, &nm->mark_work);
+		return DM_MAPIO_SUBMITTED;
+	}
+	if (data) {
+		set_bit(NM_REQ_DATA, &req->flags);
+		for (r = f; r <= l; r++) {
+			nm->inflight[r]++;
+			__set_bit(r, nm->touched);
+		}
 	}
 	if (nm->epoch_completed) {
 		nm->epoch++;
@@ -425,13 +646,24 @@ static int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		atomic_inc(&nm->pending);
 		list_add_tail(&req->list, &nm->send_q);
 		queued = true;
+	} else if (data) {
+		bitmap_set(nm->oos, f, l - f + 1);
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 
+	atomic64_add(bio->bi_iter.bi_size, &nm->app_bytes);
+	clone = bio_alloc_clone(nm->dev->bdev, bio, GFP_NOIO, &nm->bs);
+	if (!clone) {
+		req->status = BLK_STS_RESOURCE;
+		if (queued)
+			nm_conn_kick(nm);
+		nm_req_put(req);
+		return DM_MAPIO_SUBMITTED;
+	}
+	clone->bi_end_io = nm_local_endio;
+	clone->bi_private = req;
 	if (queued)
 		nm_conn_kick(nm);
-	else
-		nm_mark_oos(nm, bio->bi_iter.bi_sector, bio_sectors(bio));
 	submit_bio_noacct(clone);
 	return DM_MAPIO_SUBMITTED;
 }
@@ -468,6 +700,8 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 	enum nm_disk disk, pdisk;
 	char err[64];
 	unsigned int sz = 0, nopt;
+	u32 kibs;
+	u64 eta;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -481,7 +715,11 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		spin_unlock_irqrestore(&nm->lock, flags);
 		if (role == NM_ROLE_PRIMARY && pdisk == NM_DISK_UPTODATE && oos)
 			pdisk = NM_DISK_OUTDATED;
-		DMEMIT("%s %s %s/%s %lu/%lu %lld %lld %d %lld %lld %lld %s",
+		kibs = READ_ONCE(nm->rs_kibs);
+		eta = 0;
+		if ((cs == NM_C_SYNC_SOURCE || cs == NM_C_SYNC_TARGET) && kibs)
+			eta = div_u64((u64)oos * (nm->region_sectors / 2), kibs);
+		DMEMIT("%s %s %s/%s %lu/%lu %lld %lld %d %lld %lld %lld %s %u %llu %lld",
 		       nm_role_name(role), nm_cstate_name(cs),
 		       nm_disk_names[disk], nm_disk_names[pdisk],
 		       nm->nr_regions - oos, nm->nr_regions,
@@ -490,19 +728,31 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		       atomic_read(&nm->pending),
 		       atomic64_read(&nm->bytes_sent),
 		       atomic64_read(&nm->bytes_received),
-		       atomic64_read(&nm->writes_rejected), err);
+		       atomic64_read(&nm->writes_rejected), err,
+		       cs == NM_C_SYNC_SOURCE || cs == NM_C_SYNC_TARGET ?
+		       kibs : 0, eta, atomic64_read(&nm->resync_bytes));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s %s %s", nm->dev->name, nm->peer_str,
 		       proto[nm->protocol], ord[nm->ordering]);
 		nopt = (nm->has_listen ? 2 : 0) +
-		       (nm->table_role == NM_ROLE_PRIMARY ? 2 : 0);
+		       (nm->table_role == NM_ROLE_PRIMARY ? 2 : 0) +
+		       (nm->meta_dev ? 2 : 0) + (nm->has_region_size ? 2 : 0) +
+		       (nm->has_sync ? 2 : 0) + (nm->has_rate ? 2 : 0);
 		if (nopt)
 			DMEMIT(" %u", nopt);
 		if (nm->has_listen)
 			DMEMIT(" listen %s", nm->listen_str);
 		if (nm->table_role == NM_ROLE_PRIMARY)
 			DMEMIT(" role primary");
+		if (nm->meta_dev)
+			DMEMIT(" meta %s", nm->meta_dev->name);
+		if (nm->has_region_size)
+			DMEMIT(" region_size %u", nm->region_sectors);
+		if (nm->has_sync)
+			DMEMIT(" sync %s", nm->sync_none ? "none" : "full");
+		if (nm->has_rate)
+			DMEMIT(" resync_rate %u", nm->table_rate);
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
@@ -528,15 +778,25 @@ static int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 		DMEMIT("refused: the peer is primary");
 		return -EBUSY;
 	}
-	if (role == NM_ROLE_PRIMARY && nm->disk != NM_DISK_UPTODATE) {
+	if (role == NM_ROLE_PRIMARY && nm->disk == NM_DISK_INCONSISTENT) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		DMEMIT("refused: local disk is not uptodate");
+		DMERR("%s: refusing to become primary: local disk is inconsistent",
+		      dm_device_name(dm_table_get_md(nm->ti->table)));
+		DMEMIT("refused: local disk is inconsistent");
+		return -EBUSY;
+	}
+	if (role == NM_ROLE_SECONDARY && nm->cstate == NM_C_SYNC_SOURCE) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		DMERR("%s: refusing to become secondary during a resync",
+		      dm_device_name(dm_table_get_md(nm->ti->table)));
+		DMEMIT("refused: resync in progress");
 		return -EBUSY;
 	}
 	nm->role = role;
 	nm->send_state = true;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	nm_conn_kick(nm);
+	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 	return 0;
 }
@@ -547,9 +807,30 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 	struct nm_dev *nm = ti->private;
 	unsigned long flags;
 
+	if (argc == 2 && !strcasecmp(argv[0], "resync_rate")) {
+		unsigned int v;
+		char dummy;
+
+		if (sscanf(argv[1], "%u%c", &v, &dummy) != 1) {
+			DMERR("resync_rate wants KiB/s (0 = adaptive), not \"%s\"",
+			      argv[1]);
+			return -EINVAL;
+		}
+		WRITE_ONCE(nm->rs_rate, v);
+		nm_sync_kick(nm);
+		return 0;
+	}
 	if (argc != 1) {
-		DMERR("message takes one word: primary, secondary, connect or disconnect");
+		DMERR("unknown message or wrong number of words (want primary, secondary, connect, disconnect, resync_rate N, pause_resync, resume_resync)");
 		return -EINVAL;
+	}
+	if (!strcasecmp(argv[0], "pause_resync") ||
+	    !strcasecmp(argv[0], "resume_resync")) {
+		spin_lock_irqsave(&nm->lock, flags);
+		nm->rs_paused = !strcasecmp(argv[0], "pause_resync");
+		spin_unlock_irqrestore(&nm->lock, flags);
+		nm_sync_kick(nm);
+		return 0;
 	}
 	if (!strcasecmp(argv[0], "primary"))
 		return nm_set_role(nm, NM_ROLE_PRIMARY, result, maxlen);
@@ -567,7 +848,7 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		wake_up(&nm->conn_wq);
 		return 0;
 	}
-	DMERR("unknown message \"%s\" (want primary, secondary, connect or disconnect)",
+	DMERR("unknown message \"%s\" (want primary, secondary, connect, disconnect, resync_rate N, pause_resync, resume_resync)",
 	      argv[0]);
 	return -EINVAL;
 }
@@ -596,7 +877,7 @@ static int nm_iterate_devices(struct dm_target *ti,
 
 static struct target_type nm_target = {
 	.name = "netmirror",
-	.version = {1, 1, 0},
+	.version = {1, 2, 0},
 	.module = THIS_MODULE,
 	.ctr = nm_ctr,
 	.dtr = nm_dtr,

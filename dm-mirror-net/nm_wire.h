@@ -56,7 +56,15 @@ enum nm_ptype {
 	NM_P_BARRIER_ACK = 7,	/* secondary -> primary: epoch N is stable */
 	NM_P_PING = 8,
 	NM_P_PING_ACK = 9,
-	NM_P_MAX = 10,
+	NM_P_BITMAP = 10,	/* both: a chunk of the out-of-sync bitmap */
+	NM_P_BITMAP_DONE = 11,	/* both: the whole bitmap was sent */
+	NM_P_RS_START = 12,	/* source -> target: resync begins */
+	NM_P_RS_DATA = 13,	/* source -> target: one region's data */
+	NM_P_RS_ACK = 14,	/* target -> source: region written */
+	NM_P_RS_DONE = 15,	/* source -> target: resync complete */
+	NM_P_SYNC = 16,		/* primary -> secondary: make all stable */
+	NM_P_SYNC_ACK = 17,	/* secondary -> primary: all stable */
+	NM_P_MAX = 18,
 };
 
 struct nm_hdr {
@@ -88,7 +96,7 @@ struct nm_p_hello {
 	__be32 role;
 	__be32 disk;
 	__be32 protocol;	/* A/B/C, must match */
-	__be32 reserved;
+	__be32 region_sectors;	/* bitmap granularity, must match */
 } __packed;
 
 struct nm_p_state {
@@ -115,6 +123,28 @@ struct nm_p_ack {
 	__be32 reserved;
 } __packed;
 
+/* Resync write acknowledgement. */
+struct nm_p_rs_ack {
+	__be64 sector;
+	__be32 size;
+	__be32 status;		/* 0 or a positive errno */
+} __packed;
+
+/* Bitmap chunk: bit @offset (a multiple of 64) onwards, @nbits bits, sent
+ * as big-endian 64-bit words after this header.
+ */
+#define NM_BITMAP_MAX_BITS	32768u
+struct nm_p_bitmap {
+	__be64 offset;
+	__be32 nbits;
+	__be32 reserved;
+} __packed;
+
+/* P_BITMAP_DONE, P_RS_START, P_RS_DONE: a count of regions. */
+struct nm_p_count {
+	__be64 count;
+} __packed;
+
 struct nm_p_barrier {
 	__be32 epoch;
 	__be32 reserved;
@@ -136,7 +166,15 @@ static inline __u32 nm_fixed_len(__u16 type)
 	case NM_P_BARRIER:
 	case NM_P_BARRIER_ACK: return sizeof(struct nm_p_barrier);
 	case NM_P_PING:
-	case NM_P_PING_ACK: return sizeof(struct nm_p_ping);
+	case NM_P_PING_ACK:
+	case NM_P_SYNC:
+	case NM_P_SYNC_ACK: return sizeof(struct nm_p_ping);
+	case NM_P_BITMAP: return sizeof(struct nm_p_bitmap);
+	case NM_P_BITMAP_DONE:
+	case NM_P_RS_START:
+	case NM_P_RS_DONE: return sizeof(struct nm_p_count);
+	case NM_P_RS_DATA: return sizeof(struct nm_p_data);
+	case NM_P_RS_ACK: return sizeof(struct nm_p_rs_ack);
 	}
 	return 0;
 }
@@ -159,8 +197,11 @@ static inline int nm_hdr_check(const struct nm_hdr *h, __u32 expect_seq)
 		return -EPROTO;
 	if (nm_h32(h->seq) != expect_seq)
 		return -EILSEQ;
-	if (type == NM_P_DATA) {
+	if (type == NM_P_DATA || type == NM_P_RS_DATA) {
 		if (len < fixed || len - fixed > NM_MAX_DATA)
+			return -EMSGSIZE;
+	} else if (type == NM_P_BITMAP) {
+		if (len < fixed || len - fixed > NM_BITMAP_MAX_BITS / 8)
 			return -EMSGSIZE;
 	} else if (len != fixed) {
 		return -EMSGSIZE;
@@ -182,9 +223,14 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 
 		if (nm_h32(m->proto_min) > nm_h32(m->proto_max))
 			return -EPROTO;
+		__u32 rs = nm_h32(m->region_sectors);
+
 		if (nm_h32(m->role) > NM_ROLE_PRIMARY ||
 		    nm_h32(m->disk) >= NM_DISK_MAX ||
 		    nm_h32(m->protocol) > NM_PROTO_C)
+			return -EPROTO;
+		if (rs < 8 || rs > (NM_MAX_DATA >> NM_SECTOR_SHIFT) ||
+		    (rs & (rs - 1)))
 			return -EPROTO;
 		return 0;
 	}
@@ -196,7 +242,8 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EPROTO;
 		return 0;
 	}
-	case NM_P_DATA: {
+	case NM_P_DATA:
+	case NM_P_RS_DATA: {
 		const struct nm_p_data *m = p;
 		__u64 sector = nm_h64(m->sector);
 		__u32 size = nm_h32(m->size);
@@ -208,6 +255,8 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 		if (nm_h32(m->flags) & ~NM_DF_ALL)
 			return -EPROTO;
 		if (!size && !(nm_h32(m->flags) & NM_DF_FLUSH))
+			return -EINVAL;
+		if (type == NM_P_RS_DATA && (!size || nm_h32(m->flags)))
 			return -EINVAL;
 		if (sector > dev_sectors ||
 		    (size >> NM_SECTOR_SHIFT) > dev_sectors - sector)
@@ -222,10 +271,42 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EPROTO;
 		return 0;
 	}
+	case NM_P_RS_ACK: {
+		const struct nm_p_rs_ack *m = p;
+		__u64 sector = nm_h64(m->sector);
+		__u32 size = nm_h32(m->size);
+
+		if (nm_h32(m->status) > 4095)
+			return -EPROTO;
+		if (!size || size > NM_MAX_DATA ||
+		    (size & ((1u << NM_SECTOR_SHIFT) - 1)))
+			return -EINVAL;
+		if (sector > dev_sectors ||
+		    (size >> NM_SECTOR_SHIFT) > dev_sectors - sector)
+			return -ERANGE;
+		return 0;
+	}
+	case NM_P_BITMAP: {
+		const struct nm_p_bitmap *m = p;
+		__u32 nbits = nm_h32(m->nbits);
+
+		if (!nbits || nbits > NM_BITMAP_MAX_BITS)
+			return -EINVAL;
+		if (nm_h64(m->offset) & 63 || nm_h64(m->offset) >> 48)
+			return -EINVAL;
+		if (len - sizeof(*m) != ((nbits + 63) / 64) * 8)
+			return -EMSGSIZE;
+		return 0;
+	}
+	case NM_P_BITMAP_DONE:
+	case NM_P_RS_START:
+	case NM_P_RS_DONE:
 	case NM_P_BARRIER:
 	case NM_P_BARRIER_ACK:
 	case NM_P_PING:
 	case NM_P_PING_ACK:
+	case NM_P_SYNC:
+	case NM_P_SYNC_ACK:
 		return 0;
 	}
 	return -EPROTO;

@@ -5,10 +5,12 @@
 # disks: none
 # timeout: 180
 load_netmirror
-brd_setup 16 2
+brd_setup 16 3
 . /tests/nmlib.sh
 S=32768
 D=$(cat /sys/block/ram0/dev)
+M=$(cat /sys/block/ram2/dev)
+dmsetup create nmtiny --table "0 8 linear /dev/ram1 0" || fail "create nmtiny"
 
 # "<params>|<expected fragment of the kernel's error>"
 cat > /tmp/bad <<BAD
@@ -43,9 +45,20 @@ cat > /tmp/bad <<BAD
 /dev/ram0 127.0.0.1:7789 C flush 2 speed 10|Unknown optional argument
 /dev/ram0 127.0.0.1:7789 C flush 4 role primary role secondary|Duplicate optional argument: role
 /dev/ram0 127.0.0.1:7789 C flush 4 listen 127.0.0.1:1 listen 127.0.0.1:2|Duplicate optional argument: listen
-/dev/ram0 127.0.0.1:7789 C flush 6 role primary listen 127.0.0.1:1 role primary|Invalid number of optional arguments
+/dev/ram0 127.0.0.1:7789 C flush 13 a b c d e f g h i j k l m|Invalid number of optional arguments
+/dev/ram0 127.0.0.1:7789 C flush 6 role primary listen 127.0.0.1:1 role primary|Duplicate optional argument: role
 /dev/ram0 127.0.0.1:7789 C flush x|Invalid number of optional arguments
 /dev/ram0 127.0.0.1:7789 C flush -1|Invalid number of optional arguments
+/dev/ram0 127.0.0.1:7789 C flush 2 meta /dev/nonexistent|Cannot open metadata device
+/dev/ram0 127.0.0.1:7789 C flush 2 meta /dev/mapper/nmtiny|Metadata device too small
+/dev/ram0 127.0.0.1:7789 C flush 2 region_size 1000|Invalid region_size
+/dev/ram0 127.0.0.1:7789 C flush 2 region_size 4|Invalid region_size
+/dev/ram0 127.0.0.1:7789 C flush 2 region_size 4096|Invalid region_size
+/dev/ram0 127.0.0.1:7789 C flush 2 region_size 8x|Invalid region_size
+/dev/ram0 127.0.0.1:7789 C flush 2 sync partial|Invalid sync
+/dev/ram0 127.0.0.1:7789 C flush 2 resync_rate fast|Invalid resync_rate
+/dev/ram0 127.0.0.1:7789 C flush 2 resync_rate -5|Invalid resync_rate
+/dev/ram0 127.0.0.1:7789 C flush 4 sync full sync none|Duplicate optional argument: sync
 BAD
 n=0
 while IFS='|' read -r params want; do
@@ -63,6 +76,7 @@ while IFS='|' read -r params want; do
 	dmsetup info nmbad >/dev/null 2>&1 && fail "bad table $n left a device behind"
 done < /tmp/bad
 log "$n invalid tables refused, each with its message"
+dmsetup remove nmtiny
 
 # bigger than the local device
 dmsetup create nmbad --table "0 $((S + 8)) netmirror /dev/ram0 127.0.0.1:7789 C flush" 2>/dev/null &&
@@ -79,6 +93,9 @@ $D [fe80::1:2]:65535 C flush
 $D 127.0.0.1:7789 C flush 2 role primary
 $D 127.0.0.1:7789 C flush 2 listen 127.0.0.1:7790
 $D 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 role primary
+$D 127.0.0.1:7789 C flush 2 sync none
+$D 127.0.0.1:7789 C flush 4 region_size 8 resync_rate 1000
+$D 127.0.0.1:7789 C flush 12 listen 127.0.0.1:7790 role primary meta $M region_size 2048 sync full resync_rate 0
 GOOD
 m=0
 while read -r params; do

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netmirror metadata device: superblock and persistent region bitmap.
+ * Contexts and lock order: see nm_meta.h.
+ *
+ * The whole bitmap is kept in memory.  Setting or clearing a bit marks its
+ * 4 KiB block dirty; nm_meta_commit() writes the dirty blocks (REQ_FUA) from
+ * a snapshot taken under the spinlock, then the superblock when the flags
+ * changed.
+ */
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/bitmap.h>
+#include <linux/crc32c.h>
+#include <linux/device-mapper.h>
+#include "nm_meta.h"
+
+#define DM_MSG_PREFIX "netmirror"
+
+#define NM_META_MAGIC	0x31304154454d4d4eULL	/* "NMMETA01" */
+#define NM_META_VERSION	1
+#define NM_BLOCK	4096
+#define NM_BITS_PER_BLOCK (NM_BLOCK * 8)
+
+struct nm_meta_sb {
+	__le64 magic;
+	__le32 version;
+	__le32 flags;
+	__le64 dev_sectors;
+	__le32 region_sectors;
+	__le32 reserved;
+	__le64 nr_regions;
+	__le64 events;
+	__le32 csum;
+	__le32 pad;
+} __packed;
+
+struct nm_meta {
+	struct block_device *bdev;
+	sector_t dev_sectors;
+	u32 region_sectors;
+	unsigned long nr_regions;
+	unsigned long nr_blocks;	/* bitmap blocks */
+	spinlock_t lock;
+	unsigned long *bits;
+	unsigned long *dirty;		/* one bit per bitmap block */
+	u32 flags;
+	bool sb_dirty;
+	u64 events;
+	struct mutex commit_mutex;
+	struct page *page;		/* bounce page, under commit_mutex */
+};
+
+u64 nm_meta_size(unsigned long nr_regions)
+{
+	return NM_BLOCK + round_up((u64)BITS_TO_LONGS(nr_regions) * 8,
+				   NM_BLOCK);
+}
+
+static int nm_meta_rw(struct nm_meta *m, sector_t sector, blk_opf_t opf)
+{
+	struct bio bio;
+	struct bio_vec bv;
+	int r;
+
+	bio_init(&bio, m->bdev, &bv, 1, opf);
+	bio.bi_iter.bi_sector = sector;
+	__bio_add_page(&bio, m->page, NM_BLOCK, 0);
+	r = submit_bio_wait(&bio);
+	bio_uninit(&bio);
+	return r;
+}
+
+static u32 nm_sb_csum(struct nm_meta_sb *sb)
+{
+	__le32 saved = sb->csum;
+	u32 c;
+
+	sb->csum = 0;
+	c = crc32c(~0U, sb, sizeof(*sb));
+	sb->csum = saved;
+	return c;
+}
+
+static int nm_meta_write_sb(struct nm_meta *m)
+{
+	struct nm_meta_sb *sb = page_address(m->page);
+	unsigned long fl;
+
+	memset(sb, 0, NM_BLOCK);
+	sb->magic = cpu_to_le64(NM_META_MAGIC);
+	sb->version = cpu_to_le32(NM_META_VERSION);
+	spin_lock_irqsave(&m->lock, fl);
+	sb->flags = cpu_to_le32(m->flags);
+	m->sb_dirty = false;
+	spin_unlock_irqrestore(&m->lock, fl);
+	sb->dev_sectors = cpu_to_le64(m->dev_sectors);
+	sb->region_sectors = cpu_to_le32(m->region_sectors);
+	sb->nr_regions = cpu_to_le64(m->nr_regions);
+	sb->events = cpu_to_le64(++m->events);
+	sb->csum = cpu_to_le32(nm_sb_csum(sb));
+	return nm_meta_rw(m, 0, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
+			  REQ_FUA);
+}
+
+/* Copy bitmap block @b to/from the bounce page (LE 64-bit words). */
+static void nm_block_out(struct nm_meta *m, unsigned long b)
+{
+	__le64 *w = page_address(m->page);
+	unsigned long first = b * (NM_BLOCK / 8), i, n, fl;
+
+	n = min_t(unsigned long, NM_BLOCK / 8,
+		  BITS_TO_LONGS(m->nr_regions) - first);
+	memset(w, 0, NM_BLOCK);
+	spin_lock_irqsave(&m->lock, fl);
+	for (i = 0; i < n; i++)
+		w[i] = cpu_to_le64(m->bits[first + i]);
+	clear_bit(b, m->dirty);
+	spin_unlock_irqrestore(&m->lock, fl);
+}
+
+static void nm_block_in(struct nm_meta *m, unsigned long b)
+{
+	__le64 *w = page_address(m->page);
+	unsigned long first = b * (NM_BLOCK / 8), i, n;
+
+	n = min_t(unsigned long, NM_BLOCK / 8,
+		  BITS_TO_LONGS(m->nr_regions) - first);
+	for (i = 0; i < n; i++)
+		m->bits[first + i] = le64_to_cpu(w[i]);
+}
+
+int nm_meta_commit(struct nm_meta *m)
+{
+	unsigned long b;
+	int r = 0;
+
+	mutex_lock(&m->commit_mutex);
+	for_each_set_bit(b, m->dirty, m->nr_blocks) {
+		nm_block_out(m, b);
+		r = nm_meta_rw(m, (NM_BLOCK + b * NM_BLOCK) >> SECTOR_SHIFT,
+			       REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+		if (r) {
+			set_bit(b, m->dirty);
+			break;
+		}
+	}
+	if (!r && READ_ONCE(m->sb_dirty))
+		r = nm_meta_write_sb(m);
+	mutex_unlock(&m->commit_mutex);
+	if (r)
+		DMERR_LIMIT("metadata write failed (%d)", r);
+	return r;
+}
+
+struct nm_meta *nm_meta_open(struct block_device *bdev, sector_t dev_sectors,
+			     u32 region_sectors, unsigned long nr_regions,
+			     bool *fresh, char **error)
+{
+	struct nm_meta *m;
+	struct nm_meta_sb *sb;
+	unsigned long b;
+	int r;
+
+	if (bdev_nr_bytes(bdev) < nm_meta_size(nr_regions)) {
+		*error = "Metadata device too small (see docs: 4096 + bitmap bytes)";
+		return ERR_PTR(-EINVAL);
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		goto nomem;
+	m->bdev = bdev;
+	m->dev_sectors = dev_sectors;
+	m->region_sectors = region_sectors;
+	m->nr_regions = nr_regions;
+	m->nr_blocks = DIV_ROUND_UP(nr_regions, NM_BITS_PER_BLOCK);
+	spin_lock_init(&m->lock);
+	mutex_init(&m->commit_mutex);
+	m->bits = kvcalloc(BITS_TO_LONGS(nr_regions), sizeof(long), GFP_KERNEL);
+	m->dirty = bitmap_zalloc(m->nr_blocks, GFP_KERNEL);
+	m->page = alloc_page(GFP_KERNEL);
+	if (!m->bits || !m->dirty || !m->page)
+		goto nomem_free;
+
+	r = nm_meta_rw(m, 0, REQ_OP_READ);
+	if (r) {
+		*error = "Cannot read the metadata superblock";
+		goto fail;
+	}
+	sb = page_address(m->page);
+	if (le64_to_cpu(sb->magic) != NM_META_MAGIC) {
+		/* a new metadata device: format it */
+		*fresh = true;
+		bitmap_fill(m->dirty, m->nr_blocks);
+		m->sb_dirty = true;
+		r = nm_meta_commit(m);
+		if (r) {
+			*error = "Cannot format the metadata device";
+			goto fail;
+		}
+		return m;
+	}
+	*fresh = false;
+	if (le32_to_cpu(sb->csum) != nm_sb_csum(sb)) {
+		*error = "Metadata superblock checksum mismatch";
+		r = -EILSEQ;
+		goto fail;
+	}
+	if (le32_to_cpu(sb->version) != NM_META_VERSION) {
+		*error = "Unsupported metadata version";
+		r = -EINVAL;
+		goto fail;
+	}
+	if (le32_to_cpu(sb->region_sectors) != region_sectors ||
+	    le64_to_cpu(sb->nr_regions) != nr_regions ||
+	    le64_to_cpu(sb->dev_sectors) != dev_sectors) {
+		*error = "Metadata was made for another size or region_size";
+		r = -EINVAL;
+		goto fail;
+	}
+	m->flags = le32_to_cpu(sb->flags);
+	m->events = le64_to_cpu(sb->events);
+	for (b = 0; b < m->nr_blocks; b++) {
+		r = nm_meta_rw(m, (NM_BLOCK + b * NM_BLOCK) >> SECTOR_SHIFT,
+			       REQ_OP_READ);
+		if (r) {
+			*error = "Cannot read the metadata bitmap";
+			goto fail;
+		}
+		nm_block_in(m, b);
+	}
+	/* bits past the end must be clear */
+	if (nr_regions % BITS_PER_LONG)
+		m->bits[BITS_TO_LONGS(nr_regions) - 1] &=
+			BITMAP_LAST_WORD_MASK(nr_regions);
+	return m;
+
+nomem_free:
+	r = -ENOMEM;
+	*error = "Cannot allocate metadata";
+fail:
+	nm_meta_close(m);
+	return ERR_PTR(r);
+nomem:
+	*error = "Cannot allocate metadata";
+	return ERR_PTR(-ENOMEM);
+}
+
+void nm_meta_close(struct nm_meta *m)
+{
+	if (!m)
+		return;
+	if (m->page)
+		__free_page(m->page);
+	bitmap_free(m->dirty);
+	kvfree(m->bits);
+	kfree(m);
+}
+
+bool nm_meta_test(struct nm_meta *m, unsigned long region)
+{
+	return test_bit(region, m->bits);
+}
+
+/* Returns true if the bit was newly set (a commit is needed). */
+bool nm_meta_set(struct nm_meta *m, unsigned long region)
+{
+	unsigned long fl;
+	bool newly;
+
+	spin_lock_irqsave(&m->lock, fl);
+	newly = !__test_and_set_bit(region, m->bits);
+	if (newly)
+		__set_bit(region / NM_BITS_PER_BLOCK, m->dirty);
+	spin_unlock_irqrestore(&m->lock, fl);
+	return newly;
+}
+
+void nm_meta_clear(struct nm_meta *m, unsigned long region)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&m->lock, fl);
+	if (__test_and_clear_bit(region, m->bits))
+		__set_bit(region / NM_BITS_PER_BLOCK, m->dirty);
+	spin_unlock_irqrestore(&m->lock, fl);
+}
+
+void nm_meta_copy_bits(struct nm_meta *m, unsigned long *dst)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&m->lock, fl);
+	bitmap_copy(dst, m->bits, m->nr_regions);
+	spin_unlock_irqrestore(&m->lock, fl);
+}
+
+u32 nm_meta_flags(struct nm_meta *m)
+{
+	return READ_ONCE(m->flags);
+}
+
+void nm_meta_set_flags(struct nm_meta *m, u32 set, u32 clear)
+{
+	unsigned long fl;
+	u32 old;
+
+	spin_lock_irqsave(&m->lock, fl);
+	old = m->flags;
+	m->flags = (old | set) & ~clear;
+	if (m->flags != old)
+		m->sb_dirty = true;
+	spin_unlock_irqrestore(&m->lock, fl);
+}

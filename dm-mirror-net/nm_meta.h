@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netmirror metadata: the persistent region bitmap and node flags on a
+ * metadata device.  The object is opaque; callers see only these calls.
+ *
+ * Context of each call:
+ *   nm_meta_open, nm_meta_commit, nm_meta_close: process context, may
+ *     sleep (synchronous I/O to the metadata device), GFP_NOIO inside.
+ *   nm_meta_test, nm_meta_set, nm_meta_clear, nm_meta_copy_bits,
+ *   nm_meta_flags, nm_meta_set_flags: any context, never sleep (an
+ *     internal spinlock, irqsave).
+ * nm_meta_commit calls are serialised internally (a mutex).
+ *
+ * Lock order: the internal mutex, then the internal spinlock.  Callers may
+ * hold nm->lock when calling the non-sleeping calls; the meta spinlock nests
+ * inside nm->lock and never the other way round.
+ *
+ * On-disk format (little-endian), see docs/netmirror.rst:
+ *   bytes 0..4095     superblock (struct nm_meta_sb, crc32c-protected)
+ *   bytes 4096..      bitmap, one bit per region, as 64-bit LE words
+ *   size = 4096 + round_up(ceil(nr_regions / 64) * 8, 4096) bytes
+ */
+#ifndef NM_META_H
+#define NM_META_H
+
+#include <linux/blkdev.h>
+
+struct nm_meta;
+
+#define NM_MF_CONSISTENT	0x1	/* this node's data is consistent */
+#define NM_MF_HISTORY		0x2	/* initial sync decided (full/none) */
+
+u64 nm_meta_size(unsigned long nr_regions);
+struct nm_meta *nm_meta_open(struct block_device *bdev, sector_t dev_sectors,
+			     u32 region_sectors, unsigned long nr_regions,
+			     bool *fresh, char **error);
+void nm_meta_close(struct nm_meta *m);
+int nm_meta_commit(struct nm_meta *m);
+
+bool nm_meta_test(struct nm_meta *m, unsigned long region);
+bool nm_meta_set(struct nm_meta *m, unsigned long region);
+void nm_meta_clear(struct nm_meta *m, unsigned long region);
+void nm_meta_copy_bits(struct nm_meta *m, unsigned long *dst);
+u32 nm_meta_flags(struct nm_meta *m);
+void nm_meta_set_flags(struct nm_meta *m, u32 set, u32 clear);
+
+#endif

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netmirror resync: bitmap exchange, the resync source, lazy clearing of
+ * the persistent bitmap, and the writes deferred behind them.
+ *
+ * Context: nm_sync_thread (nm_sync/<dev>) may sleep; nm_send_bitmap runs in
+ * the sender thread; nm_recv_bitmap and nm_rs_ack in the receiver thread;
+ * nm_mark_work on nm->wq.  Lock order: nm->lock (spinlock, irqsave), inside
+ * it the metadata object's own spinlock; nothing sleeps under either.
+ *
+ * Bitmap exchange: on every new link each side sends its out-of-sync bitmap
+ * (P_BITMAP chunks, then P_BITMAP_DONE) and ORs the peer's into its own, so
+ * both hold the union.  The primary is the resync source: once both bitmaps
+ * crossed it announces P_RS_START and sends every marked region in disk
+ * order, at most NM_RS_WINDOW regions unacknowledged.
+ *
+ * A region in resync is "busy": application writes to it wait on rs_wait
+ * until its P_RS_ACK, and the region is read only after the writes already
+ * in flight to it completed (inflight[] == 0).  So resync data never
+ * overtakes, and is never overtaken by, an application write to the same
+ * region; the secondary applies overlapping writes in arrival order.
+ *
+ * Lazy clearing (primary with a metadata device): about once a second, the
+ * regions marked on disk that are in sync, idle and not written since the
+ * last pass are candidates; after a P_SYNC/P_SYNC_ACK round trip (the
+ * secondary drained and flushed) those still untouched are cleared and the
+ * bitmap committed.  A hot region therefore costs no metadata write per bio.
+ */
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/bitmap.h>
+#include <linux/blkdev.h>
+#include <linux/mm.h>
+#include "dm-netmirror.h"
+
+static const char *nm_name(struct nm_dev *nm)
+{
+	return dm_device_name(dm_table_get_md(nm->ti->table));
+}
+
+void nm_regions(struct nm_dev *nm, struct bio *bio, unsigned long *first,
+		unsigned long *last)
+{
+	sector_t s = bio->bi_iter.bi_sector;
+	unsigned int n = bio_sectors(bio);
+
+	*first = s >> nm->region_shift;
+	*last = n ? (s + n - 1) >> nm->region_shift : *first;
+	if (*last >= nm->nr_regions)
+		*last = nm->nr_regions - 1;
+	if (*first > *last)
+		*first = *last;
+}
+
+void nm_sync_kick(struct nm_dev *nm)
+{
+	wake_up(&nm->sync_wq);
+}
+
+/* Sender thread: send our bitmap in chunks, then P_BITMAP_DONE. */
+int nm_send_bitmap(struct nm_dev *nm)
+{
+	struct nm_p_bitmap b;
+	struct nm_p_count done;
+	unsigned long off, i, n, words, fl;
+	__be64 *w;
+	struct kvec vec[2];
+	int r = 0;
+
+	w = kmalloc(NM_BITMAP_MAX_BITS / 8, GFP_NOIO);
+	if (!w)
+		return -ENOMEM;
+	for (off = 0; off < nm->nr_regions && !r; off += NM_BITMAP_MAX_BITS) {
+		n = min_t(unsigned long, NM_BITMAP_MAX_BITS,
+			  nm->nr_regions - off);
+		words = DIV_ROUND_UP(n, 64);
+		spin_lock_irqsave(&nm->lock, fl);
+		for (i = 0; i < words; i++) {
+			u64 v = 0;
+			unsigned long bit;
+
+			for (bit = 0; bit < 64 && i * 64 + bit < n; bit++)
+				if (test_bit(off + i * 64 + bit, nm->oos))
+					v |= 1ULL << bit;
+			w[i] = cpu_to_be64(v);
+		}
+		spin_unlock_irqrestore(&nm->lock, fl);
+		if (bitmap_empty((unsigned long *)w, words * 64))
+			continue;	/* all clear: nothing to OR */
+		b.offset = cpu_to_be64(off);
+		b.nbits = cpu_to_be32(n);
+		b.reserved = 0;
+		vec[0].iov_base = &b;
+		vec[0].iov_len = sizeof(b);
+		vec[1].iov_base = w;
+		vec[1].iov_len = words * 8;
+		r = nm_send_vec(nm, NM_P_BITMAP, vec, 2);
+	}
+	kfree(w);
+	if (r)
+		return r;
+	done.count = cpu_to_be64(nm->nr_regions);
+	r = nm_send_ctrl(nm, NM_P_BITMAP_DONE, &done, sizeof(done));
+	if (!r) {
+		spin_lock_irqsave(&nm->lock, fl);
+		nm->bm_sent = true;
+		spin_unlock_irqrestore(&nm->lock, fl);
+		nm_sync_kick(nm);
+	}
+	return r;
+}
+
+/* Receiver: a P_BITMAP chunk (fixed part checked); OR it into ours. */
+int nm_recv_bitmap(struct nm_dev *nm, const struct nm_p_bitmap *b, u32 len)
+{
+	u64 off = be64_to_cpu(b->offset);
+	u32 nbits = be32_to_cpu(b->nbits);
+	u32 bytes = len - sizeof(*b);
+	unsigned long i, bit, fl;
+	__be64 *w;
+	int r;
+
+	w = kmalloc(NM_BITMAP_MAX_BITS / 8, GFP_NOIO);
+	if (!w)
+		return -ENOMEM;
+	r = nm_recv_full(nm->sock, w, bytes);
+	if (r)
+		goto out;
+	spin_lock_irqsave(&nm->lock, fl);
+	for (i = 0; i < bytes / 8; i++) {
+		u64 v = be64_to_cpu(w[i]);
+
+		while (v) {
+			bit = __ffs64(v);
+			v &= v - 1;
+			if (i * 64 + bit < nbits &&
+			    off + i * 64 + bit < nm->nr_regions)
+				__set_bit(off + i * 64 + bit, nm->oos);
+		}
+	}
+	spin_unlock_irqrestore(&nm->lock, fl);
+out:
+	kfree(w);
+	return r;
+}
+
+/* Receiver: the target wrote a resync region. */
+void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
+{
+	unsigned long region = be64_to_cpu(a->sector) >> nm->region_shift;
+	unsigned long fl;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	if (region < nm->nr_regions &&
+	    __test_and_clear_bit(region, nm->rs_busy)) {
+		nm->rs_inflight--;
+		if (!a->status)
+			__clear_bit(region, nm->oos);
+	}
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (a->status)
+		DMERR_LIMIT("%s: peer failed resync write of region %lu (%u)",
+			    nm_name(nm), region, be32_to_cpu(a->status));
+	atomic64_add(be32_to_cpu(a->size), &nm->resync_bytes);
+	nm_sync_kick(nm);
+}
+
+/* Teardown: forget the link's resync and bitmap state. */
+void nm_sync_link_down(struct nm_dev *nm)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	bitmap_zero(nm->rs_busy, nm->nr_regions);
+	nm->rs_inflight = 0;
+	nm->bm_sent = false;
+	nm->bm_peer_done = false;
+	nm->send_bitmap = false;
+	nm->sync_acked = nm->sync_cookie;
+	spin_unlock_irqrestore(&nm->lock, fl);
+	nm_sync_kick(nm);
+}
+
+/* Metadata worker: mark the regions of deferred writes, commit, reissue. */
+void nm_mark_work(struct work_struct *work)
+{
+	struct nm_dev *nm = container_of(work, struct nm_dev, mark_work);
+	struct bio_list list;
+	unsigned long fl, first, last, r;
+	struct bio *bio;
+	int err;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	list = nm->mark_wait;
+	bio_list_init(&nm->mark_wait);
+	spin_unlock_irqrestore(&nm->lock, fl);
+
+	bio_list_for_each(bio, &list) {
+		nm_regions(nm, bio, &first, &last);
+		for (r = first; r <= last; r++)
+			nm_meta_set(nm->meta, r);
+	}
+	err = nm_meta_commit(nm->meta);
+	while ((bio = bio_list_pop(&list))) {
+		if (err || nm_map_write(nm, bio) == DM_MAPIO_KILL)
+			bio_io_error(bio);
+	}
+}
+
+static void nm_resubmit_waiting(struct nm_dev *nm)
+{
+	struct bio_list list;
+	unsigned long fl;
+	struct bio *bio;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	list = nm->rs_wait;
+	bio_list_init(&nm->rs_wait);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	while ((bio = bio_list_pop(&list)))
+		if (nm_map_write(nm, bio) == DM_MAPIO_KILL)
+			bio_io_error(bio);
+}
+
+static bool nm_link_up(struct nm_dev *nm)
+{
+	return READ_ONCE(nm->cstate) >= NM_C_CONNECTED;
+}
+
+/* Read region @region of the local device into rs_pages. */
+static int nm_rs_read(struct nm_dev *nm, sector_t sector, u32 bytes)
+{
+	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	struct bio *bio;
+	u32 left = bytes;
+	int r;
+
+	bio = bio_alloc(nm->dev->bdev, nr, REQ_OP_READ, GFP_NOIO);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < nr; i++) {
+		unsigned int len = min_t(u32, left, PAGE_SIZE);
+
+		__bio_add_page(bio, nm->rs_pages[i], len, 0);
+		left -= len;
+	}
+	r = submit_bio_wait(bio);
+	bio_put(bio);
+	return r;
+}
+
+static int nm_rs_send(struct nm_dev *nm, unsigned long region,
+		      sector_t sector, u32 bytes)
+{
+	struct kvec *vec = nm->rs_vec;
+	struct nm_p_data d = {
+		.id = cpu_to_be64(region),
+		.sector = cpu_to_be64(sector),
+		.size = cpu_to_be32(bytes),
+	};
+	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	u32 left = bytes;
+
+	vec[0].iov_base = &d;
+	vec[0].iov_len = sizeof(d);
+	for (i = 0; i < nr; i++) {
+		vec[i + 1].iov_base = page_address(nm->rs_pages[i]);
+		vec[i + 1].iov_len = min_t(u32, left, PAGE_SIZE);
+		left -= vec[i + 1].iov_len;
+	}
+	return nm_send_vec(nm, NM_P_RS_DATA, vec, nr + 1);
+}
+
+/* Rate control: a fixed cap, or adaptive (full speed when the app idles). */
+struct nm_rate {
+	unsigned long t0;
+	u64 sent;
+	u64 app_last;
+	unsigned long app_seen;	/* jiffies of the last app write seen */
+	u64 app_kibs;
+};
+
+static u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
+{
+	u32 cap = READ_ONCE(nm->rs_rate);
+
+	if (cap)
+		return cap;
+	if (time_before(jiffies, rt->app_seen + HZ / 2))
+		return max_t(u32, rt->app_kibs, NM_RS_MIN_RATE);
+	return 0;
+}
+
+static void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt, u32 bytes)
+{
+	for (;;) {
+		u32 cap = nm_rs_cap(nm, rt);
+		unsigned long ms = jiffies_to_msecs(jiffies - rt->t0);
+
+		if (ms > 1000) {
+			rt->t0 = jiffies;
+			rt->sent = 0;
+			ms = 0;
+		}
+		if (!cap || rt->sent + bytes <= (u64)cap * 1024 * (ms + 100) /
+						  1000)
+			break;
+		if (kthread_should_stop() || !nm_link_up(nm))
+			break;
+		schedule_timeout_interruptible(msecs_to_jiffies(10));
+	}
+	rt->sent += bytes;
+}
+
+static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
+{
+	struct nm_p_count c;
+	unsigned long fl, region;
+	bool start = false, done = false;
+	sector_t sector;
+	u32 bytes;
+	int r;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	if (nm->cstate == NM_C_CONNECTED && nm->role == NM_ROLE_PRIMARY &&
+	    nm->bm_sent && nm->bm_peer_done &&
+	    !bitmap_empty(nm->oos, nm->nr_regions)) {
+		nm->cstate = NM_C_SYNC_SOURCE;
+		nm->rs_cursor = 0;
+		c.count = cpu_to_be64(bitmap_weight(nm->oos, nm->nr_regions));
+		start = true;
+	}
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (start) {
+		DMINFO("%s: resync started: %llu regions to send", nm_name(nm),
+		       be64_to_cpu(c.count));
+		nm_send_ctrl(nm, NM_P_RS_START, &c, sizeof(c));
+		dm_table_event(nm->ti->table);
+	}
+
+	while (!kthread_should_stop()) {
+		spin_lock_irqsave(&nm->lock, fl);
+		if (nm->cstate != NM_C_SYNC_SOURCE || nm->rs_paused ||
+		    nm->rs_inflight >= NM_RS_WINDOW) {
+			spin_unlock_irqrestore(&nm->lock, fl);
+			return;
+		}
+		region = nm->rs_cursor;
+		while ((region = find_next_bit(nm->oos, nm->nr_regions,
+					       region)) < nm->nr_regions &&
+		       test_bit(region, nm->rs_busy))
+			region++;
+		if (region >= nm->nr_regions) {
+			if (!nm->rs_inflight) {
+				if (bitmap_empty(nm->oos, nm->nr_regions)) {
+					nm->cstate = NM_C_CONNECTED;
+					done = true;
+				} else {
+					nm->rs_cursor = 0;	/* retry */
+				}
+			}
+			spin_unlock_irqrestore(&nm->lock, fl);
+			break;
+		}
+		__set_bit(region, nm->rs_busy);
+		nm->rs_inflight++;
+		nm->rs_cursor = region + 1;
+		spin_unlock_irqrestore(&nm->lock, fl);
+
+		/* writes already in flight to the region finish first */
+		wait_event(nm->sync_wq, !READ_ONCE(nm->inflight[region]) ||
+			   !nm_link_up(nm) || kthread_should_stop());
+		sector = (sector_t)region << nm->region_shift;
+		bytes = min_t(sector_t, nm->region_sectors,
+			      nm->sectors - sector) << SECTOR_SHIFT;
+		nm_rs_throttle(nm, rt, bytes);
+		r = nm_link_up(nm) ? nm_rs_read(nm, sector, bytes) : -ENOTCONN;
+		if (!r)
+			r = nm_rs_send(nm, region, sector, bytes);
+		if (r) {
+			if (r != -ENOTCONN)
+				DMERR_LIMIT("%s: resync of region %lu failed (%d)",
+					    nm_name(nm), region, r);
+			spin_lock_irqsave(&nm->lock, fl);
+			if (__test_and_clear_bit(region, nm->rs_busy))
+				nm->rs_inflight--;
+			spin_unlock_irqrestore(&nm->lock, fl);
+			nm_resubmit_waiting(nm);
+			return;
+		}
+	}
+	if (done) {
+		c.count = 0;
+		nm_send_ctrl(nm, NM_P_RS_DONE, &c, sizeof(c));
+		DMINFO("%s: resync finished", nm_name(nm));
+		dm_table_event(nm->ti->table);
+	}
+}
+
+/* Clear on-disk marks of regions that are in sync, idle and stable. */
+static void nm_lazy_clear(struct nm_dev *nm)
+{
+	struct nm_p_ping p;
+	unsigned long fl, r;
+	u64 cookie;
+	bool any = false;
+
+	if (!nm->meta || READ_ONCE(nm->role) != NM_ROLE_PRIMARY)
+		return;
+	spin_lock_irqsave(&nm->lock, fl);
+	if (nm->cstate < NM_C_CONNECTED || !nm->bm_peer_done || !nm->bm_sent) {
+		spin_unlock_irqrestore(&nm->lock, fl);
+		return;
+	}
+	nm_meta_copy_bits(nm->meta, nm->cand);
+	for_each_set_bit(r, nm->cand, nm->nr_regions) {
+		if (test_bit(r, nm->oos) || nm->inflight[r] ||
+		    test_bit(r, nm->rs_busy))
+			__clear_bit(r, nm->cand);
+		else
+			any = true;
+	}
+	bitmap_zero(nm->touched, nm->nr_regions);
+	cookie = ++nm->sync_cookie;
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (!any)
+		return;
+
+	p.cookie = cpu_to_be64(cookie);
+	if (nm_send_ctrl(nm, NM_P_SYNC, &p, sizeof(p)))
+		return;
+	if (!wait_event_timeout(nm->sync_wq,
+				READ_ONCE(nm->sync_acked) >= cookie ||
+				kthread_should_stop(), 5 * HZ))
+		return;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	if (nm->cstate >= NM_C_CONNECTED && nm->bm_peer_done) {
+		bitmap_andnot(nm->cand, nm->cand, nm->touched, nm->nr_regions);
+		bitmap_andnot(nm->cand, nm->cand, nm->oos, nm->nr_regions);
+		for_each_set_bit(r, nm->cand, nm->nr_regions)
+			if (!nm->inflight[r])
+				nm_meta_clear(nm->meta, r);
+	}
+	spin_unlock_irqrestore(&nm->lock, fl);
+	nm_meta_commit(nm->meta);
+}
+
+static int nm_sync_thread(void *arg)
+{
+	struct nm_dev *nm = arg;
+	struct nm_rate rt = { .t0 = jiffies };
+	unsigned long last_clear = jiffies, last_rate = jiffies;
+	u64 rs_last = 0, app;
+
+	while (!kthread_should_stop()) {
+		wait_event_interruptible_timeout(nm->sync_wq,
+						 kthread_should_stop(), HZ / 10);
+		if (kthread_should_stop())
+			break;
+
+		app = atomic64_read(&nm->app_bytes);
+		if (app != rt.app_last) {
+			rt.app_seen = jiffies;
+			rt.app_kibs = (rt.app_kibs + (app - rt.app_last) * 10 /
+				       1024) / 2;	/* per 100 ms tick */
+			rt.app_last = app;
+		}
+		if (time_after(jiffies, last_rate + HZ)) {
+			u64 b = atomic64_read(&nm->resync_bytes);
+
+			WRITE_ONCE(nm->rs_kibs, div_u64((b - rs_last) * HZ,
+					1024 * (jiffies - last_rate)));
+			rs_last = b;
+			last_rate = jiffies;
+		}
+		nm_resubmit_waiting(nm);
+		nm_rs_step(nm, &rt);
+		nm_resubmit_waiting(nm);
+		if (time_after(jiffies, last_clear + HZ)) {
+			nm_lazy_clear(nm);
+			last_clear = jiffies;
+		}
+	}
+	return 0;
+}
+
+int nm_sync_start(struct nm_dev *nm)
+{
+	struct task_struct *t;
+
+	if (nm->sync_task)
+		return 0;
+	t = kthread_run(nm_sync_thread, nm, "nm_sync/%s", nm_name(nm));
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	nm->sync_task = t;
+	return 0;
+}
+
+void nm_sync_stop(struct nm_dev *nm)
+{
+	if (nm->sync_task) {
+		kthread_stop(nm->sync_task);
+		nm->sync_task = NULL;
+	}
+	if (nm->wq)
+		flush_workqueue(nm->wq);
+	nm_resubmit_waiting(nm);
+}
