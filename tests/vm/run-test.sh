@@ -96,7 +96,11 @@ run_guest() {
 	pid_a=$VM_PID log_a=$VM_LOG
 	vm_wait "$pid_a" $((hto + 10))
 	# node a powers node b off at its end; give it a moment, then kill it
-	vm_wait "$pid_b" 15 || true
+	if grep -q '^NMTEST-DONE' "$log_a"; then
+		vm_wait "$pid_b" 15 || true
+	else
+		vm_kill "$pid_b"
+	fi
 	out=$(vm_verdict "$log_a" "$name") || rc=1
 	echo "$out"
 	if ! outb=$(vm_verdict "$log_b" -); then

@@ -13,7 +13,11 @@
 #   dev_sum DEV           md5 of the whole device (GNU md5sum)
 #   dev_size DEV          size in bytes
 #   on_peer "cmd"         run cmd on node b (two-VM tests); its stdout and
-#                         stderr come back, its exit status is returned
+#                         stderr come back, its exit status is returned (255:
+#                         no connection within $NM_RPC_WAIT s, default 60, or
+#                         connection lost).  Commands left running in the
+#                         background do not hold the call up.
+#   on_peer_wait SECS "cmd"   on_peer with a connect deadline of SECS
 #   peer_check            dmesg check on node b: prints NMPEER: CLEAN|DIRTY
 #   peer_poweroff         peer_check, then node b powers off
 #   peer_ip / my_ip       169.254.0.2 / 169.254.0.x
@@ -92,7 +96,9 @@ brd_setup() {
 }
 
 dev_sum() {
-	$MD5SUM < "${1:?device}" | cut -d' ' -f1
+	# O_DIRECT: the bdev page cache may hold data older than what a
+	# device-mapper target wrote below it
+	$DD if="${1:?device}" bs=1M iflag=direct status=none | $MD5SUM | cut -d' ' -f1
 }
 
 dev_size() {
@@ -100,7 +106,14 @@ dev_size() {
 }
 
 on_peer() {
-	nmrpc run "$NM_PEER_IP" "$NM_RPC_PORT" "$*"
+	nmrpc run "$NM_PEER_IP" "$NM_RPC_PORT" "$*" --wait "${NM_RPC_WAIT:-60}"
+}
+
+# on_peer with a connect deadline of SECS (the peer is known to be up)
+on_peer_wait() {
+	local w=$1
+	shift
+	nmrpc run "$NM_PEER_IP" "$NM_RPC_PORT" "$*" --wait "$w"
 }
 
 # runs on node b (via on_peer): dmesg check of everything since the last check
@@ -125,12 +138,17 @@ nm_peer_dmesg_check() {
 }
 
 peer_check() {
-	on_peer ". /tests/lib.sh; nm_peer_dmesg_check"
+	local rc
+	on_peer_wait 10 ". /tests/lib.sh; nm_peer_dmesg_check"
+	rc=$?
+	# peer unreachable: do not try again (peer_poweroff)
+	[ $rc = 255 ] && touch /tmp/nm_peer_off
+	return $rc
 }
 
 peer_poweroff() {
 	local out rc
-	out=$(on_peer ". /tests/lib.sh; nm_peer_dmesg_check; rc=\$?; (sleep 0.3; echo NMTEST-DONE > /dev/console; poweroff -f) >/dev/null 2>&1 </dev/null & exit \$rc" 2>&1)
+	out=$(on_peer_wait 10 ". /tests/lib.sh; nm_peer_dmesg_check; rc=\$?; (sleep 0.3; echo NMTEST-DONE > /dev/console; poweroff -f) >/dev/null 2>&1 </dev/null & exit \$rc" 2>&1)
 	rc=$?
 	touch /tmp/nm_peer_off
 	echo "$out"

@@ -237,6 +237,42 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * connect() bounded by the deadline (at most 3 s per attempt): a blocking
+ * connect to a peer that just died can hang for tens of seconds in SYN
+ * retries before the neighbour entry fails.
+ */
+static int connect_deadline(int s, const struct sockaddr_in *sa, double deadline)
+{
+	int fl = fcntl(s, F_GETFL), err = 0;
+	socklen_t el = sizeof(err);
+	struct pollfd pf;
+	double left = deadline - now();
+
+	if (left > 3)
+		left = 3;
+	if (left < 0.2)
+		left = 0.2;
+	fcntl(s, F_SETFL, fl | O_NONBLOCK);
+	if (connect(s, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+		goto ok;
+	if (errno != EINPROGRESS)
+		return -1;
+	pf.fd = s;
+	pf.events = POLLOUT;
+	if (poll(&pf, 1, (int)(left * 1000)) <= 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el) || err) {
+		errno = err ? err : EIO;
+		return -1;
+	}
+ok:
+	fcntl(s, F_SETFL, fl);
+	return 0;
+}
+
 static int do_run(const char *host, int port, const char *cmd, double wait_s)
 {
 	struct sockaddr_in sa;
@@ -258,7 +294,7 @@ static int do_run(const char *host, int port, const char *cmd, double wait_s)
 			perror("nmrpc: socket");
 			return 255;
 		}
-		if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		if (connect_deadline(s, &sa, deadline) == 0)
 			break;
 		close(s);
 		if (now() > deadline) {
