@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Host-side library of the netmirror VM testbed (bash).  Source it:
 #   . tests/vm/lib.sh
 #

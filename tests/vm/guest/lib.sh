@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2034,SC3043
 # Guest-side library for netmirror VM tests (busybox ash).  Sourced by /init
 # and, before each test, into the test's shell.  Tests are sourced with
 # "set -e" NOT in effect: check results and call fail/skip yourself.
