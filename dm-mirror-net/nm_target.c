@@ -504,7 +504,7 @@ void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors)
 {
 	unsigned long first, last, flags;
 
-	if (!sectors)
+	if (!sectors || sector >= nm->sectors)
 		return;
 	first = sector >> nm->region_shift;
 	last = (sector + sectors - 1) >> nm->region_shift;

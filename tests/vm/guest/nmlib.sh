@@ -8,6 +8,7 @@
 #                         10 writes_rejected, 11 last_error
 #   wait_eval CMD SECS    like wait_for, CMD evaluated in this shell
 #   nm_wait_conn DEV STATE SECS   wait until DEV's connection is STATE
+#   nm_wait_synced DEV SECS       connected and in_sync == total
 #   nm_local_pair PROTO ORD [SECTORS]
 #                         nma (primary, /dev/ram0, listens 127.0.0.1:7789)
 #                         and nmb (secondary, /dev/ram1, 127.0.0.1:7790)
@@ -34,14 +35,19 @@ nm_wait_conn() {
 	wait_for "[ \"\$(dmsetup status $1 | awk '{print \$5}')\" = $2 ]" "${3:-30}"
 }
 
+# connected, and every region in sync (the resync after a connect is over)
+nm_wait_synced() {
+	wait_eval "dmsetup status $1 | awk '{ split(\$7, r, \"/\"); exit !(\$5 == \"connected\" && r[1] == r[2]) }'" "${2:-60}"
+}
+
 nm_local_pair() {
 	local proto=$1 ord=$2 sz=${3:-$(( $(dev_size /dev/ram0) / 512 ))}
 	dmsetup create nmb --table "0 $sz netmirror /dev/ram1 127.0.0.1:7789 $proto $ord 2 listen 127.0.0.1:7790" ||
 		fail "create nmb ($proto $ord)"
 	dmsetup create nma --table "0 $sz netmirror /dev/ram0 127.0.0.1:7790 $proto $ord 4 listen 127.0.0.1:7789 role primary" ||
 		fail "create nma ($proto $ord)"
-	nm_wait_conn nma connected 30 || fail "nma did not connect ($proto $ord): $(dmsetup status nma)"
-	nm_wait_conn nmb connected 30 || fail "nmb did not connect ($proto $ord): $(dmsetup status nmb)"
+	nm_wait_synced nma 60 || fail "nma did not connect and sync ($proto $ord): $(dmsetup status nma)"
+	nm_wait_synced nmb 30 || fail "nmb did not connect and sync ($proto $ord): $(dmsetup status nmb)"
 }
 
 nm_local_unpair() {
