@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 		off += flen;
 		if (nm_payload_check(type, plen, fixed, DEV_SECTORS))
 			return 0;
-		if (type == NM_P_DATA) {
+		if (type == NM_P_DATA || type == NM_P_RS_DATA) {
 			struct nm_p_data d;
 			__u64 sector;
 			__u32 size;
@@ -55,6 +55,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 			if (len - off < size)
 				return 0;
 			off += size;
+		} else if (type == NM_P_BITMAP) {
+			struct nm_p_bitmap b;
+			__u32 nbits;
+
+			memcpy(&b, fixed, sizeof(b));
+			nbits = nm_h32(b.nbits);
+			if (!nbits || nbits > NM_BITMAP_MAX_BITS ||
+			    plen - flen != (nbits + 63) / 64 * 8)
+				abort();
+			if (len - off < plen - flen)
+				return 0;
+			off += plen - flen;
 		} else if (plen != flen) {
 			abort();
 		}

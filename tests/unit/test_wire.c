@@ -150,7 +150,15 @@ int main(void)
 		m.proto_max = nm_be32(1);
 		m.protocol = nm_be32(NM_PROTO_C);
 		m.disk = nm_be32(NM_DISK_UPTODATE);
+		m.region_sectors = nm_be32(1024);
 		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == 0, "hello_valid");
+		m.region_sectors = nm_be32(1000);
+		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == -EPROTO,
+		      "hello_region_not_power_of_two");
+		m.region_sectors = nm_be32(4096);
+		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == -EPROTO,
+		      "hello_region_too_big");
+		m.region_sectors = nm_be32(1024);
 		m.proto_min = nm_be32(2);
 		check(nm_payload_check(NM_P_HELLO, 48, &m, DEV) == -EPROTO,
 		      "hello_min_above_max");
@@ -185,6 +193,49 @@ int main(void)
 		      "ack_status_out_of_range");
 	}
 	check(nm_payload_check(0, 0, raw, DEV) == -EPROTO, "payload_unknown_type");
+
+	/* resync and bitmap packets */
+	check(sizeof(struct nm_p_rs_ack) == 16, "size_rs_ack");
+	check(sizeof(struct nm_p_bitmap) == 16, "size_bitmap");
+	{
+		struct nm_p_data d = data(0, 4096, 0);
+		struct nm_p_rs_ack ra = { nm_be64(8), nm_be32(4096), 0 };
+		struct nm_p_bitmap b = { nm_be64(64), nm_be32(100), 0 };
+
+		check(nm_payload_check(NM_P_RS_DATA, 32 + 4096, &d, DEV) == 0,
+		      "rs_data_valid");
+		d.flags = nm_be32(NM_DF_FUA);
+		check(nm_payload_check(NM_P_RS_DATA, 32 + 4096, &d, DEV) ==
+		      -EINVAL, "rs_data_flags_rejected");
+		d = data(0, 0, NM_DF_FLUSH);
+		d.flags = 0;
+		check(nm_payload_check(NM_P_RS_DATA, 32, &d, DEV) == -EINVAL,
+		      "rs_data_empty_rejected");
+		check(nm_payload_check(NM_P_RS_ACK, 16, &ra, DEV) == 0,
+		      "rs_ack_valid");
+		ra.sector = nm_be64(DEV);
+		check(nm_payload_check(NM_P_RS_ACK, 16, &ra, DEV) == -ERANGE,
+		      "rs_ack_past_end");
+		ra.sector = 0;
+		ra.size = nm_be32(100);
+		check(nm_payload_check(NM_P_RS_ACK, 16, &ra, DEV) == -EINVAL,
+		      "rs_ack_bad_size");
+		check(nm_payload_check(NM_P_BITMAP, 16 + 16, &b, DEV) == 0,
+		      "bitmap_valid");
+		check(nm_payload_check(NM_P_BITMAP, 16 + 8, &b, DEV) == -EMSGSIZE,
+		      "bitmap_len_mismatch");
+		b.offset = nm_be64(65);
+		check(nm_payload_check(NM_P_BITMAP, 16 + 16, &b, DEV) == -EINVAL,
+		      "bitmap_unaligned_offset");
+		b.offset = 0;
+		b.nbits = nm_be32(NM_BITMAP_MAX_BITS + 1);
+		check(nm_payload_check(NM_P_BITMAP, 16 + 4104, &b, DEV) == -EINVAL,
+		      "bitmap_too_many_bits");
+		h = hdr(NM_P_BITMAP, 16 + NM_BITMAP_MAX_BITS / 8 + 8, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_bitmap_too_long");
+		h = hdr(NM_P_RS_DATA, 32 + NM_MAX_DATA + 512, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_rs_data_too_long");
+	}
 
 	printf("test_wire: %s\n", failed ? "FAILED" : "all passed");
 	return failed;
