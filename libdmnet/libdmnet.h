@@ -47,14 +47,15 @@
  * Status line (after the target name):
  *   <role> <connection> <disk>/<peer_disk> <in_sync_regions>/<total_regions>
  *   <writes_sent> <writes_received> <pending> <bytes_sent> <bytes_received>
- *   <writes_rejected> <last_error>
+ *   <writes_rejected> <last_error>                           (1.1.0)
+ *   <resync_kibs> <eta_seconds> <resync_bytes>               (1.2.0)
  *   [further fields of newer modules, kept verbatim in nm_status.extra]
  *   Older modules may stop after any group from the 4th on.
- *   NOTE: fields 10/11 are what dm-netmirror 1.1.0 emits (docs/netmirror.rst);
- *   the original contract had announced <resync_rate_kibs> <eta_seconds>
- *   as the next fields - those will now be 12/13 and are kept in extra.
+ *   resync_kibs is 0 when no resync runs; eta_seconds is the kernel's
+ *   estimate (0 when unknown/no resync); resync_bytes counts bytes copied
+ *   by resyncs since the device was created.
  *
- * Canonical table form = what dm-netmirror 1.1 reprints: "role secondary"
+ * Canonical table form = what dm-netmirror 1.2 reprints: "role secondary"
  * is the default and is not reprinted (nor by nm_table_format()); the
  * kernel reprints local_dev as major:minor (compare after resolving).
  *
@@ -77,9 +78,11 @@ extern "C" {
 
 /* Target version this library was written against. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		1
-/* Minor version expected to introduce the "coming soon" options/fields. */
-#define NM_MINOR_NEXT		2
+#define NM_TARGET_MINOR		2
+/* Minor version expected to introduce the "coming soon" options (timeout,
+ * ping, on_io_error, integrity, secret: dm-netmirror 1.2.0 does not
+ * implement them, so nmsetup refuses them on a 1.2 module). */
+#define NM_MINOR_NEXT		3
 
 #define NM_DEV_MAX		1024	/* local_dev / meta path incl. NUL */
 #define NM_ADDR_MAX		64	/* "[ipv6]:port" incl. NUL */
@@ -139,14 +142,14 @@ struct nm_table {
 	enum nm_role role;		/* role, default secondary; the bit
 					 * is only kept for primary */
 	char meta_dev[NM_DEV_MAX];	/* meta (1.2) */
-	uint64_t region_size;		/* region_size sectors, 2^n >= 8 (1.2) */
+	uint64_t region_size;		/* region_size sectors, 2^n, 8..2048 (1.2) */
 	enum nm_sync sync;		/* sync, default full (1.2) */
 	uint32_t resync_rate;		/* resync_rate KiB/s (1.2) */
-	uint32_t timeout_ms;		/* timeout (1.2) */
-	uint32_t ping_ms;		/* ping (1.2) */
-	enum nm_io_error on_io_error;	/* on_io_error, default detach (1.2) */
-	enum nm_integrity integrity;	/* integrity (1.2) */
-	char secret[NM_SECRET_MAX];	/* secret key description (1.2) */
+	uint32_t timeout_ms;		/* timeout (1.3, not yet in the kernel) */
+	uint32_t ping_ms;		/* ping (1.3, not yet in the kernel) */
+	enum nm_io_error on_io_error;	/* on_io_error, default detach (1.3, not yet in the kernel) */
+	enum nm_integrity integrity;	/* integrity (1.3, not yet in the kernel) */
+	char secret[NM_SECRET_MAX];	/* secret key description (1.3, not yet in the kernel) */
 };
 
 /* Description of one optional keyword; see nm_opt_defs(). */
@@ -241,12 +244,13 @@ enum nm_status_group {
 	NM_SG_WRITES_SENT, NM_SG_WRITES_RECEIVED, NM_SG_PENDING,
 	NM_SG_BYTES_SENT, NM_SG_BYTES_RECEIVED,
 	NM_SG_WRITES_REJECTED, NM_SG_LAST_ERROR,		/* 1.1.0 */
+	NM_SG_RESYNC_KIBS, NM_SG_ETA, NM_SG_RESYNC_BYTES,	/* 1.2.0 */
 	NM__SG_COUNT
 };
 #define NM_STATUS_MIN_GROUPS	4
 
 struct nm_status {
-	unsigned ngroups;		/* known groups present (4..11) */
+	unsigned ngroups;		/* known groups present (4..14) */
 	enum nm_role role;
 	enum nm_conn conn;
 	enum nm_disk disk, peer_disk;
@@ -261,6 +265,9 @@ struct nm_status {
 	uint64_t writes_rejected;
 	/* "-" or one word (peer_timeout, bad_handshake, ...); "" if absent */
 	char last_error[NM_STATUS_WORD_MAX * 2];
+	/* 1.2.0: current resync rate (KiB/s, 0 = no resync running), the
+	 * kernel's ETA in seconds, bytes copied by resync so far. */
+	uint64_t resync_kibs, eta_seconds, resync_bytes;
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;
 	char extra[NM_STATUS_EXTRA_MAX];

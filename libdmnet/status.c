@@ -62,8 +62,26 @@ static int state_word(const char *w, const char *const *names, size_t n,
 static const char *const group_names[NM__SG_COUNT] = {
 	"role", "connection", "disk/peer_disk", "in_sync/total regions",
 	"writes_sent", "writes_received", "pending", "bytes_sent",
-	"bytes_received", "writes_rejected", "last_error",
+	"bytes_received", "writes_rejected", "last_error", "resync_kibs",
+	"eta_seconds", "resync_bytes",
 };
+
+/* The numeric groups (all but role/conn/disks/regions/last_error). */
+static uint64_t *num_field(struct nm_status *s, unsigned g)
+{
+	switch (g) {
+	case NM_SG_WRITES_SENT:		return &s->writes_sent;
+	case NM_SG_WRITES_RECEIVED:	return &s->writes_received;
+	case NM_SG_PENDING:		return &s->pending;
+	case NM_SG_BYTES_SENT:		return &s->bytes_sent;
+	case NM_SG_BYTES_RECEIVED:	return &s->bytes_received;
+	case NM_SG_WRITES_REJECTED:	return &s->writes_rejected;
+	case NM_SG_RESYNC_KIBS:		return &s->resync_kibs;
+	case NM_SG_ETA:			return &s->eta_seconds;
+	case NM_SG_RESYNC_BYTES:	return &s->resync_bytes;
+	default:			return NULL;
+	}
+}
 
 int nm_status_parse(const char *params, struct nm_status *out, char *err,
 		    size_t errlen)
@@ -71,10 +89,6 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 	struct nm_status s;
 	struct nm_words w;
 	char word[NM_STATUS_EXTRA_MAX];
-	uint64_t *nums[] = {
-		&s.writes_sent, &s.writes_received, &s.pending, &s.bytes_sent,
-		&s.bytes_received, &s.writes_rejected,
-	};
 	unsigned g;
 	int r;
 
@@ -171,7 +185,7 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 			break;
 		}
 		default:
-			if (nm_parse_u64(word, nums[g - NM_SG_WRITES_SENT])) {
+			if (nm_parse_u64(word, num_field(&s, g))) {
 				nm_seterr(err, errlen, "word %u \"%.40s\": %s must be a decimal number",
 					  w.idx, word, group_names[g]);
 				return -EINVAL;
@@ -213,10 +227,7 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 
 int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 {
-	const uint64_t nums[] = {
-		s->writes_sent, s->writes_received, s->pending, s->bytes_sent,
-		s->bytes_received, s->writes_rejected,
-	};
+	struct nm_status c = *s;
 	size_t o = 0;
 	unsigned g;
 
@@ -231,10 +242,12 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 	     s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str :
 	     nm_disk_str(s->peer_disk),
 	     s->in_sync_regions, s->total_regions);
-	for (g = NM_SG_WRITES_SENT; g < s->ngroups && g < NM_SG_LAST_ERROR; g++)
-		EMIT(" %" PRIu64, nums[g - NM_SG_WRITES_SENT]);
-	if (s->ngroups > NM_SG_LAST_ERROR)
-		EMIT(" %s", s->last_error);
+	for (g = NM_SG_WRITES_SENT; g < s->ngroups; g++) {
+		if (g == NM_SG_LAST_ERROR)
+			EMIT(" %s", s->last_error);
+		else
+			EMIT(" %" PRIu64, *num_field(&c, g));
+	}
 	if (s->nextra)
 		EMIT(" %s", s->extra);
 	return (int)o;
@@ -243,14 +256,7 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 int nm_status_format_json(const struct nm_status *s, const char *name,
 			  char *buf, size_t len)
 {
-	static const char *const keys[] = {
-		"writes_sent", "writes_received", "pending", "bytes_sent",
-		"bytes_received", "writes_rejected",
-	};
-	const uint64_t nums[] = {
-		s->writes_sent, s->writes_received, s->pending, s->bytes_sent,
-		s->bytes_received, s->writes_rejected,
-	};
+	struct nm_status c = *s;
 	size_t o = 0;
 	unsigned g;
 
@@ -282,12 +288,14 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 	     s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str :
 	     nm_disk_str(s->peer_disk),
 	     s->in_sync_regions, s->total_regions, nm_status_sync_percent(s));
-	for (g = NM_SG_WRITES_SENT; g < s->ngroups && g < NM_SG_LAST_ERROR; g++)
-		EMIT(",\"%s\":%" PRIu64, keys[g - NM_SG_WRITES_SENT],
-		     nums[g - NM_SG_WRITES_SENT]);
-	/* last_error has no '"', '\\' or control characters by construction. */
-	if (s->ngroups > NM_SG_LAST_ERROR)
-		EMIT(",\"last_error\":\"%s\"", s->last_error);
+	/* last_error has no '"', '\\' or control characters by construction;
+	 * the JSON keys are the group names. */
+	for (g = NM_SG_WRITES_SENT; g < s->ngroups; g++) {
+		if (g == NM_SG_LAST_ERROR)
+			EMIT(",\"last_error\":\"%s\"", s->last_error);
+		else
+			EMIT(",\"%s\":%" PRIu64, group_names[g], *num_field(&c, g));
+	}
 	if (s->nextra) {
 		const char *p;
 

@@ -402,7 +402,7 @@ static int f_meta(const struct nm_table *t, char *buf, size_t len)
 }
 
 #define REGION_MIN	8ULL
-#define REGION_MAX	(1ULL << 21)	/* 1 GiB, as dm-clone */
+#define REGION_MAX	2048ULL		/* 1 MiB: dm-netmirror 1.2 NM_MAX_REGION */
 
 static int region_ok(uint64_t v)
 {
@@ -427,12 +427,12 @@ static int f_region(const struct nm_table *t, char *buf, size_t len)
 	return fmt_u64(buf, len, t->region_size);
 }
 
-#define U32_OPT(name, field, msg)					\
+#define U32_OPT(name, field, min, msg)					\
 static int p_##name(struct nm_table *t, const char *v, char *err, size_t el) \
 {									\
 	uint64_t x;							\
-	if (parse_u64_range(v, 1, UINT32_MAX, &x)) {			\
-		nm_seterr(err, el, msg " must be a decimal number 1..4294967295"); \
+	if (parse_u64_range(v, min, UINT32_MAX, &x)) {			\
+		nm_seterr(err, el, msg " must be a decimal number " #min "..4294967295"); \
 		return -EINVAL;						\
 	}								\
 	t->field = (uint32_t)x;						\
@@ -443,9 +443,10 @@ static int f_##name(const struct nm_table *t, char *buf, size_t len)	\
 	return fmt_u64(buf, len, t->field);				\
 }
 
-U32_OPT(rate, resync_rate, "resync_rate (KiB/s)")
-U32_OPT(timeout, timeout_ms, "timeout (ms)")
-U32_OPT(ping, ping_ms, "ping (ms)")
+/* resync_rate 0 = adaptive (dm-netmirror 1.2) */
+U32_OPT(rate, resync_rate, 0, "resync_rate (KiB/s, 0 = adaptive)")
+U32_OPT(timeout, timeout_ms, 1, "timeout (ms)")
+U32_OPT(ping, ping_ms, 1, "ping (ms)")
 
 static int p_secret(struct nm_table *t, const char *v, char *err, size_t el)
 {
@@ -479,10 +480,10 @@ static int f_secret(const struct nm_table *t, char *buf, size_t len)
 static const struct nm_opt_def opt_defs[] = {
 	{ "listen", NM_OPT_LISTEN, 1, "ADDR:PORT", p_listen, f_listen },
 	{ "role", NM_OPT_ROLE, 1, "primary|secondary", p_role, f_role },
-	{ "meta", NM_OPT_META, NM_MINOR_NEXT, "DEV", p_meta, f_meta },
-	{ "region_size", NM_OPT_REGION_SIZE, NM_MINOR_NEXT, "SECTORS", p_region, f_region },
-	{ "sync", NM_OPT_SYNC, NM_MINOR_NEXT, "full|none", p_sync, f_sync },
-	{ "resync_rate", NM_OPT_RESYNC_RATE, NM_MINOR_NEXT, "KIB_PER_S", p_rate, f_rate },
+	{ "meta", NM_OPT_META, 2, "DEV", p_meta, f_meta },
+	{ "region_size", NM_OPT_REGION_SIZE, 2, "SECTORS", p_region, f_region },
+	{ "sync", NM_OPT_SYNC, 2, "full|none", p_sync, f_sync },
+	{ "resync_rate", NM_OPT_RESYNC_RATE, 2, "KIB_PER_S", p_rate, f_rate },
 	{ "timeout", NM_OPT_TIMEOUT, NM_MINOR_NEXT, "MS", p_timeout, f_timeout },
 	{ "ping", NM_OPT_PING, NM_MINOR_NEXT, "MS", p_ping, f_ping },
 	{ "on_io_error", NM_OPT_ON_IO_ERROR, NM_MINOR_NEXT, "detach|pass_on", p_ioerr, f_ioerr },

@@ -31,9 +31,11 @@ enum {
 enum {
 	O_PROTOCOL = 1 << 0, O_ORDERING = 1 << 1, O_LISTEN = 1 << 2,
 	O_ROLE = 1 << 3, O_SIZE = 1 << 4, O_OPTION = 1 << 5, O_JSON = 1 << 6,
-	O_TIMEOUT = 1 << 7,
+	O_TIMEOUT = 1 << 7, O_META = 1 << 8, O_REGION = 1 << 9, O_SYNC = 1 << 10,
+	O_RATE = 1 << 11,
 };
-#define O_TABLE (O_PROTOCOL | O_ORDERING | O_LISTEN | O_ROLE | O_SIZE | O_OPTION)
+#define O_TABLE (O_PROTOCOL | O_ORDERING | O_LISTEN | O_ROLE | O_SIZE | O_OPTION | \
+		 O_META | O_REGION | O_SYNC | O_RATE)
 
 #define MAX_OPTS 32
 
@@ -45,6 +47,7 @@ static struct {
 	int help;
 	unsigned given;			/* O_* bits seen */
 	const char *protocol, *ordering, *listen, *role, *size;
+	const char *meta, *region_size, *sync, *resync_rate;
 	const char *opts[MAX_OPTS];	/* -o KEYWORD=VALUE */
 	unsigned nopts;
 	int json;
@@ -140,6 +143,14 @@ static int apply_cli_opts(struct nm_table *t)
 		return fail(EX_CONFIG, "--listen: %s", err);
 	if (g.role && nm_table_set_option(t, "role", g.role, err, sizeof(err)))
 		return fail(EX_CONFIG, "--role: %s", err);
+	if (g.meta && nm_table_set_option(t, "meta", g.meta, err, sizeof(err)))
+		return fail(EX_CONFIG, "--meta: %s", err);
+	if (g.region_size && nm_table_set_option(t, "region_size", g.region_size, err, sizeof(err)))
+		return fail(EX_CONFIG, "--region-size: %s", err);
+	if (g.sync && nm_table_set_option(t, "sync", g.sync, err, sizeof(err)))
+		return fail(EX_CONFIG, "--sync: %s", err);
+	if (g.resync_rate && nm_table_set_option(t, "resync_rate", g.resync_rate, err, sizeof(err)))
+		return fail(EX_CONFIG, "--resync-rate: %s", err);
 	for (i = 0; i < g.nopts; i++) {
 		char kw[64];
 		const char *eq = strchr(g.opts[i], '=');
@@ -383,6 +394,31 @@ static int cmd_message(void)
 	return do_message(g.argv[0], msg);
 }
 
+/* resync-rate NAME KIB_PER_S: message "resync_rate N" (0 = adaptive) */
+static int cmd_resync_rate(void)
+{
+	char msg[64];
+	uint64_t v;
+
+	if (nm_parse_u64(g.argv[1], &v) || v > UINT32_MAX)
+		return fail(EX_USAGE, "resync-rate \"%s\": expected KiB/s (decimal, 0 = adaptive)",
+			    g.argv[1]);
+	snprintf(msg, sizeof(msg), "resync_rate %" PRIu64, v);
+	return do_message(g.argv[0], msg);
+}
+
+/* pause-sync / resume-sync NAME: messages pause_resync / resume_resync */
+static int cmd_pause_resume(void)
+{
+	return do_message(g.argv[0], !strcmp(cur->name, "pause-sync") ?
+			  "pause_resync" : "resume_resync");
+}
+
+static void print_eta(uint64_t eta)
+{
+	printf("%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, eta / 3600, eta / 60 % 60, eta % 60);
+}
+
 static void print_status(const char *name, const struct nm_status *s)
 {
 	char buf[NM_LINE_MAX * 2];
@@ -405,6 +441,11 @@ static void print_status(const char *name, const struct nm_status *s)
 	if (s->ngroups > NM_SG_LAST_ERROR)
 		printf("\n    writes rejected %" PRIu64 ", last error %s",
 		       s->writes_rejected, s->last_error);
+	if (s->ngroups > NM_SG_RESYNC_BYTES) {
+		printf("\n    resync %" PRIu64 " KiB/s, eta ", s->resync_kibs);
+		print_eta(s->eta_seconds);
+		printf(", %" PRIu64 " bytes resynced", s->resync_bytes);
+	}
 	if (s->nextra)
 		printf("\n    further fields: %s", s->extra);
 }
@@ -504,7 +545,7 @@ static int cmd_wait_sync(void)
 	char err[NM_ERRLEN], dev[NM_NAME_MAX];
 	int tty = isatty(STDOUT_FILENO), r;
 	double start = now(), last_t = start, last_print = 0, rate = 0;
-	uint64_t last_sync = 0, last_bytes = 0;
+	uint64_t last_sync = 0;
 	int have_last = 0;
 	struct nm_status s;
 
@@ -514,7 +555,9 @@ static int cmd_wait_sync(void)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	for (;;) {
-		double t = now(), pct, eta = -1, mibs = 0;
+		double t = now(), pct, eta = -1, kibs = 0;
+		int kernel = 0;
+		const char *cs;
 
 		r = nm_dm_status(dev, &s, err, sizeof(err));
 		if (r) {
@@ -522,17 +565,24 @@ static int cmd_wait_sync(void)
 				putchar('\n');
 			return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
 		}
+		cs = s.conn == NM_CONN_OTHER ? s.conn_str : nm_conn_str(s.conn);
 		pct = nm_status_sync_percent(&s);
-		if (have_last && t > last_t) {
-			double d = (double)(s.in_sync_regions - last_sync) / (t - last_t);
+		if (s.ngroups > NM_SG_ETA) {
+			/* dm-netmirror >= 1.2: the kernel's resync rate and ETA */
+			kernel = 1;
+			kibs = (double)s.resync_kibs;
+			if (s.resync_kibs)
+				eta = (double)s.eta_seconds;
+		} else {
+			/* older module: estimate from the in-sync progress */
+			if (have_last && t > last_t && s.in_sync_regions >= last_sync) {
+				double d = (double)(s.in_sync_regions - last_sync) / (t - last_t);
 
-			if (s.in_sync_regions >= last_sync)
 				rate = rate ? 0.7 * rate + 0.3 * d : d;
-			mibs = (double)(s.bytes_sent + s.bytes_received - last_bytes) /
-			       (t - last_t) / 1048576.0;
+			}
+			if (rate > 0)
+				eta = (double)(s.total_regions - s.in_sync_regions) / rate;
 		}
-		if (rate > 0)
-			eta = (double)(s.total_regions - s.in_sync_regions) / rate;
 		if (tty) {
 			char bar[41];
 			int i, fill = (int)(pct * 40 / 100);
@@ -540,18 +590,21 @@ static int cmd_wait_sync(void)
 			for (i = 0; i < 40; i++)
 				bar[i] = i < fill ? '#' : '.';
 			bar[40] = '\0';
-			printf("\r%s [%s] %5.1f%% %-11s %7.1f MiB/s ETA ", dev, bar, pct,
-			       s.conn == NM_CONN_OTHER ? s.conn_str : nm_conn_str(s.conn), mibs);
+			printf("\r%s [%s] %5.1f%% %-11s ", dev, bar, pct, cs);
+			if (kernel)
+				printf("%8.1f MiB/s ", kibs / 1024.0);
+			printf("ETA ");
 			if (eta >= 0)
-				printf("%d:%02d:%02d ", (int)eta / 3600, (int)eta / 60 % 60,
-				       (int)eta % 60);
+				print_eta((uint64_t)eta);
 			else
-				printf("--:--:-- ");
+				printf("--:--:--");
+			printf(" ");
 			fflush(stdout);
 		} else if (t - last_print >= 5 || nm_status_is_synced(&s)) {
-			printf("%s: %s %.1f%% (%" PRIu64 "/%" PRIu64 " regions)", dev,
-			       s.conn == NM_CONN_OTHER ? s.conn_str : nm_conn_str(s.conn),
+			printf("%s: %s %.1f%% (%" PRIu64 "/%" PRIu64 " regions)", dev, cs,
 			       pct, s.in_sync_regions, s.total_regions);
+			if (kernel)
+				printf(" rate %.0f KiB/s", kibs);
 			if (eta >= 0)
 				printf(" eta %.0fs", eta);
 			putchar('\n');
@@ -567,12 +620,10 @@ static int cmd_wait_sync(void)
 			if (tty)
 				putchar('\n');
 			return fail(EX_TIMEOUT, "%s: %s after %.0fs: %.1f%% in sync, connection %s",
-				    dev, interrupted ? "interrupted" : "timed out", t - start, pct,
-				    s.conn == NM_CONN_OTHER ? s.conn_str : nm_conn_str(s.conn));
+				    dev, interrupted ? "interrupted" : "timed out", t - start, pct, cs);
 		}
 		last_t = t;
 		last_sync = s.in_sync_regions;
-		last_bytes = s.bytes_sent + s.bytes_received;
 		have_last = 1;
 		usleep(500 * 1000);
 	}
@@ -649,13 +700,21 @@ static int cmd_adjust(void)
 static const struct cmd cmds[] = {
 	{ "create", cmd_create, O_TABLE, 3, 3,
 	  "create NAME LOCAL_DEV PEER [--protocol A|B|C] [--ordering flush|drain|none]\n"
-	  "       [--listen ADDR:PORT] [--role primary|secondary] [--size SECTORS] [-o KEY=VALUE]...",
+	  "       [--listen ADDR:PORT] [--role primary|secondary] [--meta DEV]\n"
+	  "       [--region-size SECTORS] [--sync full|none] [--resync-rate KIB_PER_S]\n"
+	  "       [--size SECTORS] [-o KEY=VALUE]...",
 	  "Create and activate netmirror device NAME over LOCAL_DEV, replicating to PEER." },
 	{ "remove", cmd_remove, 0, 1, 1, "remove NAME", "Remove device NAME (retries while busy)." },
 	{ "primary", cmd_msg_word, 0, 1, 1, "primary NAME", "Make NAME primary (message \"primary\")." },
 	{ "secondary", cmd_msg_word, 0, 1, 1, "secondary NAME", "Make NAME secondary." },
 	{ "connect", cmd_msg_word, 0, 1, 1, "connect NAME", "Let NAME connect to its peer." },
 	{ "disconnect", cmd_msg_word, 0, 1, 1, "disconnect NAME", "Drop NAME's connection." },
+	{ "resync-rate", cmd_resync_rate, 0, 2, 2, "resync-rate NAME KIB_PER_S",
+	  "Set the resync rate limit of NAME in KiB/s, 0 = adaptive (message \"resync_rate N\")." },
+	{ "pause-sync", cmd_pause_resume, 0, 1, 1, "pause-sync NAME",
+	  "Pause a running resync of NAME (message \"pause_resync\")." },
+	{ "resume-sync", cmd_pause_resume, 0, 1, 1, "resume-sync NAME",
+	  "Resume a paused resync of NAME (message \"resume_resync\")." },
 	{ "status", cmd_status, O_JSON, 0, 1, "status [NAME|RESOURCE] [--json]",
 	  "Show status of NAME, or of every netmirror device." },
 	{ "table", cmd_table, O_TABLE, 1, 3,
@@ -767,6 +826,18 @@ int main(int argc, char **argv)
 		} else if (match(a, NULL, "--role")) {
 			g.role = optval(argc, argv, &i, "--role");
 			bit = O_ROLE;
+		} else if (match(a, NULL, "--meta")) {
+			g.meta = optval(argc, argv, &i, "--meta");
+			bit = O_META;
+		} else if (match(a, NULL, "--region-size")) {
+			g.region_size = optval(argc, argv, &i, "--region-size");
+			bit = O_REGION;
+		} else if (match(a, NULL, "--sync")) {
+			g.sync = optval(argc, argv, &i, "--sync");
+			bit = O_SYNC;
+		} else if (match(a, NULL, "--resync-rate")) {
+			g.resync_rate = optval(argc, argv, &i, "--resync-rate");
+			bit = O_RATE;
 		} else if (match(a, NULL, "--size")) {
 			g.size = optval(argc, argv, &i, "--size");
 			bit = O_SIZE;
@@ -808,10 +879,11 @@ int main(int argc, char **argv)
 		return EX_OK;
 	}
 	if (g.given & ~cur->opts) {
-		for (c = 0; c < 8; c++) {
+		for (c = 0; c < 12; c++) {
 			static const char *const names[] = {
 				"--protocol", "--ordering", "--listen", "--role", "--size",
-				"-o", "--json", "--timeout",
+				"-o", "--json", "--timeout", "--meta", "--region-size",
+				"--sync", "--resync-rate",
 			};
 			if (g.given & ~cur->opts & (1u << c))
 				die_usage("%s is not valid for %s", names[c], cur->name);

@@ -75,6 +75,14 @@ out conf-table-beta 0 "0 2048 netmirror /dev/vdb 169.254.0.1:7789 C drain 2 list
 out conf-up-dry-run 0 "dmsetup create nm0 --uuid NETMIRROR-nm0 --table '0 2048 netmirror /dev/vdb 169.254.0.1:7789 C drain 2 listen 169.254.0.2:7789'" -- \
 	-c "$C" --host beta -n up r0
 out conf-down-dry-run 0 "dmsetup remove --retry nm0" -- -c "$C" --host alpha -n down r0
+out table-1.2-options 0 "0 8 netmirror /dev/vdb 1.2.3.4:1 C flush 10 role primary meta 8:3 region_size 2048 sync none resync_rate 0" -- \
+	table nm0 /dev/vdb 1.2.3.4:1 --size 8 --resync-rate 0 --sync none --region-size 2048 --meta 8:3 --role primary
+out create-meta-dry-run 0 "dmsetup create nm0 --uuid NETMIRROR-nm0 --table '0 8 netmirror /dev/vdb 1.2.3.4:1 C flush 4 meta /dev/vdc sync full'" -- \
+	-n create nm0 /dev/vdb 1.2.3.4:1 --size 8 --meta /dev/vdc --sync=full
+out resync-rate-dry-run 0 "dmsetup message nm0 0 resync_rate 2048" -- -n resync-rate nm0 2048
+out resync-rate-0-dry-run 0 "dmsetup message nm0 0 resync_rate 0" -- -n resync-rate nm0 0
+out pause-sync-dry-run 0 "dmsetup message nm0 0 pause_resync" -- -n pause-sync nm0
+out resume-sync-dry-run 0 "dmsetup message nm0 0 resume_resync" -- -n resume-sync nm0
 out help 0 "$("$NM" --help)" -- -h
 out cmd-help 0 "$(printf 'usage: nmsetup remove NAME\n\nRemove device NAME (retries while busy).')" -- remove --help
 
@@ -86,6 +94,12 @@ code usage-opt-not-valid 1 "--json is not valid for remove" -- remove nm0 --json
 code usage-missing-value 1 "--size needs a value" -- table nm0 /dev/vdb 1.2.3.4:1 --size
 code usage-timeout 1 '--timeout "abc": expected seconds > 0' -- wait-sync nm0 --timeout abc
 code usage-o-syntax 1 '-o "region_size": expected KEYWORD=VALUE' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o region_size
+code usage-resync-rate 1 'resync-rate "fast": expected KiB/s' -- -n resync-rate nm0 fast
+code usage-resync-rate-args 1 "wrong number of arguments for resync-rate" -- -n resync-rate nm0
+code usage-meta-not-valid 1 "--meta is not valid for status" -- status nm0 --meta /dev/vdc
+code parse-region-size 2 '--region-size: option region_size "4096": region_size must be a power of two between 8 and 2048 sectors' -- \
+	table nm0 /dev/vdb 1.2.3.4:1 --size 8 --region-size 4096
+code parse-sync 2 '--sync: option sync "some"' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --sync some
 code parse-peer 2 'PEER "1.2.3.4": missing port' -- table nm0 /dev/vdb 1.2.3.4 --size 8
 code parse-dev 2 'LOCAL_DEV "vdb": device must be an absolute path or major:minor' -- table nm0 vdb 1.2.3.4:1 --size 8
 code parse-protocol 2 '--protocol "D": protocol must be A, B or C' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --protocol D

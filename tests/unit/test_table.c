@@ -67,9 +67,10 @@ static const char *const canonical[] = {
 	"/dev/vdb 1.2.3.4:7789 C flush 2 meta /dev/vdc",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 meta 252:3",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 region_size 8",
-	"/dev/vdb 1.2.3.4:7789 C flush 2 region_size 2097152",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 region_size 2048",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 sync none",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 sync full",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 resync_rate 0",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 resync_rate 1",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 resync_rate 4294967295",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 timeout 6000",
@@ -263,8 +264,11 @@ static void test_versions(void)
 	ok = n == NM__OPT_COUNT && !strcmp(d[0].keyword, "listen") &&
 	     !strcmp(d[1].keyword, "role") && d[0].min_minor <= NM_TARGET_MINOR &&
 	     d[1].min_minor <= NM_TARGET_MINOR;
+	/* meta, region_size, sync, resync_rate: 1.2; the rest not yet (1.3) */
 	for (i = 2; i < n; i++)
-		ok = ok && d[i].min_minor == NM_MINOR_NEXT && (unsigned)d[i].id == i;
+		ok = ok && d[i].min_minor == (i < NM_OPT_TIMEOUT ? 2u : NM_MINOR_NEXT) &&
+		     (unsigned)d[i].id == i;
+	ok = ok && NM_TARGET_MINOR == 2 && NM_MINOR_NEXT == 3;
 	report(ok, "version/option-table");
 
 	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 4 listen 1.2.3.5:1 role primary",
@@ -287,6 +291,35 @@ static void test_versions(void)
 	ok = nm_table_check_version(&t, 2, 0, err, sizeof(err)) == -ENOTSUP &&
 	     strstr(err, "needs major version 1");
 	report(ok, "version/major");
+
+	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 12 listen 1.2.3.5:1 role primary "
+		       "meta /dev/vdc region_size 2048 sync none resync_rate 0",
+		       &t, err, sizeof(err));
+	ok = nm_table_required_minor(&t) == 2 &&
+	     !nm_table_check_version(&t, 1, 2, err, sizeof(err));
+	report(ok, "version/1.2-all-kernel-options");
+
+	{
+		static const char *const future[] = {
+			"timeout 6000", "ping 1000", "on_io_error detach",
+			"integrity crc32c", "secret k",
+		};
+		char line[256], want[128];
+
+		for (i = 0; i < sizeof(future) / sizeof(future[0]); i++) {
+			snprintf(line, sizeof(line), "/dev/vdb 1.2.3.4:7789 C flush 2 %s", future[i]);
+			snprintf(want, sizeof(want), "option \"%.*s\" needs netmirror 1.3, loaded module is 1.2",
+				 (int)strcspn(future[i], " "), future[i]);
+			ok = !nm_table_parse(line, &t, err, sizeof(err)) &&
+			     nm_table_required_minor(&t) == 3 &&
+			     nm_table_check_version(&t, 1, 2, err, sizeof(err)) == -ENOTSUP &&
+			     strstr(err, want) &&
+			     !nm_table_check_version(&t, 1, 3, err, sizeof(err));
+			if (!ok)
+				FAILWHY("%s: %s", future[i], err);
+			report(ok, "version/%.*s-needs-1.3", (int)strcspn(future[i], " "), future[i]);
+		}
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -363,15 +396,18 @@ static const struct { const char *in, *frag; } invalid[] = {
 	{ P " 2 listen [::1]:1", "listen and peer addresses must both be IPv4 or both IPv6" },
 	{ P " 2 meta vdc", "word 7 \"vdc\": meta: device must be an absolute path or major:minor" },
 	{ P " 2 meta /dev/vdb", "meta device must differ from local_dev" },
-	{ P " 2 region_size 12", "word 7 \"12\": region_size must be a power of two between 8 and 2097152 sectors" },
+	{ P " 2 region_size 12", "word 7 \"12\": region_size must be a power of two between 8 and 2048 sectors" },
+	{ P " 2 region_size 4096", "word 7 \"4096\": region_size must be a power of two between 8 and 2048 sectors" },
+	{ P " 2 region_size 2047", "region_size must be a power of two" },
 	{ P " 2 region_size 4", "region_size must be a power of two" },
 	{ P " 2 region_size 0", "region_size must be a power of two" },
 	{ P " 2 region_size 4194304", "region_size must be a power of two" },
 	{ P " 2 region_size 010", "region_size must be a power of two" },
 	{ P " 2 sync partial", "word 7 \"partial\": sync must be full or none" },
-	{ P " 2 resync_rate 0", "word 7 \"0\": resync_rate (KiB/s) must be a decimal number 1..4294967295" },
-	{ P " 2 resync_rate 4294967296", "resync_rate (KiB/s) must be a decimal number" },
-	{ P " 2 resync_rate 10M", "resync_rate (KiB/s) must be a decimal number" },
+	{ P " 2 resync_rate 00", "word 7 \"00\": resync_rate (KiB/s, 0 = adaptive) must be a decimal number 0..4294967295" },
+	{ P " 2 resync_rate 4294967296", "resync_rate (KiB/s, 0 = adaptive) must be a decimal number" },
+	{ P " 2 resync_rate 10M", "resync_rate (KiB/s, 0 = adaptive) must be a decimal number" },
+	{ P " 2 resync_rate -1", "resync_rate (KiB/s, 0 = adaptive) must be a decimal number" },
 	{ P " 2 timeout -1", "word 7 \"-1\": timeout (ms) must be a decimal number" },
 	{ P " 2 ping 1.5", "word 7 \"1.5\": ping (ms) must be a decimal number" },
 	{ P " 2 on_io_error ignore", "word 7 \"ignore\": on_io_error must be detach or pass_on" },
@@ -444,14 +480,19 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 100/100 5 0 0 20480 0", 9 },
 		{ "secondary sync_target inconsistent/uptodate 10/100 0 5 1 0 20480", 9 },
 		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 0 -", 11 },
-		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 foo 7 bar", 11 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 foo 7 bar", 14 },
 		{ "primary standalone uptodate/unknown 0/0", 4 },
 		{ "secondary connecting outdated/unknown 3/8 1 2", 6 },
 		{ "primary standalone failed/diskless 0/16 0 0 0 0 0", 9 },
 		{ "primary verifying uptodate/uptodate 5/5 0 0 0 0 0", 9 },
 		{ "secondary connected attaching/uptodate 5/5", 4 },
 		{ "secondary connecting outdated/unknown 0/16 0 0 0 0 0 3 peer_timeout", 11 },
-		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 - 1024 90", 11 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 - 1024 90", 13 },
+		/* dm-netmirror 1.2.0: all 14 fields */
+		{ "primary sync_source uptodate/inconsistent 300/512 12 0 0 49152 0 0 - 20480 9 109051904", 14 },
+		{ "secondary sync_target inconsistent/uptodate 300/512 0 12 0 0 49152 0 - 20480 9 109051904", 14 },
+		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456", 14 },
+		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 new 1", 14 },
 	};
 	static const struct { const char *in, *frag; } bad[] = {
 		{ "", "word 1: missing role" },
@@ -471,6 +512,9 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5x", "word 9 \"5x\": bytes_received must be a decimal number" },
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 x", "word 10 \"x\": writes_rejected must be a decimal number" },
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 a\"b", "word 11 \"a\"b\": bad last_error word" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - x", "word 12 \"x\": resync_kibs must be a decimal number" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 -1", "word 13 \"-1\": eta_seconds must be a decimal number" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3.5", "word 14 \"3.5\": resync_bytes must be a decimal number" },
 	};
 	char buf[NM_LINE_MAX], err[NM_ERRLEN];
 	struct nm_status s;
@@ -523,14 +567,43 @@ static void test_status(void)
 	     !strcmp(s.last_error, "peer_timeout") && s.disk == NM_DISK_OUTDATED;
 	report(ok, "status/last-error");
 
-	/* The announced resync_rate_kibs/eta_seconds would come after. */
+	/* A module that stops after eta_seconds. */
 	nm_status_parse(rt[10].in, &s, err, sizeof(err));
-	ok = s.nextra == 2 && !strcmp(s.extra, "1024 90");
+	ok = s.ngroups == 13 && s.nextra == 0 && s.resync_kibs == 1024 &&
+	     s.eta_seconds == 90 && s.resync_bytes == 0;
+	report(ok, "status/partial-1.2-fields");
+
+	nm_status_parse(rt[11].in, &s, err, sizeof(err));
+	ok = s.ngroups == 14 && s.conn == NM_CONN_SYNC_SOURCE &&
+	     s.resync_kibs == 20480 && s.eta_seconds == 9 &&
+	     s.resync_bytes == 109051904 && s.nextra == 0 &&
+	     !nm_status_is_synced(&s);
+	report(ok, "status/kernel-1.2-fields");
+
+	nm_status_parse(rt[13].in, &s, err, sizeof(err));
+	ok = s.ngroups == 14 && nm_status_is_synced(&s) && s.resync_kibs == 0 &&
+	     s.resync_bytes == 268435456;
+	report(ok, "status/kernel-1.2-synced");
+
+	nm_status_parse(rt[14].in, &s, err, sizeof(err));
+	ok = s.nextra == 2 && !strcmp(s.extra, "new 1") && s.resync_bytes == 268435456;
 	report(ok, "status/newer-fields-kept");
 
 	nm_status_parse(rt[3].in, &s, err, sizeof(err));
 	ok = s.nextra == 3 && !strcmp(s.extra, "foo 7 bar") && !strcmp(s.last_error, "0");
 	report(ok, "status/unknown-extra-kept");
+
+	nm_status_parse(rt[11].in, &s, err, sizeof(err));
+	ok = nm_status_format_json(&s, "nm0", buf, sizeof(buf)) > 0 &&
+	     !strcmp(buf, "{\"name\":\"nm0\",\"role\":\"primary\",\"connection\":\"sync_source\","
+		     "\"disk\":\"uptodate\",\"peer_disk\":\"inconsistent\",\"in_sync_regions\":300,"
+		     "\"total_regions\":512,\"sync_percent\":58.59,\"writes_sent\":12,"
+		     "\"writes_received\":0,\"pending\":0,\"bytes_sent\":49152,\"bytes_received\":0,"
+		     "\"writes_rejected\":0,\"last_error\":\"-\",\"resync_kibs\":20480,"
+		     "\"eta_seconds\":9,\"resync_bytes\":109051904}");
+	if (!ok)
+		FAILWHY("%s", buf);
+	report(ok, "status/json-1.2");
 
 	nm_status_parse(rt[4].in, &s, err, sizeof(err));
 	ok = s.ngroups == 4 && s.total_regions == 0 && s.writes_sent == 0 &&
@@ -552,7 +625,8 @@ static void test_status(void)
 		     "\"disk\":\"uptodate\",\"peer_disk\":\"uptodate\",\"in_sync_regions\":1,"
 		     "\"total_regions\":1,\"sync_percent\":100.00,\"writes_sent\":0,"
 		     "\"writes_received\":0,\"pending\":0,\"bytes_sent\":0,\"bytes_received\":0,"
-		     "\"writes_rejected\":0,\"last_error\":\"0\",\"extra\":\"foo 7 bar\"}");
+		     "\"writes_rejected\":0,\"last_error\":\"0\",\"resync_kibs\":0,"
+		     "\"eta_seconds\":0,\"resync_bytes\":0,\"extra\":\"foo 7 bar\"}");
 	if (!ok)
 		FAILWHY("%s", buf);
 	report(ok, "status/json");
