@@ -32,6 +32,7 @@
 #include <linux/socket.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/key.h>
 #include "nm_wire.h"
 #include "nm_meta.h"
 
@@ -50,8 +51,8 @@ enum nm_cstate {
 #define NM_MAX_REGION		(NM_MAX_DATA >> SECTOR_SHIFT)
 #define NM_RS_WINDOW		8	/* regions in resync at once */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
-#define NM_PING_INTERVAL_MS	2000
-#define NM_TIMEOUT_MS		6000
+#define NM_PING_INTERVAL_MS	2000	/* default "ping" */
+#define NM_TIMEOUT_MS		6000	/* default "timeout" */
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_PEER_MAX_INFLIGHT	1024
 
@@ -62,6 +63,7 @@ struct nm_req {
 	struct list_head list;		/* send_q, then wait_q */
 	u64 id;
 	u32 epoch;
+	unsigned long queued_at;	/* jiffies, when queued for the peer */
 	atomic_t ref;			/* local part, peer part, sender */
 	unsigned long flags;
 	blk_status_t status;		/* local result */
@@ -92,6 +94,13 @@ struct nm_dev {
 	bool sync_none;			/* "sync none": trust equal devices */
 	bool has_rate;
 	u32 table_rate;			/* resync_rate from the table, KiB/s */
+	u32 timeout_ms;			/* peer silent longer: dead */
+	u32 ping_ms;			/* idle link: ping after this */
+	bool has_timeout;
+	bool has_ping;
+	bool integrity;			/* crc32c on every packet */
+	char secret_desc[64];		/* logon key description, or "" */
+	struct key *secret_key;		/* held from ctr to dtr */
 	u64 nonce;
 	struct nm_meta *meta;
 
@@ -136,6 +145,9 @@ struct nm_dev {
 	struct socket *sock;
 	u32 tx_seq;
 	u32 rx_seq;
+	bool crc_on;			/* integrity negotiated on this link */
+	u32 tx_crc;			/* under tx_mutex */
+	u32 rx_crc;			/* receiver thread only */
 	u32 sent_epoch;			/* sender: epoch of the last P_DATA */
 	bool sent_in_epoch;
 	unsigned long last_tx;		/* jiffies */
@@ -189,6 +201,8 @@ void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */
 int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
 int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int nm_recv_full(struct socket *sock, void *buf, size_t len);
+int nm_rx(struct nm_dev *nm, void *buf, size_t len);
+int nm_rx_trailer(struct nm_dev *nm);
 const char *nm_cstate_name(enum nm_cstate s);
 
 /* nm_peer.c: secondary's write path */

@@ -27,6 +27,12 @@
 #include <linux/tcp.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <linux/crc32c.h>
+#include <linux/key.h>
+#include <keys/user-type.h>
+#include <crypto/hash.h>
+#include <crypto/algapi.h>
+#include <linux/highmem.h>
 #include "dm-netmirror.h"
 
 static const char * const nm_cstate_names[] = {
@@ -68,14 +74,38 @@ static int nm_xmit(struct socket *sock, struct msghdr *msg)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * Send @vec as part of the current packet; with integrity on, add it to the
+ * packet's crc32c (the packet always ends with nm_send_trailer()).
+ */
 static int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n,
 			size_t len, bool more)
 {
 	struct msghdr msg = {
-		.msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0),
+		.msg_flags = MSG_NOSIGNAL |
+			     (more || nm->crc_on ? MSG_MORE : 0),
 	};
+	int i;
 
+	if (nm->crc_on)
+		for (i = 0; i < n; i++)
+			nm->tx_crc = crc32c(nm->tx_crc, vec[i].iov_base,
+					    vec[i].iov_len);
 	iov_iter_kvec(&msg.msg_iter, WRITE, vec, n, len);
+	return nm_xmit(nm->sock, &msg);
+}
+
+/* End of a packet: the crc32c trailer when integrity is on. */
+static int nm_send_trailer(struct nm_dev *nm)
+{
+	__be32 crc = cpu_to_be32(nm->tx_crc);
+	struct kvec vec = { .iov_base = &crc, .iov_len = sizeof(crc) };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+
+	if (!nm->crc_on)
+		return 0;
+	nm->tx_crc = ~0U;
+	iov_iter_kvec(&msg.msg_iter, WRITE, &vec, 1, sizeof(crc));
 	return nm_xmit(nm->sock, &msg);
 }
 
@@ -101,6 +131,8 @@ int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 	r = nm_send_kvec(nm, &hv, 1, sizeof(h), len != 0);
 	if (!r && len)
 		r = nm_send_kvec(nm, vec, n, len, false);
+	if (!r)
+		r = nm_send_trailer(nm);
 	if (!r) {
 		nm->last_tx = jiffies;
 		atomic64_add(sizeof(h) + len, &nm->bytes_sent);
@@ -117,6 +149,38 @@ int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
 	struct kvec vec = { .iov_base = (void *)p, .iov_len = len };
 
 	return nm_send_vec(nm, type, &vec, 1);
+}
+
+/* Receive part of the current packet, adding it to the packet's crc32c. */
+int nm_rx(struct nm_dev *nm, void *buf, size_t len)
+{
+	int r = nm_recv_full(nm->sock, buf, len);
+
+	if (!r && nm->crc_on)
+		nm->rx_crc = crc32c(nm->rx_crc, buf, len);
+	return r;
+}
+
+/* End of a received packet: check the crc32c trailer (integrity on). */
+int nm_rx_trailer(struct nm_dev *nm)
+{
+	__be32 crc;
+	u32 want = nm->rx_crc;
+	int r;
+
+	if (!nm->crc_on)
+		return 0;
+	nm->rx_crc = ~0U;
+	r = nm_recv_full(nm->sock, &crc, sizeof(crc));
+	if (r)
+		return r;
+	if (be32_to_cpu(crc) != want) {
+		DMERR_LIMIT("%s: packet checksum mismatch: dropping link",
+			    nm_name(nm));
+		nm_set_error(nm, "integrity_error");
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 /* Receive exactly @len bytes; -EAGAIN on the socket's receive timeout. */
@@ -173,13 +237,23 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	bio_for_each_segment(bv, bio, iter) {
 		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 
-		if (iter.bi_size > bv.bv_len)
+		if (iter.bi_size > bv.bv_len || nm->crc_on)
 			msg.msg_flags |= MSG_MORE;
+		if (nm->crc_on) {
+			void *p = kmap_local_page(bv.bv_page);
+
+			nm->tx_crc = crc32c(nm->tx_crc, p + bv.bv_offset,
+					    bv.bv_len);
+			kunmap_local(p);
+		}
 		iov_iter_bvec(&msg.msg_iter, WRITE, &bv, 1, bv.bv_len);
 		r = nm_xmit(nm->sock, &msg);
 		if (r)
 			return r;
 	}
+	r = nm_send_trailer(nm);
+	if (r)
+		return r;
 	atomic64_add(sizeof(pkt) + size, &nm->bytes_sent);
 	atomic64_inc(&nm->writes_sent);
 	nm->last_tx = jiffies;
@@ -237,6 +311,8 @@ static bool nm_send_one(struct nm_dev *nm)
 			nm_hdr_fill(&h, NM_P_BARRIER, sizeof(b), nm->tx_seq++);
 			r = nm_send_kvec(nm, vec, 2, sizeof(h) + sizeof(b),
 					 true);
+			if (!r)
+				r = nm_send_trailer(nm);
 		}
 		if (!r) {
 			nm->sent_epoch = req->epoch;
@@ -272,6 +348,31 @@ static bool nm_send_pending(struct nm_dev *nm)
 	return work;
 }
 
+/*
+ * A peer that answers pings but not a write (its disk hangs) must not hold
+ * the write longer than the timeout either: drop the link, which completes
+ * the write from the local disk and marks its regions out of sync.
+ */
+static void nm_check_stuck(struct nm_dev *nm)
+{
+	struct nm_req *req;
+	unsigned long flags;
+	bool stuck = false;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	req = list_first_entry_or_null(&nm->wait_q, struct nm_req, list);
+	if (req && time_after(jiffies, req->queued_at +
+			      msecs_to_jiffies(nm->timeout_ms)))
+		stuck = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (stuck) {
+		DMERR("%s: write not acknowledged within %u ms: dropping link",
+		      nm_name(nm), nm->timeout_ms);
+		nm_set_error(nm, "peer_timeout");
+		nm_conn_drop(nm);
+	}
+}
+
 static int nm_sender(void *arg)
 {
 	struct nm_dev *nm = arg;
@@ -282,7 +383,7 @@ static int nm_sender(void *arg)
 
 		wait_event_interruptible_timeout(nm->send_wq,
 			nm_send_pending(nm) || kthread_should_stop(),
-			msecs_to_jiffies(NM_PING_INTERVAL_MS));
+			msecs_to_jiffies(nm->ping_ms));
 		if (kthread_should_stop())
 			break;
 
@@ -313,9 +414,10 @@ static int nm_sender(void *arg)
 		while (nm_send_one(nm))
 			cond_resched();
 
+		nm_check_stuck(nm);
 		if (READ_ONCE(nm->cstate) >= NM_C_CONNECTED &&
 		    time_after(jiffies, nm->last_tx +
-			       msecs_to_jiffies(NM_PING_INTERVAL_MS))) {
+			       msecs_to_jiffies(nm->ping_ms))) {
 			struct nm_p_ping p = { .cookie = nm_be64(jiffies) };
 
 			nm_send_ctrl(nm, NM_P_PING, &p, sizeof(p));
@@ -416,6 +518,118 @@ static void nm_hello_fill(struct nm_dev *nm, struct nm_p_hello *m)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	m->protocol = nm_be32(nm->protocol);
 	m->region_sectors = nm_be32(nm->region_sectors);
+	m->features = nm_be64((nm->integrity ? NM_FEAT_INTEGRITY : 0) |
+			      (nm->secret_desc[0] ? NM_FEAT_AUTH : 0));
+}
+
+/* HMAC-SHA256 over "NMAUTH1" || challenge || nonce_a || nonce_b. */
+static int nm_auth_mac(struct crypto_shash *tfm, const u8 *chal, u64 a, u64 b,
+		       u8 *out)
+{
+	SHASH_DESC_ON_STACK(desc, tfm);
+	__be64 na = cpu_to_be64(a), nb = cpu_to_be64(b);
+	int r;
+
+	desc->tfm = tfm;
+	r = crypto_shash_init(desc);
+	if (!r)
+		r = crypto_shash_update(desc, "NMAUTH1", 7);
+	if (!r)
+		r = crypto_shash_update(desc, chal, NM_AUTH_LEN);
+	if (!r)
+		r = crypto_shash_update(desc, (u8 *)&na, sizeof(na));
+	if (!r)
+		r = crypto_shash_update(desc, (u8 *)&nb, sizeof(nb));
+	if (!r)
+		r = crypto_shash_final(desc, out);
+	shash_desc_zero(desc);
+	return r;
+}
+
+/* Send one handshake packet (no trailer, integrity is not on yet). */
+static int nm_hs_send(struct socket *s, u16 type, u32 seq, const void *p,
+		      u32 len)
+{
+	struct nm_hdr h;
+	struct kvec vec[2] = {
+		{ .iov_base = &h, .iov_len = sizeof(h) },
+		{ .iov_base = (void *)p, .iov_len = len },
+	};
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+
+	nm_hdr_fill(&h, type, len, seq);
+	iov_iter_kvec(&msg.msg_iter, WRITE, vec, 2, sizeof(h) + len);
+	return nm_xmit(s, &msg);
+}
+
+static int nm_hs_recv(struct socket *s, u16 type, u32 seq, void *p, u32 len)
+{
+	struct nm_hdr h;
+	int r = nm_recv_full(s, &h, sizeof(h));
+
+	if (r)
+		return r;
+	r = nm_hdr_check(&h, seq);
+	if (r)
+		return r;
+	if (nm_h16(h.type) != type || nm_h32(h.length) != len)
+		return -EPROTO;
+	return nm_recv_full(s, p, len);
+}
+
+/*
+ * Challenge-response with the shared secret (a "logon" key): each side
+ * proves it holds the key by MACing the other's fresh challenge together
+ * with both nonces.  A replayed response does not match a new challenge.
+ */
+static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce)
+{
+	u8 chal[NM_AUTH_LEN], pchal[NM_AUTH_LEN], mac[NM_AUTH_LEN];
+	u8 pmac[NM_AUTH_LEN], want[NM_AUTH_LEN];
+	const struct user_key_payload *ukp;
+	struct crypto_shash *tfm;
+	struct key *key;
+	int r;
+
+	key = nm->secret_key;
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	down_read(&key->sem);
+	ukp = user_key_payload_locked(key);
+	r = ukp ? crypto_shash_setkey(tfm, ukp->data, ukp->datalen) :
+		  -EKEYREVOKED;
+	up_read(&key->sem);
+	if (r) {
+		DMERR_LIMIT("%s: secret key unusable (%d)", nm_name(nm), r);
+		nm_set_error(nm, "secret_missing");
+		goto out;
+	}
+
+	get_random_bytes(chal, sizeof(chal));
+	r = nm_hs_send(s, NM_P_AUTH_CHALLENGE, 1, chal, sizeof(chal));
+	if (!r)
+		r = nm_hs_recv(s, NM_P_AUTH_CHALLENGE, 1, pchal, sizeof(pchal));
+	if (!r)
+		r = nm_auth_mac(tfm, pchal, nm->nonce, peer_nonce, mac);
+	if (!r)
+		r = nm_hs_send(s, NM_P_AUTH_RESPONSE, 2, mac, sizeof(mac));
+	if (!r)
+		r = nm_hs_recv(s, NM_P_AUTH_RESPONSE, 2, pmac, sizeof(pmac));
+	if (!r)
+		r = nm_auth_mac(tfm, chal, peer_nonce, nm->nonce, want);
+	if (!r && crypto_memneq(want, pmac, sizeof(want)))
+		r = -EKEYREJECTED;
+	if (r) {
+		DMERR_LIMIT("%s: peer authentication failed (%d)",
+			    nm_name(nm), r);
+		nm_set_error(nm, "auth_failed");
+	}
+out:
+	memzero_explicit(want, sizeof(want));
+	memzero_explicit(mac, sizeof(mac));
+	crypto_free_shash(tfm);
+	return r;
 }
 
 /*
@@ -471,6 +685,12 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		why = "protocol_mismatch";
 	else if (nm_h32(in.m.region_sectors) != nm->region_sectors)
 		why = "region_size_mismatch";
+	else if ((nm_h64(in.m.features) & NM_FEAT_INTEGRITY) !=
+		 (nm->integrity ? NM_FEAT_INTEGRITY : 0))
+		why = "integrity_mismatch";
+	else if ((nm_h64(in.m.features) & NM_FEAT_AUTH) !=
+		 (nm->secret_desc[0] ? NM_FEAT_AUTH : 0))
+		why = "auth_mismatch";
 	else if (peer_nonce == nm->nonce)
 		why = "connected_to_self";
 	else if (peer_sectors < nm->sectors)
@@ -479,11 +699,17 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		 READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		why = "both_primary";
 	if (why) {
-		DMERR("%s: refusing peer: %s (peer %llu sectors, ours %llu)",
+		DMERR_LIMIT("%s: refusing peer: %s (peer %llu sectors, ours %llu)",
 		      nm_name(nm), why, peer_sectors,
 		      (unsigned long long)nm->sectors);
 		nm_set_error(nm, why);
 		return -EPROTO;
+	}
+
+	if (nm->secret_desc[0]) {
+		r = nm_auth(nm, s, peer_nonce);
+		if (r)
+			return r;
 	}
 
 	spin_lock_irqsave(&nm->lock, flags);
@@ -554,9 +780,9 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 	u32 len;
 	int r;
 
-	s->sk->sk_rcvtimeo = msecs_to_jiffies(NM_TIMEOUT_MS);
+	s->sk->sk_rcvtimeo = msecs_to_jiffies(nm->timeout_ms);
 	while (!kthread_should_stop()) {
-		r = nm_recv_full(s, &h, sizeof(h));
+		r = nm_rx(nm, &h, sizeof(h));
 		if (r)
 			return r;
 		r = nm_hdr_check(&h, nm->rx_seq);
@@ -569,9 +795,16 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		nm->rx_seq++;
 		type = nm_h16(h.type);
 		len = nm_h32(h.length);
-		r = nm_recv_full(s, &p, nm_fixed_len(type));
+		r = nm_rx(nm, &p, nm_fixed_len(type));
 		if (r)
 			return r;
+		/* variable payloads end in their handler, which checks */
+		if (type != NM_P_DATA && type != NM_P_RS_DATA &&
+		    type != NM_P_BITMAP) {
+			r = nm_rx_trailer(nm);
+			if (r)
+				return r;
+		}
 		atomic64_add(sizeof(h) + len, &nm->bytes_received);
 		r = nm_payload_check(type, len, &p, nm->sectors);
 		if (r) {
@@ -690,18 +923,21 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	dm_table_event(nm->ti->table);
 }
 
-static void nm_go_connected(struct nm_dev *nm, struct socket *s)
+static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 {
 	unsigned long flags;
 
-	nm_sock_setup(s, NM_TIMEOUT_MS);
+	nm_sock_setup(s, nm->timeout_ms);
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = s;
-	nm->tx_seq = 1;			/* P_HELLO was 0 */
 	nm->sent_in_epoch = false;
 	nm->last_tx = jiffies;
+	nm->crc_on = nm->integrity;
+	nm->tx_crc = ~0U;
+	nm->tx_seq = seq;
 	mutex_unlock(&nm->tx_mutex);
-	nm->rx_seq = 1;
+	nm->rx_crc = ~0U;
+	nm->rx_seq = seq;
 	nm_peer_reset(nm);
 
 	spin_lock_irqsave(&nm->lock, flags);
@@ -780,7 +1016,7 @@ static int nm_conn_thread(void *arg)
 			continue;
 		}
 		backoff = 100;
-		nm_go_connected(nm, s);
+		nm_go_connected(nm, s, nm->secret_desc[0] ? 3 : 1);
 		r = nm_receive(nm, s);
 		if (r == -EAGAIN) {
 			DMERR("%s: peer timed out", nm_name(nm));

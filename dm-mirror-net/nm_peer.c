@@ -147,11 +147,14 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			r = -ENOMEM;
 			goto out_free;
 		}
-		r = nm_recv_full(nm->sock, page_address(pr->pages[i]), len);
+		r = nm_rx(nm, page_address(pr->pages[i]), len);
 		if (r)
 			goto out_free;
 		left -= len;
 	}
+	r = nm_rx_trailer(nm);
+	if (r)
+		goto out_free;
 
 	if (fl & NM_DF_FUA)
 		opf |= REQ_FUA;

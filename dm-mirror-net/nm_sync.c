@@ -123,7 +123,9 @@ int nm_recv_bitmap(struct nm_dev *nm, const struct nm_p_bitmap *b, u32 len)
 	w = kmalloc(NM_BITMAP_MAX_BITS / 8, GFP_NOIO);
 	if (!w)
 		return -ENOMEM;
-	r = nm_recv_full(nm->sock, w, bytes);
+	r = nm_rx(nm, w, bytes);
+	if (!r)
+		r = nm_rx_trailer(nm);
 	if (r)
 		goto out;
 	spin_lock_irqsave(&nm->lock, fl);

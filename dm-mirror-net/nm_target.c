@@ -36,6 +36,8 @@
 #include <linux/bitmap.h>
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
+#include <linux/key.h>
+#include <keys/user-type.h>
 #include "dm-netmirror.h"
 
 static const char * const nm_disk_names[NM_DISK_MAX] = {
@@ -104,7 +106,7 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 			 char **error)
 {
 	static const struct dm_arg _args[] = {
-		{0, 12, "Invalid number of optional arguments"},
+		{0, 22, "Invalid number of optional arguments"},
 	};
 	unsigned int argc;
 	unsigned long seen = 0;
@@ -209,10 +211,68 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 			}
 			nm->table_rate = v;
 			nm->has_rate = true;
+		} else if (!strcasecmp(key, "timeout") ||
+			   !strcasecmp(key, "ping")) {
+			bool to = !strcasecmp(key, "timeout");
+			unsigned int v;
+			char dummy;
+
+			if (test_and_set_bit(to ? 6 : 7, &seen)) {
+				*error = to ? "Duplicate optional argument: timeout" :
+					      "Duplicate optional argument: ping";
+				return -EINVAL;
+			}
+			if (sscanf(val, "%u%c", &v, &dummy) != 1 ||
+			    (to && (v < 500 || v > 600000)) ||
+			    (!to && (v < 100 || v > 60000))) {
+				*error = to ? "Invalid timeout (want 500..600000 ms)" :
+					      "Invalid ping (want 100..60000 ms)";
+				return -EINVAL;
+			}
+			if (to) {
+				nm->timeout_ms = v;
+				nm->has_timeout = true;
+			} else {
+				nm->ping_ms = v;
+				nm->has_ping = true;
+			}
+		} else if (!strcasecmp(key, "integrity")) {
+			if (test_and_set_bit(9, &seen)) {
+				*error = "Duplicate optional argument: integrity";
+				return -EINVAL;
+			}
+			if (strcmp(val, "crc32c")) {
+				*error = "Invalid integrity (want crc32c)";
+				return -EINVAL;
+			}
+			nm->integrity = true;
+		} else if (!strcasecmp(key, "secret")) {
+			if (test_and_set_bit(10, &seen)) {
+				*error = "Duplicate optional argument: secret";
+				return -EINVAL;
+			}
+			if (!*val || strlen(val) >= sizeof(nm->secret_desc) ||
+			    strchr(val, '%')) {
+				*error = "Invalid secret key description";
+				return -EINVAL;
+			}
+			strscpy(nm->secret_desc, val, sizeof(nm->secret_desc));
+			/* look it up here, in the caller's keyrings */
+			nm->secret_key = request_key(&key_type_logon, val, NULL);
+			if (IS_ERR(nm->secret_key)) {
+				r = PTR_ERR(nm->secret_key);
+				nm->secret_key = NULL;
+				*error = "Secret: no logon key with that description";
+				return r;
+			}
 		} else {
 			*error = "Unknown optional argument";
 			return -EINVAL;
 		}
+	}
+	if (nm->ping_ms >= nm->timeout_ms) {
+		*error = "ping must be shorter than timeout";
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -357,6 +417,8 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	nm->ti = ti;
 	nm->sectors = ti->len;
 	nm->region_sectors = NM_DEFAULT_REGION;
+	nm->timeout_ms = NM_TIMEOUT_MS;
+	nm->ping_ms = NM_PING_INTERVAL_MS;
 	spin_lock_init(&nm->lock);
 	init_waitqueue_head(&nm->sync_wq);
 	bio_list_init(&nm->rs_wait);
@@ -493,6 +555,8 @@ static void nm_dtr(struct dm_target *ti)
 	}
 	nm_dtr_regions(nm);
 	bioset_exit(&nm->bs);
+	if (nm->secret_key)
+		key_put(nm->secret_key);
 	if (nm->meta_dev)
 		dm_put_device(ti, nm->meta_dev);
 	if (nm->dev)
@@ -640,6 +704,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	req->epoch = nm->epoch;
 	if (nm->cstate >= NM_C_CONNECTED) {
 		req->id = nm->next_id++;
+		req->queued_at = jiffies;
 		set_bit(NM_REQ_PEER, &req->flags);
 		set_bit(NM_REQ_QUEUED, &req->flags);
 		atomic_inc(&req->ref);
@@ -738,7 +803,10 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		nopt = (nm->has_listen ? 2 : 0) +
 		       (nm->table_role == NM_ROLE_PRIMARY ? 2 : 0) +
 		       (nm->meta_dev ? 2 : 0) + (nm->has_region_size ? 2 : 0) +
-		       (nm->has_sync ? 2 : 0) + (nm->has_rate ? 2 : 0);
+		       (nm->has_sync ? 2 : 0) + (nm->has_rate ? 2 : 0) +
+		       (nm->has_timeout ? 2 : 0) + (nm->has_ping ? 2 : 0) +
+		       (nm->integrity ? 2 : 0) +
+		       (nm->secret_desc[0] ? 2 : 0);
 		if (nopt)
 			DMEMIT(" %u", nopt);
 		if (nm->has_listen)
@@ -753,6 +821,14 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" sync %s", nm->sync_none ? "none" : "full");
 		if (nm->has_rate)
 			DMEMIT(" resync_rate %u", nm->table_rate);
+		if (nm->has_timeout)
+			DMEMIT(" timeout %u", nm->timeout_ms);
+		if (nm->has_ping)
+			DMEMIT(" ping %u", nm->ping_ms);
+		if (nm->integrity)
+			DMEMIT(" integrity crc32c");
+		if (nm->secret_desc[0])
+			DMEMIT(" secret %s", nm->secret_desc);
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
@@ -877,7 +953,7 @@ static int nm_iterate_devices(struct dm_target *ti,
 
 static struct target_type nm_target = {
 	.name = "netmirror",
-	.version = {1, 2, 0},
+	.version = {1, 3, 0},
 	.module = THIS_MODULE,
 	.ctr = nm_ctr,
 	.dtr = nm_dtr,

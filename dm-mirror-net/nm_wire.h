@@ -64,7 +64,9 @@ enum nm_ptype {
 	NM_P_RS_DONE = 15,	/* source -> target: resync complete */
 	NM_P_SYNC = 16,		/* primary -> secondary: make all stable */
 	NM_P_SYNC_ACK = 17,	/* secondary -> primary: all stable */
-	NM_P_MAX = 18,
+	NM_P_AUTH_CHALLENGE = 18,	/* handshake, both: 32 random bytes */
+	NM_P_AUTH_RESPONSE = 19,	/* handshake, both: HMAC-SHA256 */
+	NM_P_MAX = 20,
 };
 
 struct nm_hdr {
@@ -87,10 +89,26 @@ enum nm_disk {
 enum nm_proto { NM_PROTO_A = 0, NM_PROTO_B = 1, NM_PROTO_C = 2 };
 enum nm_ordering { NM_ORD_FLUSH = 0, NM_ORD_DRAIN = 1, NM_ORD_NONE = 2 };
 
+/* P_HELLO features: both sides must announce the same set. */
+#define NM_FEAT_INTEGRITY	0x1ULL	/* crc32c trailer on every packet */
+#define NM_FEAT_AUTH		0x2ULL	/* HMAC challenge-response */
+#define NM_FEAT_ALL		(NM_FEAT_INTEGRITY | NM_FEAT_AUTH)
+
+/*
+ * With NM_FEAT_INTEGRITY, every packet after the handshake is followed by a
+ * 4-byte big-endian crc32c (seed ~0) of its header and payload.
+ */
+#define NM_TRAILER_LEN		4
+#define NM_AUTH_LEN		32
+
+struct nm_p_auth {
+	__u8 bytes[NM_AUTH_LEN];
+} __packed;
+
 struct nm_p_hello {
 	__be32 proto_min;	/* protocol versions this node speaks */
 	__be32 proto_max;
-	__be64 features;	/* reserved, 0 */
+	__be64 features;	/* NM_FEAT_* */
 	__be64 dev_sectors;	/* size of this node's device */
 	__be64 nonce;		/* random per device instance: picks the link */
 	__be32 role;
@@ -175,6 +193,8 @@ static inline __u32 nm_fixed_len(__u16 type)
 	case NM_P_RS_DONE: return sizeof(struct nm_p_count);
 	case NM_P_RS_DATA: return sizeof(struct nm_p_data);
 	case NM_P_RS_ACK: return sizeof(struct nm_p_rs_ack);
+	case NM_P_AUTH_CHALLENGE:
+	case NM_P_AUTH_RESPONSE: return sizeof(struct nm_p_auth);
 	}
 	return 0;
 }
@@ -231,6 +251,8 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EPROTO;
 		if (rs < 8 || rs > (NM_MAX_DATA >> NM_SECTOR_SHIFT) ||
 		    (rs & (rs - 1)))
+			return -EPROTO;
+		if (nm_h64(m->features) & ~NM_FEAT_ALL)
 			return -EPROTO;
 		return 0;
 	}
@@ -307,6 +329,8 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 	case NM_P_PING_ACK:
 	case NM_P_SYNC:
 	case NM_P_SYNC_ACK:
+	case NM_P_AUTH_CHALLENGE:
+	case NM_P_AUTH_RESPONSE:
 		return 0;
 	}
 	return -EPROTO;
