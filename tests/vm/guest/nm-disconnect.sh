@@ -12,7 +12,7 @@ on_peer ". /tests/lib.sh; load_netmirror; brd_setup 64 1" || fail "peer setup"
 S=$(( $(dev_size /dev/ram0) / 512 ))
 on_peer "dmsetup create nm0 --table '0 $S netmirror /dev/ram0 169.254.0.1:7789 C flush'" || fail "peer create"
 dmsetup create nm0 --table "0 $S netmirror /dev/ram0 169.254.0.2:7789 C flush 2 role primary" || fail "create"
-nm_wait_conn nm0 connected 30 || fail "no connection"
+nm_wait_synced nm0 60 || fail "no connection/initial sync: $(dmsetup status nm0)"
 pattern write /dev/mapper/nm0 1 16M --direct --quiet || fail "write while connected"
 total=$(nm_field nm0 4 | cut -d/ -f2)
 
@@ -30,10 +30,12 @@ log "message: standalone -> connected, in_sync $insync/$total"
 
 # 2. by cutting the link on the peer for 8 s while writing
 on_peer "(ip link set eth0 down; sleep 8; ip link set eth0 up) >/dev/null 2>&1 </dev/null &"
-pattern write /dev/mapper/nm0 3 32M --direct --quiet || fail "write across the link cut"
-pattern verify /dev/ram0 3 32M --direct --quiet || fail "local write lost across the link cut"
+pattern write /dev/mapper/nm0 3 32M --direct --quiet > /tmp/load.out 2>&1 &
+lp=$!
 nm_wait_conn nm0 connecting 15 || fail "link cut not detected: $(dmsetup status nm0)"
 log "link cut: $(dmsetup status nm0)"
+wait $lp || fail "write across the link cut failed: $(cat /tmp/load.out)"
+pattern verify /dev/ram0 3 32M --direct --quiet || fail "local write lost across the link cut"
 nm_wait_conn nm0 connected 60 || fail "no reconnect after the link came back: $(dmsetup status nm0)"
 on_peer ". /tests/lib.sh; . /tests/nmlib.sh; nm_wait_conn nm0 connected 30" || fail "peer not connected"
 # writes flow again (protocol C: on the peer when they return)
