@@ -64,6 +64,7 @@ struct nm_req {
 	u64 id;
 	u32 epoch;
 	unsigned long queued_at;	/* jiffies, when queued for the peer */
+	struct bvec_iter saved_iter;	/* reads: to retry on the peer */
 	atomic_t ref;			/* local part, peer part, sender */
 	unsigned long flags;
 	blk_status_t status;		/* local result */
@@ -72,6 +73,12 @@ struct nm_req {
 #define NM_REQ_PEER	0	/* peer part still outstanding */
 #define NM_REQ_QUEUED	1	/* on send_q or wait_q */
 #define NM_REQ_DATA	2	/* counted in inflight[] */
+#define NM_REQ_READ	3	/* a read (local, or from the peer) */
+#define NM_REQ_REMOTE	4	/* served by the peer */
+#define NM_REQ_HAD_PEER	5	/* a write with a peer part */
+#define NM_REQ_LOCAL_FAILED 6	/* local write failed, detached */
+#define NM_REQ_NO_LOCAL	7	/* diskless: no local part */
+#define NM_REQ_PEER_OK	8	/* the peer part was delivered */
 
 struct nm_dev {
 	struct dm_target *ti;
@@ -99,6 +106,8 @@ struct nm_dev {
 	bool has_timeout;
 	bool has_ping;
 	bool integrity;			/* crc32c on every packet */
+	bool detach_on_error;		/* on_io_error detach (default) */
+	bool has_on_io_error;
 	char secret_desc[64];		/* logon key description, or "" */
 	struct key *secret_key;		/* held from ctr to dtr */
 	u64 nonce;
@@ -128,6 +137,8 @@ struct nm_dev {
 	unsigned long *rs_busy;		/* regions being resynced now */
 	unsigned long *touched;		/* written since the last clear pass */
 	unsigned long *cand;		/* sync thread: clear candidates */
+	unsigned long *rs_dirty;	/* target: app-written during resync */
+	unsigned long *rs_writing;	/* target: resync write in flight */
 	struct bio_list rs_wait;	/* writes waiting for a resync region */
 	struct bio_list mark_wait;	/* writes waiting for a metadata mark */
 	bool bm_sent;			/* our bitmap went out on this link */
@@ -158,6 +169,7 @@ struct nm_dev {
 	wait_queue_head_t sync_wq;
 	struct workqueue_struct *wq;
 	struct work_struct mark_work;
+	struct work_struct event_work;	/* dm_table_event from irq context */
 	struct page **rs_pages;		/* one region's buffer */
 	struct kvec *rs_vec;		/* its iovec, + 1 for the header */
 	unsigned int rs_nr_pages;
@@ -215,6 +227,19 @@ int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_rs_start(struct nm_dev *nm, u64 count);
 int nm_peer_rs_done(struct nm_dev *nm);
 int nm_peer_sync(struct nm_dev *nm, __be64 cookie);
+
+/* nm_remote.c: on_io_error, reads served by the peer */
+void nm_event_work(struct work_struct *w);
+bool nm_detach(struct nm_dev *nm, int err);
+int nm_attach(struct nm_dev *nm);
+int nm_read_from_peer(struct nm_dev *nm, struct bio *bio);
+int nm_map_read(struct nm_dev *nm, struct bio *bio);
+int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error);
+int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len);
+int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d);
+void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
+void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
+			   unsigned int sectors);
 
 /* nm_sync.c: bitmap exchange, resync source, lazy clearing */
 int nm_sync_start(struct nm_dev *nm);

@@ -260,6 +260,31 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	return 0;
 }
 
+/* P_READ_REQ for a read served by the peer.  Caller holds tx_mutex. */
+static int nm_send_read_req(struct nm_dev *nm, struct nm_req *req)
+{
+	struct {
+		struct nm_hdr h;
+		struct nm_p_data d;
+	} __packed pkt;
+	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+	int r;
+
+	memset(&pkt.d, 0, sizeof(pkt.d));
+	nm_hdr_fill(&pkt.h, NM_P_READ_REQ, sizeof(pkt.d), nm->tx_seq++);
+	pkt.d.id = nm_be64(req->id);
+	pkt.d.sector = nm_be64(req->bio->bi_iter.bi_sector);
+	pkt.d.size = nm_be32(req->bio->bi_iter.bi_size);
+	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), false);
+	if (!r)
+		r = nm_send_trailer(nm);
+	if (!r) {
+		atomic64_add(sizeof(pkt), &nm->bytes_sent);
+		nm->last_tx = jiffies;
+	}
+	return r;
+}
+
 static bool nm_req_unqueue(struct nm_dev *nm, struct nm_req *req)
 {
 	unsigned long flags;
@@ -295,6 +320,10 @@ static bool nm_send_one(struct nm_dev *nm)
 	mutex_lock(&nm->tx_mutex);
 	if (!nm->sock || gen != nm->conn_gen) {
 		r = -ENOTCONN;
+	} else if (test_bit(NM_REQ_READ, &req->flags)) {
+		r = nm_send_read_req(nm, req);
+		if (r)
+			kernel_sock_shutdown(nm->sock, SHUT_RDWR);
 	} else {
 		r = 0;
 		if (nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
@@ -327,7 +356,8 @@ static bool nm_send_one(struct nm_dev *nm)
 	if (r) {
 		if (nm_req_unqueue(nm, req))
 			nm_req_peer_done(req, false);
-	} else if (nm->protocol == NM_PROTO_A) {
+	} else if (nm->protocol == NM_PROTO_A &&
+		   !test_bit(NM_REQ_READ, &req->flags)) {
 		if (nm_req_unqueue(nm, req))
 			nm_req_peer_done(req, true);
 	}
@@ -740,7 +770,7 @@ static void nm_handle_ack(struct nm_dev *nm, u16 type,
 	}
 	spin_lock_irqsave(&nm->lock, flags);
 	list_for_each_entry(req, &nm->wait_q, list) {
-		if (req->id == id) {
+		if (req->id == id && !test_bit(NM_REQ_READ, &req->flags)) {
 			found = req;
 			clear_bit(NM_REQ_QUEUED, &req->flags);
 			list_del_init(&req->list);
@@ -773,6 +803,7 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		struct nm_p_bitmap bitmap;
 		struct nm_p_count count;
 		struct nm_p_rs_ack rs_ack;
+		struct nm_p_auth auth;
 	} p;
 	struct nm_hdr h;
 	unsigned long flags;
@@ -800,7 +831,7 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 			return r;
 		/* variable payloads end in their handler, which checks */
 		if (type != NM_P_DATA && type != NM_P_RS_DATA &&
-		    type != NM_P_BITMAP) {
+		    type != NM_P_BITMAP && type != NM_P_READ_REPLY) {
 			r = nm_rx_trailer(nm);
 			if (r)
 				return r;
@@ -823,6 +854,7 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 				r = -EBUSY;
 			spin_unlock_irqrestore(&nm->lock, flags);
 			nm_peer_reset(nm);
+			nm_sync_kick(nm);
 			dm_table_event(nm->ti->table);
 			if (r) {
 				DMERR("%s: both nodes are primary: disconnecting",
@@ -870,6 +902,15 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		case NM_P_SYNC_ACK:
 			WRITE_ONCE(nm->sync_acked, nm_h64(p.ping.cookie));
 			nm_sync_kick(nm);
+			break;
+		case NM_P_READ_REQ:
+			r = nm_peer_read(nm, &p.data);
+			break;
+		case NM_P_READ_REPLY:
+			r = nm_recv_read_reply(nm, &p.ack, len);
+			break;
+		case NM_P_NEG_ACK:
+			nm_neg_ack(nm, &p.rs_ack);
 			break;
 		case NM_P_PING:
 			r = nm_send_ctrl(nm, NM_P_PING_ACK, &p.ping,

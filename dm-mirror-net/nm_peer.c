@@ -49,24 +49,28 @@ static void nm_peer_endio(struct bio *bio)
 {
 	struct nm_peer_req *pr = bio->bi_private;
 	struct nm_dev *nm = pr->nm;
-	bool ack = pr->resync || nm->protocol == NM_PROTO_C;
-	unsigned long flags;
+	unsigned long flags, region = pr->sector >> nm->region_shift;
+	bool ack, resync = pr->resync;
 
 	pr->status = blk_status_to_errno(bio->bi_status);
-	if (pr->status)
+	if (pr->status) {
 		DMERR_LIMIT("peer write at sector %llu failed (%d)",
 			    (unsigned long long)bio->bi_iter.bi_sector,
 			    pr->status);
+		nm_detach(nm, pr->status);
+	}
+	ack = pr->resync || nm->protocol == NM_PROTO_C || pr->status;
 	bio_put(bio);
 	nm_peer_free_pages(pr);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_del(&pr->inflight);
-	if (pr->resync && !pr->status) {
-		unsigned long region = pr->sector >> nm->region_shift;
-
-		__clear_bit(region, nm->oos);
-		if (nm->meta)
-			nm_meta_clear(nm->meta, region);
+	if (pr->resync) {
+		__clear_bit(region, nm->rs_writing);
+		if (!pr->status) {
+			__clear_bit(region, nm->oos);
+			if (nm->meta)
+				nm_meta_clear(nm->meta, region);
+		}
 	}
 	if (ack)
 		list_add_tail(&pr->list, &nm->ack_q);
@@ -77,6 +81,8 @@ static void nm_peer_endio(struct bio *bio)
 		kfree(pr);
 	atomic_dec(&nm->peer_inflight);
 	wake_up(&nm->peer_wq);
+	if (resync)
+		nm_sync_kick(nm);	/* writes parked behind rs_writing */
 }
 
 /*
@@ -102,6 +108,26 @@ static bool nm_peer_overlaps(struct nm_dev *nm, sector_t sector,
 	return hit;
 }
 
+void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
+			   unsigned int sectors)
+{
+	wait_event(nm->peer_wq, !nm_peer_overlaps(nm, sector, sectors));
+}
+
+/* Answer a write without writing it (refused resync data, diskless). */
+static void nm_peer_ack_now(struct nm_dev *nm, struct nm_peer_req *pr,
+			    int status)
+{
+	unsigned long flags;
+
+	pr->status = status;
+	nm_peer_free_pages(pr);
+	spin_lock_irqsave(&nm->lock, flags);
+	list_add_tail(&pr->list, &nm->ack_q);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	wake_up(&nm->send_wq);
+}
+
 /* A P_DATA or P_RS_DATA arrived (fixed part checked): read and issue it. */
 static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			 bool resync)
@@ -115,7 +141,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	u32 left;
 	int r;
 
-	if (READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
+	if (!resync && READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		return -EPROTO;		/* only a secondary takes writes */
 	if (!resync) {
 		if (nm->ordering != NM_ORD_NONE && nm->peer_epoch_valid &&
@@ -155,6 +181,33 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	r = nm_rx_trailer(nm);
 	if (r)
 		goto out_free;
+	pr->sector = nm_h64(d->sector);
+	pr->sectors = size >> SECTOR_SHIFT;
+
+	if (resync) {
+		unsigned long region = pr->sector >> nm->region_shift;
+		bool stale;
+
+		/* an application write touched the region meanwhile */
+		spin_lock_irq(&nm->lock);
+		stale = __test_and_clear_bit(region, nm->rs_dirty);
+		if (!stale)
+			__set_bit(region, nm->rs_writing);
+		spin_unlock_irq(&nm->lock);
+		if (stale) {
+			nm_peer_ack_now(nm, pr, -EAGAIN);
+			return 0;
+		}
+	} else if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
+		atomic64_inc(&nm->writes_received);
+		if (nm->protocol == NM_PROTO_B) {
+			struct nm_p_ack a = { .id = d->id };
+
+			r = nm_send_ctrl(nm, NM_P_RECV_ACK, &a, sizeof(a));
+		}
+		nm_peer_ack_now(nm, pr, -EIO);
+		return r;
+	}
 
 	if (fl & NM_DF_FUA)
 		opf |= REQ_FUA;
@@ -174,8 +227,6 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		}
 		left -= len;
 	}
-	pr->sector = bio->bi_iter.bi_sector;
-	pr->sectors = size >> SECTOR_SHIFT;
 	if (pr->sectors)
 		wait_event(nm->peer_wq,
 			   !nm_peer_overlaps(nm, pr->sector, pr->sectors));
@@ -222,7 +273,7 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 {
 	unsigned long flags, r;
 
-	if (READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
+	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return -EPROTO;
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->cstate = NM_C_SYNC_TARGET;
@@ -329,8 +380,10 @@ int nm_peer_send_acks(struct nm_dev *nm)
 
 		if (!r && pr->resync)
 			r = nm_send_ctrl(nm, NM_P_RS_ACK, &ra, sizeof(ra));
-		else if (!r)
+		else if (!r && nm->protocol == NM_PROTO_C)
 			r = nm_send_ctrl(nm, NM_P_WRITE_ACK, &a, sizeof(a));
+		else if (!r && pr->sectors)	/* A, B: only failures */
+			r = nm_send_ctrl(nm, NM_P_NEG_ACK, &ra, sizeof(ra));
 		list_del(&pr->list);
 		kfree(pr);
 	}

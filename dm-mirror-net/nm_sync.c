@@ -152,18 +152,22 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 	unsigned long region = be64_to_cpu(a->sector) >> nm->region_shift;
 	unsigned long fl;
 
+	u32 status = be32_to_cpu(a->status);
+
 	spin_lock_irqsave(&nm->lock, fl);
 	if (region < nm->nr_regions &&
 	    __test_and_clear_bit(region, nm->rs_busy)) {
 		nm->rs_inflight--;
-		if (!a->status)
+		if (!status)
 			__clear_bit(region, nm->oos);
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
-	if (a->status)
+	/* EAGAIN: the target wrote the region meanwhile; send it again */
+	if (status && status != EAGAIN)
 		DMERR_LIMIT("%s: peer failed resync write of region %lu (%u)",
-			    nm_name(nm), region, be32_to_cpu(a->status));
-	atomic64_add(be32_to_cpu(a->size), &nm->resync_bytes);
+			    nm_name(nm), region, status);
+	if (!status)
+		atomic64_add(be32_to_cpu(a->size), &nm->resync_bytes);
 	nm_sync_kick(nm);
 }
 
@@ -313,6 +317,24 @@ static void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt, u32 bytes)
 	rt->sent += bytes;
 }
 
+/*
+ * Under nm->lock: is this node the resync source?  Its disk must be
+ * uptodate and the peer's usable; an inconsistent peer is synced whatever
+ * the roles (a reattached primary is the target of its secondary); two
+ * consistent disks: the primary's data wins.
+ */
+static bool nm_is_source(struct nm_dev *nm)
+{
+	if (nm->disk != NM_DISK_UPTODATE)
+		return false;
+	if (nm->peer_disk == NM_DISK_DISKLESS ||
+	    nm->peer_disk == NM_DISK_UNKNOWN)
+		return false;
+	if (nm->peer_disk == NM_DISK_INCONSISTENT)
+		return true;
+	return nm->role == NM_ROLE_PRIMARY;
+}
+
 static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 {
 	struct nm_p_count c;
@@ -323,7 +345,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	int r;
 
 	spin_lock_irqsave(&nm->lock, fl);
-	if (nm->cstate == NM_C_CONNECTED && nm->role == NM_ROLE_PRIMARY &&
+	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->bm_sent && nm->bm_peer_done &&
 	    !bitmap_empty(nm->oos, nm->nr_regions)) {
 		nm->cstate = NM_C_SYNC_SOURCE;
@@ -374,8 +396,12 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		sector = (sector_t)region << nm->region_shift;
 		bytes = min_t(sector_t, nm->region_sectors,
 			      nm->sectors - sector) << SECTOR_SHIFT;
+		/* and so do the peer's writes to it (we are its secondary) */
+		nm_peer_wait_overlaps(nm, sector, bytes >> SECTOR_SHIFT);
 		nm_rs_throttle(nm, rt, bytes);
 		r = nm_link_up(nm) ? nm_rs_read(nm, sector, bytes) : -ENOTCONN;
+		if (r && r != -ENOTCONN)
+			nm_detach(nm, r);	/* our disk failed under the read */
 		if (!r)
 			r = nm_rs_send(nm, region, sector, bytes);
 		if (r) {

@@ -45,6 +45,7 @@ static const char * const nm_disk_names[NM_DISK_MAX] = {
 	[NM_DISK_UPTODATE] = "uptodate",
 	[NM_DISK_INCONSISTENT] = "inconsistent",
 	[NM_DISK_OUTDATED] = "outdated",
+	[NM_DISK_DISKLESS] = "diskless",
 };
 
 static const char *nm_role_name(enum nm_role r)
@@ -236,6 +237,20 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 				nm->ping_ms = v;
 				nm->has_ping = true;
 			}
+		} else if (!strcasecmp(key, "on_io_error")) {
+			if (test_and_set_bit(8, &seen)) {
+				*error = "Duplicate optional argument: on_io_error";
+				return -EINVAL;
+			}
+			if (!strcmp(val, "detach")) {
+				nm->detach_on_error = true;
+			} else if (!strcmp(val, "pass_on")) {
+				nm->detach_on_error = false;
+			} else {
+				*error = "Invalid on_io_error (want detach or pass_on)";
+				return -EINVAL;
+			}
+			nm->has_on_io_error = true;
 		} else if (!strcasecmp(key, "integrity")) {
 			if (test_and_set_bit(9, &seen)) {
 				*error = "Duplicate optional argument: integrity";
@@ -292,6 +307,8 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 	nm->rs_busy = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	nm->touched = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	nm->cand = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	nm->rs_dirty = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	nm->rs_writing = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	nm->inflight = kvcalloc(nm->nr_regions, sizeof(u32), GFP_KERNEL);
 	nm->rs_nr_pages = DIV_ROUND_UP(nm->region_sectors << SECTOR_SHIFT,
 				       PAGE_SIZE);
@@ -300,6 +317,7 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 	nm->rs_vec = kcalloc(nm->rs_nr_pages + 1, sizeof(struct kvec),
 			     GFP_KERNEL);
 	if (!nm->oos || !nm->rs_busy || !nm->touched || !nm->cand ||
+	    !nm->rs_dirty || !nm->rs_writing ||
 	    !nm->inflight || !nm->rs_pages || !nm->rs_vec)
 		goto nomem;
 	for (i = 0; i < nm->rs_nr_pages; i++) {
@@ -331,6 +349,8 @@ static void nm_dtr_regions(struct nm_dev *nm)
 	kfree(nm->rs_vec);
 	kvfree(nm->inflight);
 	kvfree(nm->cand);
+	kvfree(nm->rs_dirty);
+	kvfree(nm->rs_writing);
 	kvfree(nm->touched);
 	kvfree(nm->rs_busy);
 	kvfree(nm->oos);
@@ -419,11 +439,13 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	nm->region_sectors = NM_DEFAULT_REGION;
 	nm->timeout_ms = NM_TIMEOUT_MS;
 	nm->ping_ms = NM_PING_INTERVAL_MS;
+	nm->detach_on_error = true;
 	spin_lock_init(&nm->lock);
 	init_waitqueue_head(&nm->sync_wq);
 	bio_list_init(&nm->rs_wait);
 	bio_list_init(&nm->mark_wait);
 	INIT_WORK(&nm->mark_work, nm_mark_work);
+	INIT_WORK(&nm->event_work, nm_event_work);
 	mutex_init(&nm->tx_mutex);
 	INIT_LIST_HEAD(&nm->send_q);
 	INIT_LIST_HEAD(&nm->wait_q);
@@ -585,6 +607,11 @@ static void nm_req_complete(struct nm_req *req)
 	unsigned long flags, f, l, r;
 	bool wake = false;
 
+	if (test_bit(NM_REQ_READ, &req->flags)) {
+		req->bio->bi_status = req->status;
+		bio_endio(req->bio);
+		return;
+	}
 	if (test_bit(NM_REQ_DATA, &req->flags))
 		nm_regions(nm, req->bio, &f, &l);
 	spin_lock_irqsave(&nm->lock, flags);
@@ -616,9 +643,26 @@ void nm_req_put(struct nm_req *req)
 void nm_req_peer_done(struct nm_req *req, bool delivered)
 {
 	struct nm_dev *nm = req->nm;
+	unsigned long flags;
 
-	if (!test_and_clear_bit(NM_REQ_PEER, &req->flags))
+	/* under nm->lock: ordered against nm_local_endio's look at it */
+	spin_lock_irqsave(&nm->lock, flags);
+	if (!test_and_clear_bit(NM_REQ_PEER, &req->flags)) {
+		spin_unlock_irqrestore(&nm->lock, flags);
 		return;
+	}
+	if (delivered)
+		set_bit(NM_REQ_PEER_OK, &req->flags);
+	else if (test_bit(NM_REQ_READ, &req->flags) ||
+		 test_bit(NM_REQ_LOCAL_FAILED, &req->flags) ||
+		 test_bit(NM_REQ_NO_LOCAL, &req->flags))
+		req->status = BLK_STS_IOERR;	/* no good copy anywhere */
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	if (test_bit(NM_REQ_READ, &req->flags)) {
+		nm_req_put(req);
+		return;
+	}
 	if (!delivered)
 		nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
 			    bio_sectors(req->bio));
@@ -629,9 +673,29 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 static void nm_local_endio(struct bio *clone)
 {
 	struct nm_req *req = clone->bi_private;
+	struct nm_dev *nm = req->nm;
 
-	if (clone->bi_status)
-		req->status = clone->bi_status;
+	if (clone->bi_status) {
+		bool detached = nm_detach(nm,
+					  blk_status_to_errno(clone->bi_status));
+		unsigned long flags;
+
+		spin_lock_irqsave(&nm->lock, flags);
+		if (detached && test_bit(NM_REQ_HAD_PEER, &req->flags)) {
+			/* detached: the peer's copy, if it gets one, stands */
+			set_bit(NM_REQ_LOCAL_FAILED, &req->flags);
+			if (!test_bit(NM_REQ_PEER, &req->flags) &&
+			    !test_bit(NM_REQ_PEER_OK, &req->flags))
+				req->status = clone->bi_status;
+		} else {
+			req->status = clone->bi_status;
+		}
+		spin_unlock_irqrestore(&nm->lock, flags);
+		/* the copies may differ now: ours is the one to keep */
+		if (!test_bit(NM_REQ_LOCAL_FAILED, &req->flags))
+			nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
+				    bio_sectors(req->bio));
+	}
 	bio_put(clone);
 	nm_req_put(req);
 }
@@ -643,7 +707,7 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, unsigned long f,
 	unsigned long r;
 
 	for (r = f; r <= l; r++)
-		if (test_bit(r, nm->rs_busy))
+		if (test_bit(r, nm->rs_busy) || test_bit(r, nm->rs_writing))
 			return &nm->rs_wait;
 	if (nm->meta)
 		for (r = f; r <= l; r++)
@@ -665,7 +729,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	struct bio_list *park;
 	unsigned long flags, f = 0, l = 0, r;
 	struct bio *clone;
-	bool queued = false;
+	bool queued = false, local;
 
 	req->nm = nm;
 	req->bio = bio;
@@ -690,11 +754,18 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 			queue_work(nm->wq, &nm->mark_work);
 		return DM_MAPIO_SUBMITTED;
 	}
+	local = nm->disk != NM_DISK_DISKLESS;
+	if (!local && nm->cstate < NM_C_CONNECTED) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return DM_MAPIO_KILL;	/* no disk and no peer */
+	}
 	if (data) {
 		set_bit(NM_REQ_DATA, &req->flags);
 		for (r = f; r <= l; r++) {
 			nm->inflight[r]++;
 			__set_bit(r, nm->touched);
+			if (nm->disk == NM_DISK_INCONSISTENT)
+				__set_bit(r, nm->rs_dirty);
 		}
 	}
 	if (nm->epoch_completed) {
@@ -706,6 +777,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		req->id = nm->next_id++;
 		req->queued_at = jiffies;
 		set_bit(NM_REQ_PEER, &req->flags);
+		set_bit(NM_REQ_HAD_PEER, &req->flags);
 		set_bit(NM_REQ_QUEUED, &req->flags);
 		atomic_inc(&req->ref);
 		atomic_inc(&nm->pending);
@@ -717,6 +789,12 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	spin_unlock_irqrestore(&nm->lock, flags);
 
 	atomic64_add(bio->bi_iter.bi_size, &nm->app_bytes);
+	if (!local) {
+		set_bit(NM_REQ_NO_LOCAL, &req->flags);
+		nm_conn_kick(nm);
+		nm_req_put(req);	/* the local part that is not there */
+		return DM_MAPIO_SUBMITTED;
+	}
 	clone = bio_alloc_clone(nm->dev->bdev, bio, GFP_NOIO, &nm->bs);
 	if (!clone) {
 		req->status = BLK_STS_RESOURCE;
@@ -743,13 +821,20 @@ static int nm_map(struct dm_target *ti, struct bio *bio)
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
-		bio_set_dev(bio, nm->dev->bdev);
-		return DM_MAPIO_REMAPPED;
+		return nm_map_read(nm, bio);
 	case REQ_OP_WRITE:
 		return nm_map_write(nm, bio);
 	default:
 		return DM_MAPIO_KILL;
 	}
+}
+
+static int nm_end_io(struct dm_target *ti, struct bio *bio,
+		     blk_status_t *error)
+{
+	if (bio_op(bio) == REQ_OP_READ)
+		return nm_read_endio(ti->private, bio, error);
+	return DM_ENDIO_DONE;
 }
 
 static void nm_status(struct dm_target *ti, status_type_t type,
@@ -805,7 +890,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		       (nm->meta_dev ? 2 : 0) + (nm->has_region_size ? 2 : 0) +
 		       (nm->has_sync ? 2 : 0) + (nm->has_rate ? 2 : 0) +
 		       (nm->has_timeout ? 2 : 0) + (nm->has_ping ? 2 : 0) +
-		       (nm->integrity ? 2 : 0) +
+		       (nm->has_on_io_error ? 2 : 0) + (nm->integrity ? 2 : 0) +
 		       (nm->secret_desc[0] ? 2 : 0);
 		if (nopt)
 			DMEMIT(" %u", nopt);
@@ -825,6 +910,9 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 			DMEMIT(" timeout %u", nm->timeout_ms);
 		if (nm->has_ping)
 			DMEMIT(" ping %u", nm->ping_ms);
+		if (nm->has_on_io_error)
+			DMEMIT(" on_io_error %s",
+			       nm->detach_on_error ? "detach" : "pass_on");
 		if (nm->integrity)
 			DMEMIT(" integrity crc32c");
 		if (nm->secret_desc[0])
@@ -854,11 +942,12 @@ static int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 		DMEMIT("refused: the peer is primary");
 		return -EBUSY;
 	}
-	if (role == NM_ROLE_PRIMARY && nm->disk == NM_DISK_INCONSISTENT) {
+	if (role == NM_ROLE_PRIMARY && nm->role != NM_ROLE_PRIMARY &&
+	    (nm->disk == NM_DISK_INCONSISTENT || nm->disk == NM_DISK_DISKLESS)) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		DMERR("%s: refusing to become primary: local disk is inconsistent",
+		DMERR("%s: refusing to become primary: local disk is not usable",
 		      dm_device_name(dm_table_get_md(nm->ti->table)));
-		DMEMIT("refused: local disk is inconsistent");
+		DMEMIT("refused: local disk is not usable");
 		return -EBUSY;
 	}
 	if (role == NM_ROLE_SECONDARY && nm->cstate == NM_C_SYNC_SOURCE) {
@@ -900,6 +989,8 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		DMERR("unknown message or wrong number of words (want primary, secondary, connect, disconnect, resync_rate N, pause_resync, resume_resync)");
 		return -EINVAL;
 	}
+	if (!strcasecmp(argv[0], "attach"))
+		return nm_attach(nm);
 	if (!strcasecmp(argv[0], "pause_resync") ||
 	    !strcasecmp(argv[0], "resume_resync")) {
 		spin_lock_irqsave(&nm->lock, flags);
@@ -953,11 +1044,12 @@ static int nm_iterate_devices(struct dm_target *ti,
 
 static struct target_type nm_target = {
 	.name = "netmirror",
-	.version = {1, 3, 0},
+	.version = {1, 4, 0},
 	.module = THIS_MODULE,
 	.ctr = nm_ctr,
 	.dtr = nm_dtr,
 	.map = nm_map,
+	.end_io = nm_end_io,
 	.status = nm_status,
 	.message = nm_message,
 	.postsuspend = nm_postsuspend,

@@ -66,7 +66,10 @@ enum nm_ptype {
 	NM_P_SYNC_ACK = 17,	/* secondary -> primary: all stable */
 	NM_P_AUTH_CHALLENGE = 18,	/* handshake, both: 32 random bytes */
 	NM_P_AUTH_RESPONSE = 19,	/* handshake, both: HMAC-SHA256 */
-	NM_P_MAX = 20,
+	NM_P_READ_REQ = 20,	/* diskless/inconsistent node: read for me */
+	NM_P_READ_REPLY = 21,	/* the data (or an error) */
+	NM_P_NEG_ACK = 22,	/* secondary: a write failed on my disk */
+	NM_P_MAX = 23,
 };
 
 struct nm_hdr {
@@ -84,7 +87,8 @@ enum nm_disk {
 	NM_DISK_UPTODATE = 1,
 	NM_DISK_INCONSISTENT = 2,
 	NM_DISK_OUTDATED = 3,
-	NM_DISK_MAX = 4,
+	NM_DISK_DISKLESS = 4,	/* detached after an I/O error */
+	NM_DISK_MAX = 5,
 };
 enum nm_proto { NM_PROTO_A = 0, NM_PROTO_B = 1, NM_PROTO_C = 2 };
 enum nm_ordering { NM_ORD_FLUSH = 0, NM_ORD_DRAIN = 1, NM_ORD_NONE = 2 };
@@ -195,6 +199,9 @@ static inline __u32 nm_fixed_len(__u16 type)
 	case NM_P_RS_ACK: return sizeof(struct nm_p_rs_ack);
 	case NM_P_AUTH_CHALLENGE:
 	case NM_P_AUTH_RESPONSE: return sizeof(struct nm_p_auth);
+	case NM_P_READ_REQ: return sizeof(struct nm_p_data);
+	case NM_P_READ_REPLY: return sizeof(struct nm_p_ack);
+	case NM_P_NEG_ACK: return sizeof(struct nm_p_rs_ack);
 	}
 	return 0;
 }
@@ -217,7 +224,8 @@ static inline int nm_hdr_check(const struct nm_hdr *h, __u32 expect_seq)
 		return -EPROTO;
 	if (nm_h32(h->seq) != expect_seq)
 		return -EILSEQ;
-	if (type == NM_P_DATA || type == NM_P_RS_DATA) {
+	if (type == NM_P_DATA || type == NM_P_RS_DATA ||
+	    type == NM_P_READ_REPLY) {
 		if (len < fixed || len - fixed > NM_MAX_DATA)
 			return -EMSGSIZE;
 	} else if (type == NM_P_BITMAP) {
@@ -264,6 +272,30 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EPROTO;
 		return 0;
 	}
+	case NM_P_READ_REQ: {
+		const struct nm_p_data *m = p;
+		__u64 sector = nm_h64(m->sector);
+		__u32 size = nm_h32(m->size);
+
+		if (!size || size > NM_MAX_DATA || (size & 511) ||
+		    nm_h32(m->flags) || m->epoch || m->reserved)
+			return -EINVAL;
+		if (sector > dev_sectors ||
+		    (size >> NM_SECTOR_SHIFT) > dev_sectors - sector)
+			return -ERANGE;
+		return 0;
+	}
+	case NM_P_READ_REPLY: {
+		const struct nm_p_ack *m = p;
+
+		if (nm_h32(m->status) > 4095)
+			return -EPROTO;
+		if ((len - sizeof(*m)) & 511)
+			return -EINVAL;
+		if (m->status && len != sizeof(*m))
+			return -EINVAL;
+		return 0;
+	}
 	case NM_P_DATA:
 	case NM_P_RS_DATA: {
 		const struct nm_p_data *m = p;
@@ -293,7 +325,8 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EPROTO;
 		return 0;
 	}
-	case NM_P_RS_ACK: {
+	case NM_P_RS_ACK:
+	case NM_P_NEG_ACK: {
 		const struct nm_p_rs_ack *m = p;
 		__u64 sector = nm_h64(m->sector);
 		__u32 size = nm_h32(m->size);
