@@ -45,7 +45,7 @@ cat > /tmp/bad <<BAD
 /dev/ram0 127.0.0.1:7789 C flush 2 speed 10|Unknown optional argument
 /dev/ram0 127.0.0.1:7789 C flush 4 role primary role secondary|Duplicate optional argument: role
 /dev/ram0 127.0.0.1:7789 C flush 4 listen 127.0.0.1:1 listen 127.0.0.1:2|Duplicate optional argument: listen
-/dev/ram0 127.0.0.1:7789 C flush 13 a b c d e f g h i j k l m|Invalid number of optional arguments
+/dev/ram0 127.0.0.1:7789 C flush 23 a b c d e f g h i j k l m n o p q r s t u v w|Invalid number of optional arguments
 /dev/ram0 127.0.0.1:7789 C flush 6 role primary listen 127.0.0.1:1 role primary|Duplicate optional argument: role
 /dev/ram0 127.0.0.1:7789 C flush x|Invalid number of optional arguments
 /dev/ram0 127.0.0.1:7789 C flush -1|Invalid number of optional arguments
