@@ -78,11 +78,17 @@ extern "C" {
 
 /* Target version this library was written against. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		2
-/* Minor version expected to introduce the "coming soon" options (timeout,
- * ping, on_io_error, integrity, secret: dm-netmirror 1.2.0 does not
- * implement them, so nmsetup refuses them on a 1.2 module). */
-#define NM_MINOR_NEXT		3
+#define NM_TARGET_MINOR		3
+/* Minor version expected to introduce the "coming soon" options: only
+ * on_io_error is left (dm-netmirror 1.3.0 does not implement it, so
+ * nmsetup refuses it on a 1.3 module).  History: listen/role 1.1;
+ * meta/region_size/sync/resync_rate 1.2; timeout/ping/integrity/secret 1.3. */
+#define NM_MINOR_NEXT		4
+
+/* Kernel defaults and limits of the 1.3 options (dm-netmirror.h). */
+#define NM_DEFAULT_TIMEOUT_MS	6000	/* timeout 500..600000 */
+#define NM_DEFAULT_PING_MS	2000	/* ping 100..60000, < timeout */
+#define NM_SECRET_DESC_MAX	63	/* logon key description, no '%' */
 
 #define NM_DEV_MAX		1024	/* local_dev / meta path incl. NUL */
 #define NM_ADDR_MAX		64	/* "[ipv6]:port" incl. NUL */
@@ -145,11 +151,12 @@ struct nm_table {
 	uint64_t region_size;		/* region_size sectors, 2^n, 8..2048 (1.2) */
 	enum nm_sync sync;		/* sync, default full (1.2) */
 	uint32_t resync_rate;		/* resync_rate KiB/s (1.2) */
-	uint32_t timeout_ms;		/* timeout (1.3, not yet in the kernel) */
-	uint32_t ping_ms;		/* ping (1.3, not yet in the kernel) */
-	enum nm_io_error on_io_error;	/* on_io_error, default detach (1.3, not yet in the kernel) */
-	enum nm_integrity integrity;	/* integrity (1.3, not yet in the kernel) */
-	char secret[NM_SECRET_MAX];	/* secret key description (1.3, not yet in the kernel) */
+	uint32_t timeout_ms;		/* timeout ms, 500..600000 (1.3) */
+	uint32_t ping_ms;		/* ping ms, 100..60000, < timeout (1.3) */
+	enum nm_io_error on_io_error;	/* on_io_error, default detach (not yet
+					 * in the kernel: needs 1.4) */
+	enum nm_integrity integrity;	/* integrity (1.3) */
+	char secret[NM_SECRET_MAX];	/* logon key description (1.3) */
 };
 
 /* Description of one optional keyword; see nm_opt_defs(). */

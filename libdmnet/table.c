@@ -427,12 +427,12 @@ static int f_region(const struct nm_table *t, char *buf, size_t len)
 	return fmt_u64(buf, len, t->region_size);
 }
 
-#define U32_OPT(name, field, min, msg)					\
+#define U32_OPT(name, field, min, max, msg)				\
 static int p_##name(struct nm_table *t, const char *v, char *err, size_t el) \
 {									\
 	uint64_t x;							\
-	if (parse_u64_range(v, min, UINT32_MAX, &x)) {			\
-		nm_seterr(err, el, msg " must be a decimal number " #min "..4294967295"); \
+	if (parse_u64_range(v, min, max, &x)) {				\
+		nm_seterr(err, el, msg " must be a decimal number " #min ".." #max); \
 		return -EINVAL;						\
 	}								\
 	t->field = (uint32_t)x;						\
@@ -444,23 +444,24 @@ static int f_##name(const struct nm_table *t, char *buf, size_t len)	\
 }
 
 /* resync_rate 0 = adaptive (dm-netmirror 1.2) */
-U32_OPT(rate, resync_rate, 0, "resync_rate (KiB/s, 0 = adaptive)")
-U32_OPT(timeout, timeout_ms, 1, "timeout (ms)")
-U32_OPT(ping, ping_ms, 1, "ping (ms)")
+U32_OPT(rate, resync_rate, 0, 4294967295, "resync_rate (KiB/s, 0 = adaptive)")
+/* dm-netmirror 1.3 ranges; ping < timeout is checked in validate */
+U32_OPT(timeout, timeout_ms, 500, 600000, "timeout (ms)")
+U32_OPT(ping, ping_ms, 100, 60000, "ping (ms)")
 
 static int p_secret(struct nm_table *t, const char *v, char *err, size_t el)
 {
 	size_t n = strlen(v);
 	const char *p;
 
-	if (!n || n >= sizeof(t->secret)) {
-		nm_seterr(err, el, "secret key description must be 1..%zu characters",
-			  sizeof(t->secret) - 1);
+	if (!n || n > NM_SECRET_DESC_MAX) {
+		nm_seterr(err, el, "secret key description must be 1..%d characters",
+			  NM_SECRET_DESC_MAX);
 		return -EINVAL;
 	}
 	for (p = v; *p; p++) {
-		if (!isgraph((unsigned char)*p) || *p == '\\') {
-			nm_seterr(err, el, "secret key description must be printable, without backslash");
+		if (!isgraph((unsigned char)*p) || *p == '\\' || *p == '%') {
+			nm_seterr(err, el, "secret key description must be printable, without backslash or '%%'");
 			return -EINVAL;
 		}
 	}
@@ -484,11 +485,11 @@ static const struct nm_opt_def opt_defs[] = {
 	{ "region_size", NM_OPT_REGION_SIZE, 2, "SECTORS", p_region, f_region },
 	{ "sync", NM_OPT_SYNC, 2, "full|none", p_sync, f_sync },
 	{ "resync_rate", NM_OPT_RESYNC_RATE, 2, "KIB_PER_S", p_rate, f_rate },
-	{ "timeout", NM_OPT_TIMEOUT, NM_MINOR_NEXT, "MS", p_timeout, f_timeout },
-	{ "ping", NM_OPT_PING, NM_MINOR_NEXT, "MS", p_ping, f_ping },
+	{ "timeout", NM_OPT_TIMEOUT, 3, "MS", p_timeout, f_timeout },
+	{ "ping", NM_OPT_PING, 3, "MS", p_ping, f_ping },
 	{ "on_io_error", NM_OPT_ON_IO_ERROR, NM_MINOR_NEXT, "detach|pass_on", p_ioerr, f_ioerr },
-	{ "integrity", NM_OPT_INTEGRITY, NM_MINOR_NEXT, "crc32c", p_integ, f_integ },
-	{ "secret", NM_OPT_SECRET, NM_MINOR_NEXT, "KEY_DESC", p_secret, f_secret },
+	{ "integrity", NM_OPT_INTEGRITY, 3, "crc32c", p_integ, f_integ },
+	{ "secret", NM_OPT_SECRET, 3, "KEY_DESC", p_secret, f_secret },
 };
 
 _Static_assert(NELEM(opt_defs) == NM__OPT_COUNT, "option table incomplete");
@@ -831,6 +832,18 @@ int nm_table_validate(const struct nm_table *t, char *err, size_t errlen)
 	    !strcmp(t->meta_dev, t->local_dev)) {
 		nm_seterr(err, errlen, "meta device must differ from local_dev");
 		return -EINVAL;
+	}
+	if (t->opts & (NM_OPT_BIT(NM_OPT_TIMEOUT) | NM_OPT_BIT(NM_OPT_PING))) {
+		uint32_t to = (t->opts & NM_OPT_BIT(NM_OPT_TIMEOUT)) ?
+			      t->timeout_ms : NM_DEFAULT_TIMEOUT_MS;
+		uint32_t pi = (t->opts & NM_OPT_BIT(NM_OPT_PING)) ?
+			      t->ping_ms : NM_DEFAULT_PING_MS;
+
+		if (pi >= to) {
+			nm_seterr(err, errlen, "ping (%u ms) must be shorter than timeout (%u ms)",
+				  pi, to);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -75,6 +75,8 @@ static const char *const canonical[] = {
 	"/dev/vdb 1.2.3.4:7789 C flush 2 resync_rate 4294967295",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 timeout 6000",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 ping 1000",
+	"/dev/vdb 1.2.3.4:7789 C flush 4 timeout 500 ping 100",
+	"/dev/vdb 1.2.3.4:7789 C flush 4 timeout 600000 ping 60000",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 on_io_error detach",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 on_io_error pass_on",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 integrity crc32c",
@@ -99,10 +101,10 @@ static const struct { const char *in, *out; } canon_map[] = {
 	{ "/dev/vdb [2001:DB8::1]:7789 C flush", "/dev/vdb [2001:db8::1]:7789 C flush" },
 	{ "/dev/vdb [2001:db8:0:0:0:0:0:1]:7789 C flush", "/dev/vdb [2001:db8::1]:7789 C flush" },
 	{ "/dev/vdb 1.2.3.4:7789 C flush 22 secret s integrity crc32c on_io_error detach "
-	  "ping 5 timeout 6 resync_rate 7 sync full region_size 16 meta /dev/vdc "
+	  "ping 500 timeout 600 resync_rate 7 sync full region_size 16 meta /dev/vdc "
 	  "role secondary listen 1.2.3.5:1",
 	  "/dev/vdb 1.2.3.4:7789 C flush 20 listen 1.2.3.5:1 meta /dev/vdc "
-	  "region_size 16 sync full resync_rate 7 timeout 6 ping 5 on_io_error detach "
+	  "region_size 16 sync full resync_rate 7 timeout 600 ping 500 on_io_error detach "
 	  "integrity crc32c secret s" },
 };
 
@@ -264,11 +266,13 @@ static void test_versions(void)
 	ok = n == NM__OPT_COUNT && !strcmp(d[0].keyword, "listen") &&
 	     !strcmp(d[1].keyword, "role") && d[0].min_minor <= NM_TARGET_MINOR &&
 	     d[1].min_minor <= NM_TARGET_MINOR;
-	/* meta, region_size, sync, resync_rate: 1.2; the rest not yet (1.3) */
+	/* meta, region_size, sync, resync_rate: 1.2; timeout, ping,
+	 * integrity, secret: 1.3; on_io_error not yet (1.4) */
 	for (i = 2; i < n; i++)
-		ok = ok && d[i].min_minor == (i < NM_OPT_TIMEOUT ? 2u : NM_MINOR_NEXT) &&
+		ok = ok && d[i].min_minor == (i < NM_OPT_TIMEOUT ? 2u :
+					      i == NM_OPT_ON_IO_ERROR ? NM_MINOR_NEXT : 3u) &&
 		     (unsigned)d[i].id == i;
-	ok = ok && NM_TARGET_MINOR == 2 && NM_MINOR_NEXT == 3;
+	ok = ok && NM_TARGET_MINOR == 3 && NM_MINOR_NEXT == 4;
 	report(ok, "version/option-table");
 
 	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 4 listen 1.2.3.5:1 role primary",
@@ -300,24 +304,28 @@ static void test_versions(void)
 	report(ok, "version/1.2-all-kernel-options");
 
 	{
-		static const char *const future[] = {
-			"timeout 6000", "ping 1000", "on_io_error detach",
-			"integrity crc32c", "secret k",
+		static const struct { const char *opt; unsigned minor; } future[] = {
+			{ "timeout 6000", 3 }, { "ping 1000", 3 },
+			{ "integrity crc32c", 3 }, { "secret k", 3 },
+			{ "on_io_error detach", 4 },
 		};
 		char line[256], want[128];
 
 		for (i = 0; i < sizeof(future) / sizeof(future[0]); i++) {
-			snprintf(line, sizeof(line), "/dev/vdb 1.2.3.4:7789 C flush 2 %s", future[i]);
-			snprintf(want, sizeof(want), "option \"%.*s\" needs netmirror 1.3, loaded module is 1.2",
-				 (int)strcspn(future[i], " "), future[i]);
+			unsigned m = future[i].minor;
+			int kw = (int)strcspn(future[i].opt, " ");
+
+			snprintf(line, sizeof(line), "/dev/vdb 1.2.3.4:7789 C flush 2 %s", future[i].opt);
+			snprintf(want, sizeof(want), "option \"%.*s\" needs netmirror 1.%u, loaded module is 1.%u",
+				 kw, future[i].opt, m, m - 1);
 			ok = !nm_table_parse(line, &t, err, sizeof(err)) &&
-			     nm_table_required_minor(&t) == 3 &&
-			     nm_table_check_version(&t, 1, 2, err, sizeof(err)) == -ENOTSUP &&
+			     nm_table_required_minor(&t) == m &&
+			     nm_table_check_version(&t, 1, m - 1, err, sizeof(err)) == -ENOTSUP &&
 			     strstr(err, want) &&
-			     !nm_table_check_version(&t, 1, 3, err, sizeof(err));
+			     !nm_table_check_version(&t, 1, m, err, sizeof(err));
 			if (!ok)
-				FAILWHY("%s: %s", future[i], err);
-			report(ok, "version/%.*s-needs-1.3", (int)strcspn(future[i], " "), future[i]);
+				FAILWHY("%s: %s", future[i].opt, err);
+			report(ok, "version/%.*s-needs-1.%u", kw, future[i].opt, m);
 		}
 	}
 }
@@ -413,6 +421,16 @@ static const struct { const char *in, *frag; } invalid[] = {
 	{ P " 2 on_io_error ignore", "word 7 \"ignore\": on_io_error must be detach or pass_on" },
 	{ P " 2 integrity sha256", "word 7 \"sha256\": integrity must be crc32c" },
 	{ P " 2 secret a\\b", "secret key description must be printable, without backslash" },
+	{ P " 2 secret a%b", "word 7 \"a%b\": secret key description must be printable, without backslash or '%'" },
+	{ P " 2 secret 0123456789012345678901234567890123456789012345678901234567890123",
+	  "secret key description must be 1..63 characters" },
+	{ P " 2 timeout 499", "word 7 \"499\": timeout (ms) must be a decimal number 500..600000" },
+	{ P " 2 timeout 600001", "timeout (ms) must be a decimal number 500..600000" },
+	{ P " 2 ping 99", "word 7 \"99\": ping (ms) must be a decimal number 100..60000" },
+	{ P " 2 ping 60001", "ping (ms) must be a decimal number 100..60000" },
+	{ P " 2 ping 6000", "ping (6000 ms) must be shorter than timeout (6000 ms)" },
+	{ P " 2 timeout 2000", "ping (2000 ms) must be shorter than timeout (2000 ms)" },
+	{ P " 4 timeout 1000 ping 1000", "ping (1000 ms) must be shorter than timeout (1000 ms)" },
 };
 
 static const struct { const char *in, *frag; } invalid_line[] = {
