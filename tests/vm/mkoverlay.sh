@@ -7,6 +7,8 @@
 #   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it
 #   /usr/sbin/nmsetup             if tools/nmsetup is built (+ its libraries)
 #   /usr/lib/libdmnet.so*         if libdmnet/ has it
+#   /usr/sbin/nm-lvcreate, nm-lvremove   tools/ (shell wrappers)
+#   /examples/                    examples/ (tests run them as written)
 # Prints the path of the overlay cpio (build/vm/overlay.cpio).
 set -euo pipefail
 
@@ -52,6 +54,15 @@ if [ -x "$TOP/tools/nmsetup" ]; then
 		*) cp -L "$l" "$ST/usr/lib/x86_64-linux-gnu/" ;;
 		esac
 	done
+fi
+
+# userspace wrappers and the examples (tests run the examples as written)
+for t in nm-lvcreate nm-lvremove; do
+	if [ -e "$TOP/tools/$t" ]; then cp -a "$TOP/tools/$t" "$ST/usr/sbin/"; fi
+done
+if [ -d "$TOP/examples" ]; then
+	mkdir -p "$ST/examples"
+	cp -r "$TOP"/examples/. "$ST/examples/"
 fi
 
 # reproducible (fixed mtimes, inode numbers): same inputs, same bytes, so the
