@@ -114,5 +114,48 @@ code conf-missing-res 5 'no resource "r9"' -- -c "$C" --host alpha up r9
 code conf-missing-host 5 'resource r0 has no "on gamma" section' -- -c "$C" --host gamma up r0
 code size-missing-dev 3 "cannot get the size (use --size)" -- table nm0 /nonexistent/dev 1.2.3.4:1
 
+# nm-lvcreate / nm-lvremove: argument checks that fail before any LVM call
+LVC=$(cd "$(dirname "$NM")" && pwd)/nm-lvcreate
+LVR=$(cd "$(dirname "$NM")" && pwd)/nm-lvremove
+lvc() {	# lvc NAME RC STDERR_FRAGMENT -- ARGS...
+	local name=$1 rc=$2 frag=$3 r
+	shift 4
+	NMSETUP=$NM LVM=/nonexistent/lvm "$LVC" "$@" >"$tmp/out" 2>"$tmp/err"; r=$?
+	if [ "$r" = "$rc" ] && grep -qF -- "$frag" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		result "lvcreate-$name" 1
+	else
+		result "lvcreate-$name" 0 "rc=$r (want $rc) err=[$(cat "$tmp/err")] out=[$(cat "$tmp/out")] want [$frag]"
+	fi
+}
+if [ -x "$LVC" ]; then
+	[ "$("$LVC" --help | head -n 1)" = "usage: nm-lvcreate -L SIZE -n NAME --peer HOST:PORT [options] VG" ] &&
+		result lvcreate-help-text 1 || result lvcreate-help-text 0 "$("$LVC" --help | head -n 1)"
+	[ "$("$LVR" --help | head -n 1)" = "usage: nm-lvremove [-t] NAME VG" ] &&
+		result lvremove-help-text 1 || result lvremove-help-text 0 "$("$LVR" --help | head -n 1)"
+	lvc no-size 1 "-L SIZE is required" -- -n r0 --peer 1.2.3.4:1 vg0
+	lvc no-peer 1 "--peer HOST:PORT is required" -- -L 1G -n r0 vg0
+	lvc no-vg 1 "the volume group is required" -- -L 1G -n r0 --peer 1.2.3.4:1
+	lvc two-vgs 1 'more than one VG given ("vg0", "vg1")' -- -L 1G -n r0 --peer 1.2.3.4:1 vg0 vg1
+	lvc unknown-opt 1 'unknown option "--frob"' -- --frob -L 1G -n r0 --peer 1.2.3.4:1 vg0
+	lvc missing-value 1 "--peer needs a value" -- -L 1G -n r0 vg0 --peer
+	lvc bad-o 1 '-o "timeout": expected KEY=VALUE' -- -L 1G -n r0 --peer 1.2.3.4:1 -o timeout vg0
+	lvc bad-size 2 'invalid size "1X"' -- -L 1X -n r0 --peer 1.2.3.4:1 vg0
+	lvc zero-size 2 'invalid size "0M"' -- -L 0M -n r0 --peer 1.2.3.4:1 vg0
+	lvc bad-meta-size 2 'invalid metadata size "4Q"' -- -L 1G --meta-size 4Q -n r0 --peer 1.2.3.4:1 vg0
+	lvc bad-name 2 'invalid LV name "-r0"' -- -L 1G -n -r0 --peer 1.2.3.4:1 vg0
+	lvc reserved-name 2 'invalid LV name "x_rimage_0"' -- -L 1G -n x_rimage_0 --peer 1.2.3.4:1 vg0
+	lvc bad-vg 2 'invalid volume group name "a/b"' -- -L 1G -n r0 --peer 1.2.3.4:1 a/b
+	lvc bad-peer 2 'invalid peer "1.2.3.4"' -- -L 1G -n r0 --peer 1.2.3.4 vg0
+	lvc unknown-host 2 'invalid peer "no-such-host.invalid:7789"' -- -L 1G -n r0 --peer no-such-host.invalid:7789 vg0
+	lvc bad-port 2 'PEER "1.2.3.4:70000"' -- -L 1G -n r0 --peer 1.2.3.4:70000 vg0
+	lvc bad-protocol 2 '--protocol "D": protocol must be A, B or C' -- -L 1G -n r0 --peer 1.2.3.4:1 --protocol D vg0
+	lvc bad-region 2 'region_size must be a power of two between 8 and 2048' -- -L 1G -n r0 --peer 1.2.3.4:1 --region-size=4096 vg0
+	lvc bad-option 2 'unknown option "colour"' -- -L 1G -n r0 --peer 1.2.3.4:1 -o colour=red vg0
+	lvc no-lvm 3 "lvm not found" -- -L 1G -n r0 --peer 1.2.3.4:1 vg0
+	NMSETUP=$NM LVM=/nonexistent/lvm "$LVR" 2>"$tmp/err" >/dev/null; r=$?
+	[ $r = 1 ] && grep -q "need NAME VG or VG/NAME" "$tmp/err" && result lvremove-usage 1 ||
+		result lvremove-usage 0 "rc=$r $(cat "$tmp/err")"
+fi
+
 echo "cli_tests: $pass passed, $fail failed"
 [ "$fail" = 0 ]
