@@ -113,7 +113,7 @@ struct nm_dev {
 	u64 nonce;
 	struct nm_meta *meta;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* see the lock order above */
 	enum nm_cstate cstate;
 	enum nm_role role;
 	enum nm_disk disk;

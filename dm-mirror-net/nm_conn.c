@@ -412,8 +412,9 @@ static int nm_sender(void *arg)
 		bool state;
 
 		wait_event_interruptible_timeout(nm->send_wq,
-			nm_send_pending(nm) || kthread_should_stop(),
-			msecs_to_jiffies(nm->ping_ms));
+						 nm_send_pending(nm) ||
+						 kthread_should_stop(),
+						 msecs_to_jiffies(nm->ping_ms));
 		if (kthread_should_stop())
 			break;
 
@@ -677,6 +678,7 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	unsigned long flags;
 	u64 peer_nonce, peer_sectors;
 	const char *why = NULL;
+	bool larger;
 	int r;
 
 	nm_hdr_fill(&out.h, NM_P_HELLO, sizeof(out.m), 0);
@@ -730,8 +732,8 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		why = "both_primary";
 	if (why) {
 		DMERR_LIMIT("%s: refusing peer: %s (peer %llu sectors, ours %llu)",
-		      nm_name(nm), why, peer_sectors,
-		      (unsigned long long)nm->sectors);
+			    nm_name(nm), why, peer_sectors,
+			    (unsigned long long)nm->sectors);
 		nm_set_error(nm, why);
 		return -EPROTO;
 	}
@@ -750,7 +752,8 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	spin_unlock_irqrestore(&nm->lock, flags);
 
 	/* keep only the link initiated by the larger nonce */
-	if (initiator != (nm->nonce > peer_nonce))
+	larger = nm->nonce > peer_nonce;
+	if (initiator != larger)
 		return -EALREADY;
 	return 0;
 }
@@ -1034,7 +1037,7 @@ static int nm_conn_thread(void *arg)
 		if (time_after_eq(jiffies, next_connect) &&
 		    (!nm->peer_nonce_known || nm->nonce > nm->peer_nonce)) {
 			s = nm_try_connect(nm);
-			initiator = s != NULL;
+			initiator = !!s;
 			next_connect = jiffies + msecs_to_jiffies(backoff +
 					get_random_u32_below(backoff));
 			backoff = min(backoff * 2, 2000u);

@@ -47,7 +47,7 @@ struct nm_meta {
 	u32 flags;
 	bool sb_dirty;
 	u64 events;
-	struct mutex commit_mutex;
+	struct mutex commit_mutex;	/* serialises nm_meta_commit */
 	struct page *page;		/* bounce page, under commit_mutex */
 };
 

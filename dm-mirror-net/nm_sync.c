@@ -496,8 +496,9 @@ static int nm_sync_thread(void *arg)
 		if (time_after(jiffies, last_rate + HZ)) {
 			u64 b = atomic64_read(&nm->resync_bytes);
 
-			WRITE_ONCE(nm->rs_kibs, div_u64((b - rs_last) * HZ,
-					1024 * (jiffies - last_rate)));
+			WRITE_ONCE(nm->rs_kibs,
+				   div_u64((b - rs_last) * HZ,
+					   1024 * (jiffies - last_rate)));
 			rs_last = b;
 			last_rate = jiffies;
 		}

@@ -816,8 +816,8 @@ static int nm_map(struct dm_target *ti, struct bio *bio)
 	struct nm_dev *nm = ti->private;
 
 	if (bio_sectors(bio))
-		bio->bi_iter.bi_sector = dm_target_offset(ti,
-						bio->bi_iter.bi_sector);
+		bio->bi_iter.bi_sector =
+			dm_target_offset(ti, bio->bi_iter.bi_sector);
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:

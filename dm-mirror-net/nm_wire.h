@@ -90,6 +90,7 @@ enum nm_disk {
 	NM_DISK_DISKLESS = 4,	/* detached after an I/O error */
 	NM_DISK_MAX = 5,
 };
+
 enum nm_proto { NM_PROTO_A = 0, NM_PROTO_B = 1, NM_PROTO_C = 2 };
 enum nm_ordering { NM_ORD_FLUSH = 0, NM_ORD_DRAIN = 1, NM_ORD_NONE = 2 };
 
@@ -145,7 +146,7 @@ struct nm_p_ack {
 	__be32 reserved;
 } __packed;
 
-/* Resync write acknowledgement. */
+/* Resync write acknowledgment. */
 struct nm_p_rs_ack {
 	__be64 sector;
 	__be32 size;
