@@ -567,21 +567,21 @@ static int cmd_wait_sync(void)
 		}
 		cs = s.conn == NM_CONN_OTHER ? s.conn_str : nm_conn_str(s.conn);
 		pct = nm_status_sync_percent(&s);
+		/* our own estimate from the in-sync progress */
+		if (have_last && t > last_t && s.in_sync_regions >= last_sync) {
+			double d = (double)(s.in_sync_regions - last_sync) / (t - last_t);
+
+			rate = rate ? 0.7 * rate + 0.3 * d : d;
+		}
+		if (rate > 0)
+			eta = (double)(s.total_regions - s.in_sync_regions) / rate;
 		if (s.ngroups > NM_SG_ETA) {
-			/* dm-netmirror >= 1.2: the kernel's resync rate and ETA */
+			/* dm-netmirror >= 1.2: the kernel's resync rate and ETA
+			 * (rate 0 until it has measured one: keep ours) */
 			kernel = 1;
 			kibs = (double)s.resync_kibs;
 			if (s.resync_kibs)
 				eta = (double)s.eta_seconds;
-		} else {
-			/* older module: estimate from the in-sync progress */
-			if (have_last && t > last_t && s.in_sync_regions >= last_sync) {
-				double d = (double)(s.in_sync_regions - last_sync) / (t - last_t);
-
-				rate = rate ? 0.7 * rate + 0.3 * d : d;
-			}
-			if (rate > 0)
-				eta = (double)(s.total_regions - s.in_sync_regions) / rate;
 		}
 		if (tty) {
 			char bar[41];
