@@ -142,7 +142,8 @@ printf 'tcp 6 TCP\nudp 17 UDP\n' > etc/protocols
 # kernel modules: dependency closure of what the tests use
 MODS="dm-mod dm-log dm-region-hash dm-mirror dm-flakey dm-delay dm-log-writes
       dm-zero dm-snapshot brd loop null_blk nbd drbd virtio_net virtio_blk
-      virtio_pci libcrc32c crc32c_generic crc32c-intel sch_netem raid1 md-mod"
+      virtio_pci libcrc32c crc32c_generic crc32c-intel sch_netem raid1 md-mod
+      ext4"
 MD=lib/modules/$KVER
 mkdir -p "usr/$MD"
 for m in $MODS; do
