@@ -4,8 +4,8 @@
 #   1. netmirror over a logical volume (what nm-lvcreate does):
 #        disk -> PV -> VG -> LV -> netmirror -> (your data)
 #   2. netmirror as the physical volume of a volume group:
-#        disk -> PV -> VG -> LV -> netmirror -> PV -> VG "vgm" -> LV -> data
-#      and the data read back on the other node after switching roles.
+#        disk -> PV -> VG -> LV -> netmirror -> PV -> VG "vgm" -> LV -> ext2
+#      and the files read back on the other node after switching roles.
 #
 # To be runnable on one machine it plays both nodes: "alpha" on DISK_A and
 # "beta" on DISK_B, connected over 127.0.0.1 (alpha listens on port 7789,
@@ -13,7 +13,8 @@
 # lines on the other, with the hosts' addresses instead of 127.0.0.1.
 # The VM test lvm-stack runs this file as written on two 128 MiB ramdisks:
 #     DISK_A=/dev/ram0 DISK_B=/dev/ram1 sh examples/lvm-stacking.sh
-# It needs root, nmsetup, nm-lvcreate/nm-lvremove, lvm, dmsetup, and
+# It needs root, nmsetup, nm-lvcreate/nm-lvremove, lvm, dmsetup, mke2fs,
+# ext2 support in the kernel (the ext4 module), and
 # leaves nothing behind (unless KEEP=1).  Every step is printed.
 set -eu
 
@@ -78,14 +79,16 @@ vgcreate -q --config "$LVM_ALPHA" vgm /dev/mapper/pvm_a
 lvcreate -q -y --config "$LVM_ALPHA" -L 16M -n files vgm
 pvs --config "$LVM_ALPHA" -o pv_name,vg_name
 
-step "2. alpha: files on vgm/files (a tar archive on the raw LV)"
-mkdir -p /tmp/lvm-stacking/in
+step "2. alpha: a filesystem on vgm/files, three files on it"
+mke2fs -F /dev/vgm/files >/dev/null
+mkdir -p /tmp/lvm-stacking/mnt
+mount -t ext2 /dev/vgm/files /tmp/lvm-stacking/mnt
 for f in one two three; do
-	dd if=/dev/urandom of=/tmp/lvm-stacking/in/$f bs=1k count=300 2>/dev/null
+	dd if=/dev/urandom of=/tmp/lvm-stacking/mnt/$f bs=1k count=300 2>/dev/null
 done
-(cd /tmp/lvm-stacking/in && md5sum one two three) > /tmp/lvm-stacking/sums
-tar -cf - -C /tmp/lvm-stacking/in one two three |
-	dd of=/dev/vgm/files bs=64k oflag=direct conv=fsync 2>/dev/null
+(cd /tmp/lvm-stacking/mnt && md5sum one two three) > /tmp/lvm-stacking/sums
+cat /tmp/lvm-stacking/sums
+umount /tmp/lvm-stacking/mnt
 vgchange -q -an --config "$LVM_ALPHA" vgm
 nmsetup wait-sync pvm_a --timeout 60 >/dev/null
 
@@ -107,9 +110,9 @@ until nmsetup primary pvm_b >/dev/null 2>&1; do
 done
 vgchange -q -ay --config "$LVM_BETA" vgm
 pvs --config "$LVM_BETA" -o pv_name,vg_name
-mkdir -p /tmp/lvm-stacking/out
-dd if=/dev/vgm/files bs=64k iflag=direct 2>/dev/null | tar -xf - -C /tmp/lvm-stacking/out
-(cd /tmp/lvm-stacking/out && md5sum -c /tmp/lvm-stacking/sums)
+mount -t ext2 -o ro /dev/vgm/files /tmp/lvm-stacking/mnt
+(cd /tmp/lvm-stacking/mnt && md5sum -c /tmp/lvm-stacking/sums)
+umount /tmp/lvm-stacking/mnt
 
 [ "${KEEP:-0}" = 1 ] && exit 0
 

@@ -6,7 +6,8 @@
 #      gives the expected tables on the LVs nm-lvcreate made;
 #  (b)+(c) examples/lvm-stacking.sh as written: netmirror over LVs
 #      replicated to a second netmirror node (loopback), and netmirror as
-#      the PV of a VG whose LV's files are read back on the other node
+#      the PV of a VG with an ext2 filesystem on its LV, whose files are
+#      read back on the other node
 #      after demote/promote, backing devices identical.
 # (examples/dmsetup-tables.txt is run by dmsetup-examples.)
 # vms: 1
@@ -119,6 +120,7 @@ vgremove -q vg0 >/dev/null || fail "vgremove"
 pvremove -q /dev/ram0 >/dev/null || fail "pvremove"
 
 # ---- (b)+(c) the walk-through, as written --------------------------------
+modprobe ext4 || fail "modprobe ext4 (ext2 for the walk-through's filesystem)"
 DISK_A=/dev/ram0 DISK_B=/dev/ram1 sh /examples/lvm-stacking.sh > /tmp/walk 2>&1; rc=$?
 cat /tmp/walk
 [ $rc = 0 ] || fail "examples/lvm-stacking.sh failed (rc $rc): $(tail -n 5 /tmp/walk | tr '\n' '|')"
