@@ -78,12 +78,12 @@ extern "C" {
 
 /* Target version this library was written against. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		3
-/* Minor version expected to introduce the "coming soon" options: only
- * on_io_error is left (dm-netmirror 1.3.0 does not implement it, so
- * nmsetup refuses it on a 1.3 module).  History: listen/role 1.1;
- * meta/region_size/sync/resync_rate 1.2; timeout/ping/integrity/secret 1.3. */
-#define NM_MINOR_NEXT		4
+#define NM_TARGET_MINOR		4
+/* Minor version expected to introduce options this library does not know
+ * yet (none pending).  History: listen/role 1.1; meta/region_size/sync/
+ * resync_rate 1.2; timeout/ping/integrity/secret 1.3; on_io_error 1.4.
+ * nmsetup refuses an option newer than the loaded module (exit 6). */
+#define NM_MINOR_NEXT		5
 
 /* Kernel defaults and limits of the 1.3 options (dm-netmirror.h). */
 #define NM_DEFAULT_TIMEOUT_MS	6000	/* timeout 500..600000 */
@@ -153,8 +153,7 @@ struct nm_table {
 	uint32_t resync_rate;		/* resync_rate KiB/s (1.2) */
 	uint32_t timeout_ms;		/* timeout ms, 500..600000 (1.3) */
 	uint32_t ping_ms;		/* ping ms, 100..60000, < timeout (1.3) */
-	enum nm_io_error on_io_error;	/* on_io_error, default detach (not yet
-					 * in the kernel: needs 1.4) */
+	enum nm_io_error on_io_error;	/* on_io_error, default detach (1.4) */
 	enum nm_integrity integrity;	/* integrity (1.3) */
 	char secret[NM_SECRET_MAX];	/* logon key description (1.3) */
 };
@@ -412,9 +411,14 @@ int nm_dm_list(nm_dm_list_cb cb, void *arg, char *err, size_t errlen);
  *     LVM must be told to ignore it: add a global_filter rejecting the
  *     backing disk, e.g. for disk /dev/vdb
  *         devices { global_filter = [ "r|^/dev/vdb$|" ] }
- *     (nm_stack_lvm_filter() prints that line), or rely on LVM's
- *     "multipath/dm component" detection only if the backing device is
- *     itself an LV (its holder is then the netmirror device).
+ *     (nm_stack_lvm_filter() prints that line).  If the backing device
+ *     is itself an LV, LVM does not scan it (devices/scan_lvs = 0, the
+ *     default), but the peer's netmirror device (secondary) must still be
+ *     hidden when both nodes' devices are visible to one LVM: an accept
+ *     list such as
+ *         devices { global_filter = [ "a|^/dev/vdb$|",
+ *                   "a|^/dev/mapper/pvm$|", "r|.*|" ] }
+ *     (examples/lvm-stacking.sh, tested by the VM test lvm-stack).
  *   - Stacking over an LV: local_dev may be /dev/VG/LV or major:minor;
  *     size is taken from the LV.  Activate the LV before "up" and
  *     deactivate after "down".

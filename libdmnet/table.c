@@ -487,7 +487,7 @@ static const struct nm_opt_def opt_defs[] = {
 	{ "resync_rate", NM_OPT_RESYNC_RATE, 2, "KIB_PER_S", p_rate, f_rate },
 	{ "timeout", NM_OPT_TIMEOUT, 3, "MS", p_timeout, f_timeout },
 	{ "ping", NM_OPT_PING, 3, "MS", p_ping, f_ping },
-	{ "on_io_error", NM_OPT_ON_IO_ERROR, NM_MINOR_NEXT, "detach|pass_on", p_ioerr, f_ioerr },
+	{ "on_io_error", NM_OPT_ON_IO_ERROR, 4, "detach|pass_on", p_ioerr, f_ioerr },
 	{ "integrity", NM_OPT_INTEGRITY, 3, "crc32c", p_integ, f_integ },
 	{ "secret", NM_OPT_SECRET, 3, "KEY_DESC", p_secret, f_secret },
 };

@@ -267,12 +267,12 @@ static void test_versions(void)
 	     !strcmp(d[1].keyword, "role") && d[0].min_minor <= NM_TARGET_MINOR &&
 	     d[1].min_minor <= NM_TARGET_MINOR;
 	/* meta, region_size, sync, resync_rate: 1.2; timeout, ping,
-	 * integrity, secret: 1.3; on_io_error not yet (1.4) */
+	 * integrity, secret: 1.3; on_io_error: 1.4 */
 	for (i = 2; i < n; i++)
 		ok = ok && d[i].min_minor == (i < NM_OPT_TIMEOUT ? 2u :
-					      i == NM_OPT_ON_IO_ERROR ? NM_MINOR_NEXT : 3u) &&
+					      i == NM_OPT_ON_IO_ERROR ? 4u : 3u) &&
 		     (unsigned)d[i].id == i;
-	ok = ok && NM_TARGET_MINOR == 3 && NM_MINOR_NEXT == 4;
+	ok = ok && NM_TARGET_MINOR == 4 && NM_MINOR_NEXT == 5;
 	report(ok, "version/option-table");
 
 	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 4 listen 1.2.3.5:1 role primary",

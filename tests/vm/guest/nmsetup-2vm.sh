@@ -3,8 +3,9 @@
 # initial sync; "status r0 --json" is valid JSON that agrees with dmsetup
 # status; "wait-sync r0" returns once in sync; data written on the primary
 # is on the secondary; -n prints dmsetup commands and changes nothing;
-# resync-rate/pause-sync/resume-sync reach the kernel; an option newer
-# than the module is refused; "down r0" removes it.
+# resync-rate/pause-sync/resume-sync reach the kernel; every option's
+# canonical form is what the kernel reprints (an option newer than the
+# module is refused); "down r0" removes it.
 # vms: 2
 # disks: none
 # timeout: 300
@@ -36,7 +37,7 @@ on_peer "printf '%s\n' '$CONF' > /etc/netmirror.conf" || fail "peer: write confi
 [ "$(on_peer "md5sum < /etc/netmirror.conf")" = "$(md5sum < /etc/netmirror.conf)" ] ||
 	fail "config differs between the nodes"
 
-brd_setup 64 1
+brd_setup 64 2
 on_peer ". /tests/lib.sh; load_netmirror; brd_setup 64 1" || fail "peer setup"
 S=$(( $(dev_size /dev/ram0) / 512 ))
 # different content on the two disks before the initial sync
@@ -118,16 +119,30 @@ nmsetup resume-sync nm0 || fail "resume-sync"
 nmsetup message nm0 frobnicate 2>/tmp/err && fail "bad message accepted"
 nm_wait_synced nm0 10 || fail "not in sync after messages: $(dmsetup status nm0)"
 
-# an option newer than the loaded module is refused (exit 6) before
-# anything is changed: on_io_error is not in dm-netmirror 1.3
+# every option nmsetup knows, on a spare ramdisk: the kernel takes the
+# table and reprints exactly libdmnet's canonical form (devices as
+# major:minor); an option newer than the loaded module is refused (exit 6)
+# before anything is changed
 minor=$(dmsetup targets | awk '$1 == "netmirror" { split(substr($2, 2), v, "."); print v[2] }')
-if [ "$minor" -lt 4 ]; then
-	nmsetup create nmx /dev/ram0 127.0.0.1:1 -o on_io_error=detach 2>/tmp/err; rc=$?
+opts="--listen 127.0.0.1:7792 --role primary --region-size 256 --sync none --resync-rate 0"
+[ "$minor" -ge 3 ] && opts="$opts -o timeout=10000 -o ping=1000 -o integrity=crc32c"
+if [ "$minor" -ge 4 ]; then
+	opts="$opts -o on_io_error=pass_on"
+else
+	nmsetup create nmx /dev/ram1 127.0.0.1:7791 -o on_io_error=detach 2>/tmp/err; rc=$?
 	[ $rc = 6 ] || fail "on_io_error on a 1.$minor module: rc $rc, $(cat /tmp/err)"
 	grep -q "option \"on_io_error\" needs netmirror 1.4, loaded module is 1.$minor" /tmp/err ||
 		fail "on_io_error refusal: $(cat /tmp/err)"
 	dmsetup info nmx >/dev/null 2>&1 && fail "nmx was created"
 fi
+# shellcheck disable=SC2086
+want=$(nmsetup table nmx /dev/ram1 127.0.0.1:7791 $opts | sed 's|/dev/ram1|1:1|') || fail "table nmx"
+# shellcheck disable=SC2086
+nmsetup create nmx /dev/ram1 127.0.0.1:7791 $opts || fail "create nmx ($want)"
+[ "$(dmsetup table nmx)" = "$want" ] || fail "nmx: kernel reprints [$(dmsetup table nmx)], libdmnet [$want]"
+[ "$(dmsetup info -c --noheadings -o uuid nmx)" = NETMIRROR-nmx ] || fail "nmx uuid"
+log "1.$minor options: $want"
+nmsetup remove nmx || fail "remove nmx"
 
 # down on both: gone; down again is fine
 nmsetup down r0 || fail "down"
