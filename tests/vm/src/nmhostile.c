@@ -1,0 +1,1217 @@
+/*
+ * nmhostile: a hostile netmirror peer.  Connects to a node's listen port and
+ * sends malformed input built from the real wire format
+ * (dm-mirror-net/nm_wire.h).
+ *
+ *   nmhostile list                       case names, one a line
+ *   nmhostile run HOST PORT CASE [CASE...]
+ *   nmhostile auth HOST PORT MODE SECRET   (1.3 secret option)
+ *       right: a correct HMAC challenge-response (accepted=1 expected);
+ *              the bytes sent are saved in /tmp/nmh-auth.bin
+ *       replay: those saved bytes sent again on a new connection
+ *       wrong: SECRET is taken as a wrong key; none: no auth feature;
+ *       reflect: the node's own challenge and response sent back to it
+ *   nmhostile crc HOST PORT MODE SECTOR     (1.3 integrity crc32c)
+ *       good-ping: a ping with a right trailer (the node's answer and its
+ *              trailer are checked: note=pingack-ok)
+ *       bad-ping: a ping with a wrong trailer
+ *       good-data / bad-data: a 4 KiB P_DATA at SECTOR filled with 0xa5,
+ *              its trailer right / one data byte flipped after the crc
+ *       no-trailer: a ping without its trailer, then another ping
+ *   nmhostile addkey DESC SECRET            add a "logon" key to @u
+ *
+ * Each case prints one line:
+ *   NMH case=NAME accepted=0|1 packets=N bytes=N closed_ms=N|-1 [note=...]
+ * accepted=1: the node answered our P_HELLO with packets of a live link (it
+ * kept the connection); closed_ms: time from the last hostile packet until
+ * the node closed the connection (-1: still open after the wait, then we
+ * closed it).  The final line sums up:
+ *   NMH total cases=N packets=N bytes=N
+ * Exit status: 0, or 2 on a usage / connect error.
+ *
+ * Cases whose name starts with "h-" first complete a valid handshake (same
+ * protocol and region size as the node's P_HELLO, a larger device, the
+ * largest nonce, so the node keeps the link) and then send the bad packet
+ * with the right sequence number unless the case is about sequence numbers.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/keyctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../../dm-mirror-net/nm_wire.h"
+
+static const char *g_host;
+static int g_port;
+static unsigned long long n_pkts, n_bytes, t_pkts, t_bytes;
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* connect with a deadline; -1 on failure */
+static int conn(int nonblock_ok)
+{
+	struct sockaddr_in sa;
+	struct pollfd p;
+	int fd, r, one = 1, err = 0;
+	socklen_t el = sizeof(err);
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(g_port);
+	inet_pton(AF_INET, g_host, &sa.sin_addr);
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (r && errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	if (r) {
+		p.fd = fd;
+		p.events = POLLOUT;
+		if (poll(&p, 1, 5000) != 1 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) || err) {
+			close(fd);
+			return -1;
+		}
+	}
+	if (!nonblock_ok)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/* send raw bytes (counted); 0 or -1 (the node closed already) */
+static int sraw(int fd, const void *buf, size_t len)
+{
+	const char *b = buf;
+
+	while (len) {
+		ssize_t r = send(fd, b, len, MSG_NOSIGNAL);
+
+		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+			msleep(1);
+			continue;
+		}
+		if (r <= 0)
+			return -1;
+		b += r;
+		len -= r;
+		n_bytes += r;
+	}
+	return 0;
+}
+
+/* one packet: header (type, flags, length, seq) + @plen payload bytes */
+static int spkt(int fd, uint16_t type, uint16_t flags, uint32_t length,
+		uint32_t seq, const void *payload, size_t plen)
+{
+	struct nm_hdr h;
+
+	nm_hdr_fill(&h, type, length, seq);
+	h.flags = nm_be16(flags);
+	n_pkts++;
+	if (sraw(fd, &h, sizeof(h)))
+		return -1;
+	return plen ? sraw(fd, payload, plen) : 0;
+}
+
+/* read exactly len bytes within ms; 0 ok, -1 EOF/error/timeout */
+static int rfull(int fd, void *buf, size_t len, int ms)
+{
+	char *b = buf;
+	long long end = now_ms() + ms;
+
+	while (len) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int left = (int)(end - now_ms());
+		ssize_t r;
+
+		if (left <= 0 || poll(&p, 1, left) != 1)
+			return -1;
+		r = recv(fd, b, len, MSG_DONTWAIT);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r <= 0)
+			return -1;
+		b += r;
+		len -= r;
+	}
+	return 0;
+}
+
+/* drain until the node closes: ms until EOF/RST, or -1 after @ms */
+static long long wait_close(int fd, int ms)
+{
+	long long t0 = now_ms(), end = t0 + ms;
+	char buf[65536];
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int left = (int)(end - now_ms());
+		ssize_t r;
+
+		if (left <= 0)
+			return -1;
+		if (poll(&p, 1, left) != 1)
+			continue;
+		r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+			return now_ms() - t0;
+	}
+}
+
+/* drain whatever is readable now (the node's pings, bitmap, data) */
+static void drain(int fd, int ms)
+{
+	long long end = now_ms() + ms;
+	char buf[65536];
+
+	while (now_ms() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, (int)(end - now_ms())) != 1)
+			break;
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
+			break;
+	}
+}
+
+struct node {
+	struct nm_p_hello h;	/* the node's P_HELLO, as received */
+	int have;
+};
+
+static int read_node_hello(int fd, struct node *n)
+{
+	struct nm_hdr h;
+
+	n->have = 0;
+	if (rfull(fd, &h, sizeof(h), 5000) || rfull(fd, &n->h, sizeof(n->h), 2000))
+		return -1;
+	if (nm_h32(h.magic) != NM_MAGIC || nm_h16(h.type) != NM_P_HELLO)
+		return -1;
+	n->have = 1;
+	return 0;
+}
+
+/* a P_HELLO the node accepts: its protocol, region size, a bigger device */
+static void good_hello(const struct node *n, struct nm_p_hello *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->proto_min = nm_be32(NM_PROTO_MIN);
+	m->proto_max = nm_be32(NM_PROTO_MAX);
+	m->dev_sectors = nm_be64(nm_h64(n->h.dev_sectors) + 8);
+	m->nonce = nm_be64(~0ull);
+	m->role = nm_be32(nm_h32(n->h.role) == NM_ROLE_PRIMARY ?
+			  NM_ROLE_SECONDARY : NM_ROLE_PRIMARY);
+	m->disk = nm_be32(NM_DISK_UPTODATE);
+	m->protocol = n->h.protocol;
+	m->region_sectors = n->h.region_sectors;
+}
+
+static uint64_t dev_sectors(const struct node *n)
+{
+	return nm_h64(n->h.dev_sectors);
+}
+
+/*
+ * Wait for the node to show the link is live: after the handshake it sends
+ * its bitmap (P_BITMAP chunks, then P_BITMAP_DONE, seq >= 1).
+ */
+static unsigned int g_trailer;	/* 4 with integrity: skip the node's trailers */
+
+static int wait_live(int fd)
+{
+	long long end = now_ms() + 5000;
+	struct nm_hdr h;
+	static char buf[NM_BITMAP_MAX_BITS / 8 + 64 + NM_MAX_DATA];
+
+	while (now_ms() < end) {
+		uint32_t len;
+
+		if (rfull(fd, &h, sizeof(h), (int)(end - now_ms())))
+			return 0;
+		len = nm_h32(h.length) + g_trailer;
+		if (len > sizeof(buf) || rfull(fd, buf, len, 3000))
+			return 0;
+		if (nm_h16(h.type) == NM_P_BITMAP_DONE)
+			return 1;
+	}
+	return 0;
+}
+
+/* handshake for the h- cases; @m may be modified by the caller first */
+static int hostile_hello(int fd, struct node *n, struct nm_p_hello *m,
+			 int *accepted)
+{
+	if (read_node_hello(fd, n))
+		return -1;
+	if (m->proto_max == 0)
+		good_hello(n, m);
+	if (spkt(fd, NM_P_HELLO, 0, sizeof(*m), 0, m, sizeof(*m)))
+		return -1;
+	*accepted = wait_live(fd);
+	return 0;
+}
+
+/* P_DATA fixed part */
+static void mkdata(struct nm_p_data *d, uint64_t sector, uint32_t size,
+		   uint32_t flags)
+{
+	memset(d, 0, sizeof(*d));
+	d->id = nm_be64(1);
+	d->sector = nm_be64(sector);
+	d->size = nm_be32(size);
+	d->flags = nm_be32(flags);
+}
+
+static char zbuf[NM_MAX_DATA + 8192];
+
+/*
+ * Post-handshake bad packets.  Each returns after sending; seq is the next
+ * sequence number the node expects (1 after P_HELLO).
+ */
+static void h_case(const char *name, int fd, const struct node *n)
+{
+	uint64_t S = dev_sectors(n);
+	uint32_t seq = 1;
+	struct nm_p_data d;
+	struct nm_p_ack a;
+	struct nm_p_rs_ack ra;
+	struct nm_p_bitmap b;
+	struct nm_p_state st;
+	struct nm_p_ping pg = { .cookie = nm_be64(42) };
+	struct nm_p_barrier br;
+	struct nm_p_count c = { .count = nm_be64(3) };
+	struct nm_p_hello m;
+	char junk[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)rnd();
+	junk[0] = 0;
+	memset(&b, 0, sizeof(b));
+	memset(&ra, 0, sizeof(ra));
+	memset(&a, 0, sizeof(a));
+	memset(&br, 0, sizeof(br));
+
+#define IS(x) (!strcmp(name, (x)))
+	if (IS("h-garbage")) {
+		n_pkts++;
+		sraw(fd, junk, sizeof(junk));
+	} else if (IS("h-bad-magic")) {
+		struct nm_hdr h;
+
+		nm_hdr_fill(&h, NM_P_PING, sizeof(pg), seq);
+		h.magic = nm_be32(NM_MAGIC ^ 0x100);
+		n_pkts++;
+		sraw(fd, &h, sizeof(h));
+		sraw(fd, &pg, sizeof(pg));
+	} else if (IS("h-bad-flags")) {
+		spkt(fd, NM_P_PING, 0x8000, sizeof(pg), seq, &pg, sizeof(pg));
+	} else if (IS("h-seq-skip")) {
+		spkt(fd, NM_P_PING, 0, sizeof(pg), seq + 4, &pg, sizeof(pg));
+	} else if (IS("h-seq-zero")) {
+		spkt(fd, NM_P_PING, 0, sizeof(pg), 0, &pg, sizeof(pg));
+	} else if (IS("h-seq-replay")) {
+		spkt(fd, NM_P_PING, 0, sizeof(pg), seq, &pg, sizeof(pg));
+		drain(fd, 200);
+		spkt(fd, NM_P_PING, 0, sizeof(pg), seq, &pg, sizeof(pg));
+	} else if (IS("h-seq-max")) {
+		spkt(fd, NM_P_PING, 0, sizeof(pg), 0xffffffffu, &pg, sizeof(pg));
+	} else if (IS("h-type-0")) {
+		spkt(fd, 0, 0, 8, seq, &pg, sizeof(pg));
+	} else if (IS("h-type-200")) {
+		spkt(fd, 200, 0, 8, seq, &pg, sizeof(pg));
+	} else if (IS("h-type-ffff")) {
+		spkt(fd, 0xffff, 0, 8, seq, &pg, sizeof(pg));
+	} else if (IS("h-len-huge")) {
+		spkt(fd, NM_P_PING, 0, 0xffffffffu, seq, &pg, sizeof(pg));
+	} else if (IS("h-len-short")) {
+		spkt(fd, NM_P_PING, 0, 4, seq, &pg, 4);
+	} else if (IS("h-data-len-huge")) {
+		mkdata(&d, 0, 4096, 0);
+		spkt(fd, NM_P_DATA, 0, 0xffffffffu, seq, &d, sizeof(d));
+	} else if (IS("h-data-len-over")) {
+		mkdata(&d, 0, NM_MAX_DATA + 512, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + NM_MAX_DATA + 512, seq, &d, sizeof(d));
+	} else if (IS("h-data-len-short")) {
+		mkdata(&d, 0, 0, 0);
+		spkt(fd, NM_P_DATA, 0, 16, seq, &d, 16);
+	} else if (IS("h-data-past-end")) {
+		mkdata(&d, S, 512, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 512, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 512);
+	} else if (IS("h-data-straddle-end")) {
+		mkdata(&d, S - 1, 1024, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 1024, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 1024);
+	} else if (IS("h-data-sector-max")) {
+		mkdata(&d, ~0ull, 512, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 512, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 512);
+	} else if (IS("h-data-sector-wrap")) {
+		/* sector + size/512 wraps to a small number */
+		mkdata(&d, ~0ull - 3, 4096, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 4096, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 4096);
+	} else if (IS("h-data-sector-2^63")) {
+		mkdata(&d, 1ull << 63, 512, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 512, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 512);
+	} else if (IS("h-data-huge-dev")) {
+		/* the hello claimed 2^40 sectors: a write past OUR end */
+		mkdata(&d, S + 1024, 4096, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 4096, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 4096);
+	} else if (IS("h-data-size-odd")) {
+		mkdata(&d, 0, 100, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 100, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 100);
+	} else if (IS("h-data-size-gt-len")) {
+		mkdata(&d, 0, 1024, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 512, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 512);
+	} else if (IS("h-data-size-lt-len")) {
+		mkdata(&d, 0, 512, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 1024, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 1024);
+	} else if (IS("h-data-size-zero")) {
+		mkdata(&d, 0, 0, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d), seq, &d, sizeof(d));
+	} else if (IS("h-data-bad-flags")) {
+		mkdata(&d, 0, 512, 0x4);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 512, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 512);
+	} else if (IS("h-data-trunc")) {
+		/* valid header promising 64 KiB at sector 0, 1 KiB sent,
+		 * then we close: nothing may be written */
+		mkdata(&d, 0, 65536, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 65536, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 1024);
+	} else if (IS("h-data-to-primary")) {
+		/* in range and well formed, but the node is primary */
+		mkdata(&d, 0, 4096, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + 4096, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 4096);
+	} else if (IS("h-hello-again")) {
+		good_hello(n, &m);
+		spkt(fd, NM_P_HELLO, 0, sizeof(m), seq, &m, sizeof(m));
+	} else if (IS("h-rs-data-outside")) {
+		mkdata(&d, 0, 4096, 0);
+		spkt(fd, NM_P_RS_DATA, 0, sizeof(d) + 4096, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 4096);
+	} else if (IS("h-rs-data-flags")) {
+		mkdata(&d, 0, 4096, NM_DF_FUA);
+		spkt(fd, NM_P_RS_DATA, 0, sizeof(d) + 4096, seq, &d, sizeof(d));
+		sraw(fd, zbuf, 4096);
+	} else if (IS("h-rs-done-outside")) {
+		spkt(fd, NM_P_RS_DONE, 0, sizeof(c), seq, &c, sizeof(c));
+	} else if (IS("h-rs-start-then-junk")) {
+		/* a primary cannot be a target (EPROTO); a secondary becomes
+		 * one, and must not stay "inconsistent" after the real peer
+		 * returns */
+		spkt(fd, NM_P_RS_START, 0, sizeof(c), seq++, &c, sizeof(c));
+		drain(fd, 300);
+		n_pkts++;
+		sraw(fd, junk, 64);
+	} else if (IS("h-ack-unknown")) {
+		a.id = nm_be64(0x123456789ull);
+		spkt(fd, NM_P_WRITE_ACK, 0, sizeof(a), seq, &a, sizeof(a));
+	} else if (IS("h-recv-ack")) {
+		a.id = nm_be64(1);
+		spkt(fd, NM_P_RECV_ACK, 0, sizeof(a), seq, &a, sizeof(a));
+	} else if (IS("h-ack-bad-status")) {
+		a.status = nm_be32(5000);
+		spkt(fd, NM_P_WRITE_ACK, 0, sizeof(a), seq, &a, sizeof(a));
+	} else if (IS("h-rs-ack-size0")) {
+		spkt(fd, NM_P_RS_ACK, 0, sizeof(ra), seq, &ra, sizeof(ra));
+	} else if (IS("h-rs-ack-range")) {
+		ra.sector = nm_be64(S);
+		ra.size = nm_be32(4096);
+		spkt(fd, NM_P_RS_ACK, 0, sizeof(ra), seq, &ra, sizeof(ra));
+	} else if (IS("h-bitmap-nbits0")) {
+		spkt(fd, NM_P_BITMAP, 0, sizeof(b), seq, &b, sizeof(b));
+	} else if (IS("h-bitmap-offset-odd")) {
+		b.offset = nm_be64(63);
+		b.nbits = nm_be32(64);
+		spkt(fd, NM_P_BITMAP, 0, sizeof(b) + 8, seq, &b, sizeof(b));
+		sraw(fd, junk, 8);
+	} else if (IS("h-bitmap-offset-huge")) {
+		b.offset = nm_be64(1ull << 50);
+		b.nbits = nm_be32(64);
+		spkt(fd, NM_P_BITMAP, 0, sizeof(b) + 8, seq, &b, sizeof(b));
+		sraw(fd, junk, 8);
+	} else if (IS("h-bitmap-nbits-over")) {
+		b.nbits = nm_be32(NM_BITMAP_MAX_BITS + 64);
+		spkt(fd, NM_P_BITMAP, 0, sizeof(b) + (NM_BITMAP_MAX_BITS + 64) / 8,
+		     seq, &b, sizeof(b));
+	} else if (IS("h-bitmap-len-mismatch")) {
+		b.nbits = nm_be32(128);
+		spkt(fd, NM_P_BITMAP, 0, sizeof(b) + 8, seq, &b, sizeof(b));
+		sraw(fd, junk, 8);
+	} else if (IS("h-state-bad-role")) {
+		st.role = nm_be32(5);
+		st.disk = nm_be32(1);
+		spkt(fd, NM_P_STATE, 0, sizeof(st), seq, &st, sizeof(st));
+	} else if (IS("h-state-bad-disk")) {
+		st.role = nm_be32(0);
+		st.disk = nm_be32(0x100);
+		spkt(fd, NM_P_STATE, 0, sizeof(st), seq, &st, sizeof(st));
+	} else if (IS("h-barrier-epoch")) {
+		br.epoch = nm_be32(5);
+		spkt(fd, NM_P_BARRIER, 0, sizeof(br), seq++, &br, sizeof(br));
+		drain(fd, 300);
+		br.epoch = nm_be32(3);
+		spkt(fd, NM_P_BARRIER, 0, sizeof(br), seq, &br, sizeof(br));
+	} else if (IS("h-pingflood-then-junk")) {
+		/* 2000 valid pings (the node answers each), then junk */
+		for (i = 0; i < 2000; i++) {
+			pg.cookie = nm_be64(i);
+			if (spkt(fd, NM_P_PING, 0, sizeof(pg), seq++, &pg, sizeof(pg)))
+				break;
+			if (!(i % 64))
+				drain(fd, 1);
+		}
+		drain(fd, 300);
+		spkt(fd, NM_P_PING, 0, sizeof(pg), seq + 1000, &pg, sizeof(pg));
+	} else if (IS("h-bitmap-all-then-junk")) {
+		/* valid: every region out of sync, then bitmap done: the node
+		 * ORs it in (a primary starts a resync to us); then junk */
+		uint32_t nb = (uint32_t)((S + nm_h32(n->h.region_sectors) - 1) /
+					 nm_h32(n->h.region_sectors));
+		uint64_t off = 0;
+
+		while (off < nb) {
+			uint32_t k = nb - off > NM_BITMAP_MAX_BITS ?
+				     NM_BITMAP_MAX_BITS : (uint32_t)(nb - off);
+			uint32_t bytes = (k + 63) / 64 * 8;
+
+			b.offset = nm_be64(off);
+			b.nbits = nm_be32(k);
+			memset(zbuf, 0xff, bytes);
+			spkt(fd, NM_P_BITMAP, 0, sizeof(b) + bytes, seq++, &b, sizeof(b));
+			sraw(fd, zbuf, bytes);
+			memset(zbuf, 0, bytes);
+			off += k;
+		}
+		c.count = nm_be64(nb);
+		spkt(fd, NM_P_BITMAP_DONE, 0, sizeof(c), seq++, &c, sizeof(c));
+		drain(fd, 1500);	/* a primary sends resync data */
+		spkt(fd, NM_P_DATA, 0, 3, seq, &c, 3);
+	} else if (IS("h-sync-then-junk")) {
+		spkt(fd, NM_P_SYNC, 0, sizeof(pg), seq++, &pg, sizeof(pg));
+		drain(fd, 300);
+		spkt(fd, NM_P_BARRIER, 0, 0, seq, NULL, 0);
+	} else if (IS("h-trunc-hdr")) {
+		struct nm_hdr h;
+
+		nm_hdr_fill(&h, NM_P_PING, sizeof(pg), seq);
+		n_pkts++;
+		sraw(fd, &h, 9);
+		/* then we close: a plain EOF, no error word */
+	} else if (IS("h-silent")) {
+		/* nothing more: the node must time out (peer_timeout) */
+	} else if (IS("h-state-primary")) {
+		st.role = nm_be32(NM_ROLE_PRIMARY);
+		st.disk = nm_be32(NM_DISK_UPTODATE);
+		spkt(fd, NM_P_STATE, 0, sizeof(st), seq, &st, sizeof(st));
+	}
+#undef IS
+}
+
+
+/* ---- crc32c (Castagnoli, reflected, raw: seed ~0, no final xor) ---- */
+static uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82f63b78u & -(crc & 1));
+	}
+	return crc;
+}
+
+/* ---- SHA-256 and HMAC-SHA256 (FIPS 180-4, RFC 2104) ---- */
+struct sha { uint32_t h[8]; uint64_t n; unsigned char b[64]; unsigned int l; };
+static const uint32_t K256[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+static void sha_block(struct sha *c, const unsigned char *p)
+{
+	uint32_t w[64], a, b, d, e, f, g, h, cc, t1, t2;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (i = 16; i < 64; i++)
+		w[i] = w[i - 16] + (ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3)) +
+		       w[i - 7] + (ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10));
+	a = c->h[0]; b = c->h[1]; cc = c->h[2]; d = c->h[3];
+	e = c->h[4]; f = c->h[5]; g = c->h[6]; h = c->h[7];
+	for (i = 0; i < 64; i++) {
+		t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
+		t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & cc) ^ (b & cc));
+		h = g; g = f; f = e; e = d + t1; d = cc; cc = b; b = a; a = t1 + t2;
+	}
+	c->h[0] += a; c->h[1] += b; c->h[2] += cc; c->h[3] += d;
+	c->h[4] += e; c->h[5] += f; c->h[6] += g; c->h[7] += h;
+}
+static void sha_init(struct sha *c)
+{
+	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+	memcpy(c->h, iv, sizeof(iv));
+	c->n = 0;
+	c->l = 0;
+}
+static void sha_update(struct sha *c, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	c->n += len;
+	while (len--) {
+		c->b[c->l++] = *p++;
+		if (c->l == 64) {
+			sha_block(c, c->b);
+			c->l = 0;
+		}
+	}
+}
+static void sha_final(struct sha *c, unsigned char out[32])
+{
+	uint64_t bits = c->n * 8;
+	unsigned char pad = 0x80, z = 0, lb[8];
+	int i;
+
+	sha_update(c, &pad, 1);
+	while (c->l != 56)
+		sha_update(c, &z, 1);
+	for (i = 0; i < 8; i++)
+		lb[i] = (unsigned char)(bits >> (56 - 8 * i));
+	sha_update(c, lb, 8);
+	for (i = 0; i < 8; i++) {
+		out[4 * i] = c->h[i] >> 24;
+		out[4 * i + 1] = c->h[i] >> 16;
+		out[4 * i + 2] = c->h[i] >> 8;
+		out[4 * i + 3] = c->h[i];
+	}
+}
+/* HMAC-SHA256(key, "NMAUTH1" || chal || be64(a) || be64(b)) */
+static void nm_mac(const char *key, const unsigned char *chal, uint64_t a,
+		   uint64_t b, unsigned char out[32])
+{
+	unsigned char k[64] = { 0 }, ip[64], op[64], inner[32];
+	uint64_t na = nm_be64(a), nb = nm_be64(b);
+	size_t kl = strlen(key);
+	struct sha c;
+	int i;
+
+	if (kl > 64) {
+		sha_init(&c);
+		sha_update(&c, key, kl);
+		sha_final(&c, k);
+	} else {
+		memcpy(k, key, kl);
+	}
+	for (i = 0; i < 64; i++) {
+		ip[i] = k[i] ^ 0x36;
+		op[i] = k[i] ^ 0x5c;
+	}
+	sha_init(&c);
+	sha_update(&c, ip, 64);
+	sha_update(&c, "NMAUTH1", 7);
+	sha_update(&c, chal, NM_AUTH_LEN);
+	sha_update(&c, &na, 8);
+	sha_update(&c, &nb, 8);
+	sha_final(&c, inner);
+	sha_init(&c);
+	sha_update(&c, op, 64);
+	sha_update(&c, inner, 32);
+	sha_final(&c, out);
+}
+
+/* read one handshake packet of @type and @len (no trailer) */
+static int hs_recv(int fd, uint16_t type, void *p, uint32_t len)
+{
+	struct nm_hdr h;
+
+	if (rfull(fd, &h, sizeof(h), 5000))
+		return -1;
+	if (nm_h16(h.type) != type || nm_h32(h.length) != len)
+		return -1;
+	return rfull(fd, p, len, 3000);
+}
+
+static unsigned char rec[4096];
+static size_t rec_len;
+
+/* send and record */
+static int rsend(int fd, uint16_t type, uint32_t seq, const void *p, uint32_t len)
+{
+	struct nm_hdr h;
+
+	nm_hdr_fill(&h, type, len, seq);
+	if (rec_len + sizeof(h) + len <= sizeof(rec)) {
+		memcpy(rec + rec_len, &h, sizeof(h));
+		memcpy(rec + rec_len + sizeof(h), p, len);
+		rec_len += sizeof(h) + len;
+	}
+	return spkt(fd, type, 0, len, seq, p, len);
+}
+
+static int cmd_auth(const char *mode, const char *secret)
+{
+	struct node n;
+	struct nm_p_hello m;
+	unsigned char chal[NM_AUTH_LEN], nchal[NM_AUTH_LEN], mac[NM_AUTH_LEN];
+	unsigned char nmac[NM_AUTH_LEN], want[NM_AUTH_LEN];
+	long long closed = -1;
+	const char *note = "";
+	int fd, accepted = 0, i;
+	FILE *f;
+
+	fd = conn(0);
+	if (fd < 0 || read_node_hello(fd, &n)) {
+		fprintf(stderr, "nmhostile: auth: no connection / no hello\n");
+		return 2;
+	}
+	if (!strcmp(mode, "replay")) {
+		f = fopen("/tmp/nmh-auth.bin", "rb");
+		if (!f) {
+			fprintf(stderr, "nmhostile: no /tmp/nmh-auth.bin to replay\n");
+			return 2;
+		}
+		rec_len = fread(rec, 1, sizeof(rec), f);
+		fclose(f);
+		n_pkts += 3;
+		/* the recorded HELLO and CHALLENGE, then the old RESPONSE
+		 * once the node has sent its (new) challenge */
+		sraw(fd, rec, rec_len - sizeof(struct nm_hdr) - NM_AUTH_LEN);
+		if (!hs_recv(fd, NM_P_AUTH_CHALLENGE, nchal, sizeof(nchal)))
+			sraw(fd, rec + rec_len - sizeof(struct nm_hdr) - NM_AUTH_LEN,
+			     sizeof(struct nm_hdr) + NM_AUTH_LEN);
+		accepted = wait_live(fd);
+		goto out;
+	}
+	good_hello(&n, &m);
+	m.features = nm_be64(strcmp(mode, "none") ? NM_FEAT_AUTH : 0);
+	rsend(fd, NM_P_HELLO, 0, &m, sizeof(m));
+	if (!strcmp(mode, "none")) {
+		accepted = wait_live(fd);
+		goto out;
+	}
+	for (i = 0; i < NM_AUTH_LEN; i++)
+		chal[i] = (unsigned char)rnd();
+	if (!strcmp(mode, "reflect")) {
+		/* wait for the node's challenge, send it back as ours */
+		if (hs_recv(fd, NM_P_AUTH_CHALLENGE, nchal, sizeof(nchal))) {
+			note = "no-challenge";
+			goto out;
+		}
+		rsend(fd, NM_P_AUTH_CHALLENGE, 1, nchal, sizeof(nchal));
+		if (hs_recv(fd, NM_P_AUTH_RESPONSE, nmac, sizeof(nmac))) {
+			note = "no-response";
+			goto out;
+		}
+		rsend(fd, NM_P_AUTH_RESPONSE, 2, nmac, sizeof(nmac));
+		accepted = wait_live(fd);
+		goto out;
+	}
+	rsend(fd, NM_P_AUTH_CHALLENGE, 1, chal, sizeof(chal));
+	if (hs_recv(fd, NM_P_AUTH_CHALLENGE, nchal, sizeof(nchal))) {
+		note = "no-challenge";
+		goto out;
+	}
+	/* ours: HMAC over the node's challenge, our nonce, its nonce */
+	nm_mac(strcmp(mode, "wrong") ? secret : "not-the-secret", nchal,
+	       nm_h64(m.nonce), nm_h64(n.h.nonce), mac);
+	rsend(fd, NM_P_AUTH_RESPONSE, 2, mac, sizeof(mac));
+	if (!hs_recv(fd, NM_P_AUTH_RESPONSE, nmac, sizeof(nmac))) {
+		nm_mac(secret, chal, nm_h64(n.h.nonce), nm_h64(m.nonce), want);
+		note = memcmp(want, nmac, sizeof(want)) ? "node-response-WRONG" :
+							  "node-response-ok";
+	}
+	accepted = wait_live(fd);
+	if (!strcmp(mode, "right")) {
+		f = fopen("/tmp/nmh-auth.bin", "wb");
+		if (f) {
+			fwrite(rec, 1, rec_len, f);
+			fclose(f);
+		}
+	}
+out:
+	if (accepted)
+		drain(fd, 300);	/* we close: a plain EOF */
+	else
+		closed = wait_close(fd, 4000);
+	close(fd);
+	printf("NMH auth=%s accepted=%d packets=%llu bytes=%llu closed_ms=%lld note=%s\n",
+	       mode, accepted, n_pkts, n_bytes, closed, *note ? note : "-");
+	return 0;
+}
+
+/* one packet with a crc32c trailer; @flip: flip a byte after the crc */
+static int cpkt(int fd, uint16_t type, uint32_t seq, const void *fixed,
+		uint32_t flen, const void *data, uint32_t dlen, int flip,
+		int trailer)
+{
+	struct nm_hdr h;
+	uint32_t crc;
+	static unsigned char tmp[65536];
+
+	nm_hdr_fill(&h, type, flen + dlen, seq);
+	crc = crc32c(~0u, &h, sizeof(h));
+	crc = crc32c(crc, fixed, flen);
+	if (dlen)
+		crc = crc32c(crc, data, dlen);
+	crc = nm_be32(crc);
+	n_pkts++;
+	if (sraw(fd, &h, sizeof(h)) || sraw(fd, fixed, flen))
+		return -1;
+	if (dlen) {
+		memcpy(tmp, data, dlen);
+		if (flip)
+			tmp[dlen / 2] ^= 0x10;
+		if (sraw(fd, tmp, dlen))
+			return -1;
+	}
+	return trailer ? sraw(fd, &crc, 4) : 0;
+}
+
+static int cmd_crc(const char *mode, uint64_t sector)
+{
+	struct node n;
+	struct nm_p_hello m;
+	struct nm_p_ping pg = { .cookie = nm_be64(7) };
+	struct nm_p_data d;
+	static unsigned char data[4096];
+	long long closed = -1;
+	const char *note = "-";
+	int fd, accepted;
+
+	fd = conn(0);
+	if (fd < 0 || read_node_hello(fd, &n)) {
+		fprintf(stderr, "nmhostile: crc: no connection / no hello\n");
+		return 2;
+	}
+	good_hello(&n, &m);
+	m.features = nm_be64(NM_FEAT_INTEGRITY);
+	spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m));
+	g_trailer = 4;
+	/* the node's bitmap packets now carry trailers: wait_live reads
+	 * header + length bytes; the trailer bytes are drained below */
+	accepted = wait_live(fd);
+	if (!accepted)
+		goto out;
+	drain(fd, 300);
+	memset(data, 0xa5, sizeof(data));
+	mkdata(&d, sector, sizeof(data), 0);
+	if (!strcmp(mode, "good-ping")) {
+		struct nm_hdr h;
+		struct nm_p_ping r;
+		uint32_t tr, want;
+		long long end = now_ms() + 3000;
+
+		cpkt(fd, NM_P_PING, 1, &pg, sizeof(pg), NULL, 0, 0, 1);
+		note = "no-pingack";
+		/* the node's packets: find the P_PING_ACK with our cookie */
+		while (now_ms() < end) {
+			if (rfull(fd, &h, sizeof(h), 3000))
+				break;
+			if (nm_h16(h.type) != NM_P_PING_ACK || nm_h32(h.length) != sizeof(r)) {
+				static char skip[1 << 20];
+
+				if (nm_h32(h.length) + 4 > sizeof(skip) ||
+				    rfull(fd, skip, nm_h32(h.length) + 4, 3000))
+					break;
+				continue;
+			}
+			if (rfull(fd, &r, sizeof(r), 3000) || rfull(fd, &tr, 4, 3000))
+				break;
+			want = crc32c(crc32c(~0u, &h, sizeof(h)), &r, sizeof(r));
+			note = nm_h32(tr) == want && r.cookie == pg.cookie ?
+			       "pingack-ok" : "pingack-BAD-TRAILER";
+			break;
+		}
+		drain(fd, 200);
+		goto out;
+	} else if (!strcmp(mode, "bad-ping")) {
+		cpkt(fd, NM_P_PING, 1, &pg, sizeof(pg), NULL, 0, 0, 0);
+		sraw(fd, "\xde\xad\xbe\xef", 4);
+	} else if (!strcmp(mode, "good-data")) {
+		cpkt(fd, NM_P_DATA, 1, &d, sizeof(d), data, sizeof(data), 0, 1);
+		drain(fd, 1500);	/* its P_WRITE_ACK */
+		goto out;
+	} else if (!strcmp(mode, "bad-data")) {
+		cpkt(fd, NM_P_DATA, 1, &d, sizeof(d), data, sizeof(data), 1, 1);
+	} else if (!strcmp(mode, "no-trailer")) {
+		cpkt(fd, NM_P_PING, 1, &pg, sizeof(pg), NULL, 0, 0, 0);
+		cpkt(fd, NM_P_PING, 2, &pg, sizeof(pg), NULL, 0, 0, 1);
+	}
+	closed = wait_close(fd, 4000);
+out:
+	close(fd);
+	printf("NMH crc=%s accepted=%d packets=%llu bytes=%llu closed_ms=%lld note=%s\n",
+	       mode, accepted, n_pkts, n_bytes, closed, note);
+	return 0;
+}
+
+static const char *const cases[] = {
+	/* before the handshake completes */
+	"garbage", "garbage-1m", "trunc-hdr-8", "trunc-hdr-15", "trunc-hello",
+	"bad-magic", "bad-flags", "bad-seq", "first-not-hello", "type-0",
+	"type-200", "type-ffff", "hello-len-huge", "hello-len-short",
+	"hello-len-data", "hello-region-1000", "hello-region-0",
+	"hello-region-4096", "hello-role-2", "hello-disk-bad", "hello-proto-3",
+	"hello-min-gt-max", "hello-version", "hello-protocol-mismatch",
+	"hello-region-mismatch", "hello-self", "hello-small", "hello-dev-0",
+	"hello-both-primary", "slowloris", "drip", "many-conn", "many-hello",
+	/* after a valid handshake */
+	"h-garbage", "h-bad-magic", "h-bad-flags", "h-seq-skip", "h-seq-zero",
+	"h-seq-replay", "h-seq-max", "h-type-0", "h-type-200", "h-type-ffff",
+	"h-len-huge", "h-len-short", "h-data-len-huge", "h-data-len-over",
+	"h-data-len-short", "h-data-past-end", "h-data-straddle-end",
+	"h-data-sector-max", "h-data-sector-wrap", "h-data-sector-2^63",
+	"h-data-huge-dev", "h-data-size-odd", "h-data-size-gt-len",
+	"h-data-size-lt-len", "h-data-size-zero", "h-data-bad-flags",
+	"h-data-trunc", "h-data-to-primary", "h-hello-again",
+	"h-rs-data-outside", "h-rs-data-flags", "h-rs-done-outside",
+	"h-rs-start-then-junk", "h-ack-unknown", "h-recv-ack",
+	"h-ack-bad-status", "h-rs-ack-size0", "h-rs-ack-range",
+	"h-bitmap-nbits0", "h-bitmap-offset-odd", "h-bitmap-offset-huge",
+	"h-bitmap-nbits-over", "h-bitmap-len-mismatch", "h-state-bad-role",
+	"h-state-bad-disk", "h-state-primary", "h-barrier-epoch",
+	"h-pingflood-then-junk", "h-bitmap-all-then-junk", "h-sync-then-junk",
+	"h-trunc-hdr", "h-silent",
+	NULL
+};
+
+/* pre-handshake cases; returns the fd to wait on (or -1) */
+static int pre_case(const char *name, int fd, const char **note)
+{
+	struct node n;
+	struct nm_p_hello m;
+	struct nm_hdr h;
+	char buf[256];
+	unsigned int i;
+
+#define IS(x) (!strcmp(name, (x)))
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)rnd();
+	buf[0] = 0x7f;
+	if (IS("garbage")) {
+		n_pkts++;
+		sraw(fd, buf, 64);
+		return fd;
+	}
+	if (IS("garbage-1m")) {
+		n_pkts++;
+		for (i = 0; i < 4096; i++)
+			if (sraw(fd, buf, sizeof(buf)))
+				break;
+		return fd;
+	}
+	if (read_node_hello(fd, &n)) {
+		*note = "no-hello-from-node";
+		return fd;
+	}
+	good_hello(&n, &m);
+	nm_hdr_fill(&h, NM_P_HELLO, sizeof(m), 0);
+	if (IS("trunc-hdr-8") || IS("trunc-hdr-15")) {
+		n_pkts++;
+		sraw(fd, &h, IS("trunc-hdr-8") ? 8 : 15);
+		return -1;	/* we close: EOF, no error word */
+	}
+	if (IS("trunc-hello")) {
+		n_pkts++;
+		sraw(fd, &h, sizeof(h));
+		sraw(fd, &m, 20);
+		return -1;
+	}
+	if (IS("bad-magic"))
+		h.magic = nm_be32(0x4e4d4953);
+	else if (IS("bad-flags"))
+		h.flags = nm_be16(1);
+	else if (IS("bad-seq"))
+		h.seq = nm_be32(1);
+	else if (IS("first-not-hello"))
+		h.type = nm_be16(NM_P_PING), h.length = nm_be32(8);
+	else if (IS("type-0"))
+		h.type = 0;
+	else if (IS("type-200"))
+		h.type = nm_be16(200);
+	else if (IS("type-ffff"))
+		h.type = 0xffff;
+	else if (IS("hello-len-huge"))
+		h.length = nm_be32(0xffffffffu);
+	else if (IS("hello-len-short"))
+		h.length = nm_be32(sizeof(m) - 1);
+	else if (IS("hello-len-data"))
+		h.type = nm_be16(NM_P_DATA);
+	else if (IS("hello-region-1000"))
+		m.region_sectors = nm_be32(1000);
+	else if (IS("hello-region-0"))
+		m.region_sectors = 0;
+	else if (IS("hello-region-4096"))
+		m.region_sectors = nm_be32(4096);
+	else if (IS("hello-role-2"))
+		m.role = nm_be32(2);
+	else if (IS("hello-disk-bad"))
+		m.disk = nm_be32(0x100);
+	else if (IS("hello-proto-3"))
+		m.protocol = nm_be32(3);
+	else if (IS("hello-min-gt-max"))
+		m.proto_min = nm_be32(2), m.proto_max = nm_be32(1);
+	else if (IS("hello-version"))
+		m.proto_min = nm_be32(2), m.proto_max = nm_be32(9);
+	else if (IS("hello-protocol-mismatch"))
+		m.protocol = nm_be32((nm_h32(n.h.protocol) + 1) % 3);
+	else if (IS("hello-region-mismatch"))
+		m.region_sectors = nm_be32(nm_h32(n.h.region_sectors) == 8 ? 16 : 8);
+	else if (IS("hello-self"))
+		m.nonce = n.h.nonce;
+	else if (IS("hello-small"))
+		m.dev_sectors = nm_be64(dev_sectors(&n) - 8);
+	else if (IS("hello-dev-0"))
+		m.dev_sectors = 0;
+	else if (IS("hello-both-primary"))
+		m.role = nm_be32(NM_ROLE_PRIMARY);
+	n_pkts++;
+	sraw(fd, &h, sizeof(h));
+	sraw(fd, &m, sizeof(m));
+	return fd;
+#undef IS
+}
+
+static int run_case(const char *name)
+{
+	long long closed = -1;
+	const char *note = "";
+	int accepted = 0, fd, wfd, i;
+	char nb[96] = "";
+
+	n_pkts = n_bytes = 0;
+	if (!strcmp(name, "many-conn") || !strcmp(name, "many-hello")) {
+		/* 64 connections at once: garbage, silence, or a good hello */
+		int fds[64], ok = 0, hello = !strcmp(name, "many-hello");
+
+		for (i = 0; i < 64; i++) {
+			fds[i] = conn(1);
+			if (fds[i] < 0)
+				continue;
+			ok++;
+			if (hello) {
+				struct nm_p_hello m;
+				struct node n = { .have = 0 };
+
+				memset(&n.h, 0, sizeof(n.h));
+				n.h.protocol = nm_be32(NM_PROTO_C);
+				n.h.region_sectors = nm_be32(1024);
+				n.h.dev_sectors = nm_be64(1ull << 40);
+				good_hello(&n, &m);
+				m.nonce = nm_be64(rnd());
+				spkt(fds[i], NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m));
+			} else if (i % 2) {
+				char g[64];
+
+				memset(g, i, sizeof(g));
+				n_pkts++;
+				sraw(fds[i], g, sizeof(g));
+			}
+		}
+		msleep(3000);
+		for (i = 0; i < 64; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		snprintf(nb, sizeof(nb), " note=connected-%d", ok);
+		printf("NMH case=%s accepted=0 packets=%llu bytes=%llu closed_ms=-1%s\n",
+		       name, n_pkts, n_bytes, nb);
+		goto out;
+	}
+	fd = conn(0);
+	if (fd < 0) {
+		fprintf(stderr, "nmhostile: %s: cannot connect to %s:%d: %s\n",
+			name, g_host, g_port, strerror(errno));
+		return 2;
+	}
+	if (!strcmp(name, "slowloris")) {
+		wfd = fd;
+		closed = wait_close(fd, 5000);
+	} else if (!strcmp(name, "drip")) {
+		/* our hello one byte every 400 ms: does the node give up? */
+		struct node n;
+		struct nm_p_hello m;
+		struct { struct nm_hdr h; struct nm_p_hello m; } __attribute__((packed)) pk;
+		long long t0 = now_ms();
+		unsigned int k;
+
+		if (read_node_hello(fd, &n)) {
+			note = "no-hello-from-node";
+		} else {
+			good_hello(&n, &m);
+			nm_hdr_fill(&pk.h, NM_P_HELLO, sizeof(m), 0);
+			pk.m = m;
+			n_pkts++;
+			for (k = 0; k < 24; k++) {
+				if (sraw(fd, (char *)&pk + k, 1))
+					break;
+				msleep(400);
+				{
+					struct pollfd p = { .fd = fd, .events = POLLIN };
+					char c;
+
+					if (poll(&p, 1, 0) == 1 &&
+					    recv(fd, &c, 1, MSG_DONTWAIT) == 0)
+						break;
+				}
+			}
+			snprintf(nb, sizeof(nb), " note=held-%lldms-%ubytes", now_ms() - t0, k);
+		}
+		closed = wait_close(fd, 3000);
+	} else if (!strncmp(name, "h-", 2)) {
+		struct node n;
+		struct nm_p_hello m;
+
+		memset(&m, 0, sizeof(m));
+		if (!strcmp(name, "h-data-huge-dev")) {
+			if (read_node_hello(fd, &n)) {
+				note = "no-hello-from-node";
+				goto report;
+			}
+			good_hello(&n, &m);
+			m.dev_sectors = nm_be64(1ull << 40);
+			if (spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m)))
+				goto report;
+			accepted = wait_live(fd);
+		} else if (hostile_hello(fd, &n, &m, &accepted)) {
+			note = "handshake-failed";
+			goto report;
+		}
+		if (!accepted) {
+			note = "hello-not-accepted";
+			goto report;
+		}
+		h_case(name, fd, &n);
+		if (!strcmp(name, "h-trunc-hdr") || !strcmp(name, "h-data-trunc")) {
+			drain(fd, 300);
+			goto report;	/* we close */
+		}
+		closed = wait_close(fd, !strcmp(name, "h-silent") ? 12000 : 4000);
+	} else {
+		wfd = pre_case(name, fd, &note);
+		if (wfd >= 0)
+			closed = wait_close(fd, 4000);
+	}
+report:
+	close(fd);
+	printf("NMH case=%s accepted=%d packets=%llu bytes=%llu closed_ms=%lld%s%s%s\n",
+	       name, accepted, n_pkts, n_bytes, closed, *note ? " note=" : "",
+	       note, nb);
+out:
+	fflush(stdout);
+	t_pkts += n_pkts;
+	t_bytes += n_bytes;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i, ncase = 0, rc = 0, j, found;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (argc == 2 && !strcmp(argv[1], "list")) {
+		for (i = 0; cases[i]; i++)
+			puts(cases[i]);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "addkey")) {
+		long k = syscall(SYS_add_key, "logon", argv[2], argv[3],
+				 strlen(argv[3]), KEY_SPEC_USER_KEYRING);
+
+		if (k < 0) {
+			fprintf(stderr, "nmhostile: add_key logon %s: %s\n",
+				argv[2], strerror(errno));
+			return 1;
+		}
+		printf("%ld\n", k);
+		return 0;
+	}
+	if (argc == 6 && (!strcmp(argv[1], "auth") || !strcmp(argv[1], "crc"))) {
+		g_host = argv[2];
+		g_port = atoi(argv[3]);
+		rng ^= (uint64_t)time(NULL) * 0x2545f4914f6cdd1dull ^ (uint64_t)getpid();
+		if (!strcmp(argv[1], "auth"))
+			return cmd_auth(argv[4], argv[5]);
+		return cmd_crc(argv[4], strtoull(argv[5], NULL, 0));
+	}
+	if (argc < 5 || strcmp(argv[1], "run")) {
+		fprintf(stderr, "usage: nmhostile list | run HOST PORT CASE... | auth HOST PORT MODE SECRET | crc HOST PORT MODE SECTOR | addkey DESC SECRET\n");
+		return 2;
+	}
+	g_host = argv[2];
+	g_port = atoi(argv[3]);
+	rng ^= (uint64_t)time(NULL) * 0x2545f4914f6cdd1dull ^ (uint64_t)getpid();
+	for (i = 4; i < argc; i++) {
+		for (found = 0, j = 0; cases[j]; j++)
+			found |= !strcmp(cases[j], argv[i]);
+		if (!found) {
+			fprintf(stderr, "nmhostile: unknown case %s\n", argv[i]);
+			return 2;
+		}
+		if (run_case(argv[i]))
+			rc = 2;
+		ncase++;
+	}
+	printf("NMH total cases=%d packets=%llu bytes=%llu\n", ncase, t_pkts, t_bytes);
+	return rc;
+}
