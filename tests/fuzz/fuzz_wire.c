@@ -55,6 +55,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 			if (len - off < size)
 				return 0;
 			off += size;
+		} else if (type == NM_P_READ_REPLY) {
+			struct nm_p_ack a;
+
+			memcpy(&a, fixed, sizeof(a));
+			if (plen - flen > NM_MAX_DATA || ((plen - flen) & 511) ||
+			    (a.status && plen != flen))
+				abort();
+			if (len - off < plen - flen)
+				return 0;
+			off += plen - flen;
 		} else if (type == NM_P_BITMAP) {
 			struct nm_p_bitmap b;
 			__u32 nbits;
