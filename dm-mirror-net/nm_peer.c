@@ -250,6 +250,11 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		}
 	}
 	submit_bio(bio);
+	/*
+	 * A fast disk (a RAM disk, a write cache) may already have completed
+	 * the write: send its ack from here, saving the sender's wakeup.
+	 */
+	nm_peer_send_acks(nm);
 	return 0;
 
 out_free:
