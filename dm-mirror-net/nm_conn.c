@@ -924,7 +924,7 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 			break;
 		}
 		if (r) {
-			if (r != -ENOTCONN && r != -EPIPE) {
+			if (r != -ENOTCONN && r != -EPIPE && r != -EBADMSG) {
 				DMERR("%s: packet type %u rejected (error %d): dropping link",
 				      nm_name(nm), type, r);
 				nm_set_error(nm, "bad_packet");
@@ -949,6 +949,8 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->cstate = nm->want_connect ? NM_C_CONNECTING : NM_C_STANDALONE;
+	/* learn the nonce again: the link may have been a stranger's */
+	nm->peer_nonce_known = false;
 	list_splice_init(&nm->send_q, &failed);
 	list_splice_tail_init(&nm->wait_q, &failed);
 	list_for_each_entry(req, &failed, list)

@@ -128,6 +128,31 @@ static void nm_peer_ack_now(struct nm_dev *nm, struct nm_peer_req *pr,
 	wake_up(&nm->send_wq);
 }
 
+/*
+ * Before the first resync write lands, the disk is no longer consistent:
+ * say so, on the metadata first (the regions still to come stay marked).
+ */
+static void nm_peer_go_inconsistent(struct nm_dev *nm)
+{
+	unsigned long flags, r;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->disk == NM_DISK_INCONSISTENT) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return;
+	}
+	nm->disk = NM_DISK_INCONSISTENT;
+	if (nm->meta) {
+		for_each_set_bit(r, nm->oos, nm->nr_regions)
+			nm_meta_set(nm->meta, r);
+		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
+	queue_work(nm->wq, &nm->event_work);
+}
+
 /* A P_DATA or P_RS_DATA arrived (fixed part checked): read and issue it. */
 static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			 bool resync)
@@ -198,6 +223,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			nm_peer_ack_now(nm, pr, -EAGAIN);
 			return 0;
 		}
+		nm_peer_go_inconsistent(nm);
 	} else if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
 		atomic64_inc(&nm->writes_received);
 		if (nm->protocol == NM_PROTO_B) {
@@ -276,21 +302,13 @@ int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d)
 /* P_RS_START: this node becomes the resync target. */
 int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 {
-	unsigned long flags, r;
+	unsigned long flags;
 
 	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return -EPROTO;
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->cstate = NM_C_SYNC_TARGET;
-	nm->disk = NM_DISK_INCONSISTENT;
-	if (nm->meta) {
-		for_each_set_bit(r, nm->oos, nm->nr_regions)
-			nm_meta_set(nm->meta, r);
-		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
-	}
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta)
-		nm_meta_commit(nm->meta);
 	DMINFO("resync target: %llu regions to receive", count);
 	dm_table_event(nm->ti->table);
 	return 0;

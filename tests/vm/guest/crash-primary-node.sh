@@ -18,8 +18,8 @@ fi
 dmsetup create nm0 --table "0 $S netmirror /dev/vda 169.254.0.2:7789 C flush 6 role primary meta /dev/vdb sync full" ||
 	fail "phase $phase: create the primary on the old metadata"
 before=$(nm_field nm0 4)
-nm_wait_conn nm0 connected 180 || fail "phase $phase: no connection/resync: $(dmsetup status nm0)"
-on_peer ". /tests/lib.sh; . /tests/nmlib.sh; nm_wait_conn nm0 connected 30" || fail "phase $phase: peer: $(on_peer 'dmsetup status nm0')"
+nm_wait_synced nm0 180 || fail "phase $phase: no connection/resync: $(dmsetup status nm0)"
+on_peer ". /tests/lib.sh; . /tests/nmlib.sh; nm_wait_synced nm0 30" || fail "phase $phase: peer: $(on_peer 'dmsetup status nm0')"
 mine=$(dev_sum /dev/vda)
 theirs=$(on_peer ". /tests/lib.sh; dev_sum /dev/vda")
 [ "$mine" = "$theirs" ] || fail "phase $phase: backing devices differ after recovery: $mine vs $theirs"

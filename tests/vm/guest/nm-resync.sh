@@ -38,8 +38,10 @@ write_regions() {
 # node enters sync_source/sync_target: before, the bitmap exchange may still
 # add the peer's regions); fail if it ever drops
 watch_resync() {
-	local who=$1 prev=0 cur st started=0
+	local who=$1 prev=0 cur st started=0 n=0
 	while :; do
+		n=$((n + 1))
+		[ $n -lt 600 ] || fail "$who: resync did not run to the end in 120 s: $st"
 		if [ "$who" = peer ]; then st=$(on_peer "dmsetup status nm0"); else st=$(dmsetup status nm0); fi
 		cur=$(echo "$st" | awk '{print $7}' | cut -d/ -f1)
 		case $st in *sync_source*|*sync_target*) started=1 ;; esac
@@ -48,10 +50,9 @@ watch_resync() {
 			prev=$cur
 			echo "$st" >> /tmp/watch.$who
 		fi
-		[ "$cur" = "$total" ] && echo "$st" | grep -q ' connected ' && break
+		[ $started = 1 ] && [ "$cur" = "$total" ] && echo "$st" | grep -q ' connected ' && break
 		sleep 0.2
 	done
-	[ $started = 1 ] || log "$who: resync too quick to observe"
 }
 
 check_round() {
@@ -96,7 +97,7 @@ dmsetup message nm0 0 resync_rate 2048
 dmsetup message nm0 0 connect
 : > /tmp/watch.peer
 watch_resync peer
-nm_wait_conn nm0 connected 30 || fail "round 3 not connected"
+nm_wait_synced nm0 60 || fail "round 3 not connected and in sync"
 [ "$(dev_sum /dev/ram0)" = "$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')" ] || fail "round 3 differ"
 log "peer view: $(wc -l < /tmp/watch.peer) samples, first: $(head -1 /tmp/watch.peer | awk '{print $4,$5,$7,$15,$16,$17}')"
 dmsetup remove nm0 || fail "remove"
