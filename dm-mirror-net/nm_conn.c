@@ -183,8 +183,18 @@ int nm_rx_trailer(struct nm_dev *nm)
 	return 0;
 }
 
+static int __nm_recv(struct socket *sock, void *buf, size_t len,
+		     unsigned long deadline);
+
 /* Receive exactly @len bytes; -EAGAIN on the socket's receive timeout. */
 int nm_recv_full(struct socket *sock, void *buf, size_t len)
+{
+	return __nm_recv(sock, buf, len, 0);
+}
+
+/* As nm_recv_full, but give up at @deadline (jiffies; 0: never). */
+static int __nm_recv(struct socket *sock, void *buf, size_t len,
+		     unsigned long deadline)
 {
 	struct kvec vec = { .iov_base = buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
@@ -202,6 +212,8 @@ int nm_recv_full(struct socket *sock, void *buf, size_t len)
 			return r;
 		vec.iov_base += r;
 		vec.iov_len -= r;
+		if (vec.iov_len && deadline && time_after(jiffies, deadline))
+			return -ETIMEDOUT;	/* a peer dripping bytes */
 	}
 	return 0;
 }
@@ -593,10 +605,11 @@ static int nm_hs_send(struct socket *s, u16 type, u32 seq, const void *p,
 	return nm_xmit(s, &msg);
 }
 
-static int nm_hs_recv(struct socket *s, u16 type, u32 seq, void *p, u32 len)
+static int nm_hs_recv(struct socket *s, u16 type, u32 seq, void *p, u32 len,
+		      unsigned long deadline)
 {
 	struct nm_hdr h;
-	int r = nm_recv_full(s, &h, sizeof(h));
+	int r = __nm_recv(s, &h, sizeof(h), deadline);
 
 	if (r)
 		return r;
@@ -605,7 +618,7 @@ static int nm_hs_recv(struct socket *s, u16 type, u32 seq, void *p, u32 len)
 		return r;
 	if (nm_h16(h.type) != type || nm_h32(h.length) != len)
 		return -EPROTO;
-	return nm_recv_full(s, p, len);
+	return __nm_recv(s, p, len, deadline);
 }
 
 /*
@@ -613,7 +626,8 @@ static int nm_hs_recv(struct socket *s, u16 type, u32 seq, void *p, u32 len)
  * proves it holds the key by MACing the other's fresh challenge together
  * with both nonces.  A replayed response does not match a new challenge.
  */
-static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce)
+static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
+		   unsigned long deadline)
 {
 	u8 chal[NM_AUTH_LEN], pchal[NM_AUTH_LEN], mac[NM_AUTH_LEN];
 	u8 pmac[NM_AUTH_LEN], want[NM_AUTH_LEN];
@@ -640,13 +654,15 @@ static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce)
 	get_random_bytes(chal, sizeof(chal));
 	r = nm_hs_send(s, NM_P_AUTH_CHALLENGE, 1, chal, sizeof(chal));
 	if (!r)
-		r = nm_hs_recv(s, NM_P_AUTH_CHALLENGE, 1, pchal, sizeof(pchal));
+		r = nm_hs_recv(s, NM_P_AUTH_CHALLENGE, 1, pchal, sizeof(pchal),
+				       deadline);
 	if (!r)
 		r = nm_auth_mac(tfm, pchal, nm->nonce, peer_nonce, mac);
 	if (!r)
 		r = nm_hs_send(s, NM_P_AUTH_RESPONSE, 2, mac, sizeof(mac));
 	if (!r)
-		r = nm_hs_recv(s, NM_P_AUTH_RESPONSE, 2, pmac, sizeof(pmac));
+		r = nm_hs_recv(s, NM_P_AUTH_RESPONSE, 2, pmac, sizeof(pmac),
+				       deadline);
 	if (!r)
 		r = nm_auth_mac(tfm, chal, peer_nonce, nm->nonce, want);
 	if (!r && crypto_memneq(want, pmac, sizeof(want)))
@@ -678,6 +694,7 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	unsigned long flags;
 	u64 peer_nonce, peer_sectors;
 	const char *why = NULL;
+	unsigned long deadline = jiffies + 5 * HZ;	/* whole handshake */
 	bool larger;
 	int r;
 
@@ -687,7 +704,7 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	r = nm_xmit(s, &msg);
 	if (r)
 		return r;
-	r = nm_recv_full(s, &in.h, sizeof(in.h));
+	r = __nm_recv(s, &in.h, sizeof(in.h), deadline);
 	if (r)
 		return r;
 	r = nm_hdr_check(&in.h, 0);
@@ -698,7 +715,7 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		nm_set_error(nm, "bad_handshake");
 		return r;
 	}
-	r = nm_recv_full(s, &in.m, sizeof(in.m));
+	r = __nm_recv(s, &in.m, sizeof(in.m), deadline);
 	if (r)
 		return r;
 	r = nm_payload_check(NM_P_HELLO, sizeof(in.m), &in.m, nm->sectors);
@@ -739,7 +756,7 @@ static int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	}
 
 	if (nm->secret_desc[0]) {
-		r = nm_auth(nm, s, peer_nonce);
+		r = nm_auth(nm, s, peer_nonce, deadline);
 		if (r)
 			return r;
 	}
@@ -924,7 +941,8 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 			break;
 		}
 		if (r) {
-			if (r != -ENOTCONN && r != -EPIPE && r != -EBADMSG) {
+			if (r != -ENOTCONN && r != -EPIPE && r != -EBADMSG &&
+			    r != -EBUSY) {
 				DMERR("%s: packet type %u rejected (error %d): dropping link",
 				      nm_name(nm), type, r);
 				nm_set_error(nm, "bad_packet");

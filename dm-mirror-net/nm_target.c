@@ -103,6 +103,17 @@ static int nm_parse_addr(const char *s, struct sockaddr_storage *ss)
 	return 0;
 }
 
+/* A decimal number that fits in 32 bits: digits only, no wrap-around. */
+static bool nm_parse_uint(const char *s, unsigned int *v)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return p != s && !kstrtouint(s, 10, v);
+}
+
 static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 			 char **error)
 {
@@ -171,13 +182,12 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 			}
 		} else if (!strcasecmp(key, "region_size")) {
 			unsigned int v;
-			char dummy;
 
 			if (test_and_set_bit(3, &seen)) {
 				*error = "Duplicate optional argument: region_size";
 				return -EINVAL;
 			}
-			if (sscanf(val, "%u%c", &v, &dummy) != 1 || v < 8 ||
+			if (!nm_parse_uint(val, &v) || v < 8 ||
 			    v > NM_MAX_REGION || !is_power_of_2(v)) {
 				*error = "Invalid region_size (want a power of two, 8..2048 sectors)";
 				return -EINVAL;
@@ -200,13 +210,12 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 			nm->has_sync = true;
 		} else if (!strcasecmp(key, "resync_rate")) {
 			unsigned int v;
-			char dummy;
 
 			if (test_and_set_bit(5, &seen)) {
 				*error = "Duplicate optional argument: resync_rate";
 				return -EINVAL;
 			}
-			if (sscanf(val, "%u%c", &v, &dummy) != 1) {
+			if (!nm_parse_uint(val, &v)) {
 				*error = "Invalid resync_rate (want KiB/s, 0 = adaptive)";
 				return -EINVAL;
 			}
@@ -216,14 +225,13 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 			   !strcasecmp(key, "ping")) {
 			bool to = !strcasecmp(key, "timeout");
 			unsigned int v;
-			char dummy;
 
 			if (test_and_set_bit(to ? 6 : 7, &seen)) {
 				*error = to ? "Duplicate optional argument: timeout" :
 					      "Duplicate optional argument: ping";
 				return -EINVAL;
 			}
-			if (sscanf(val, "%u%c", &v, &dummy) != 1 ||
+			if (!nm_parse_uint(val, &v) ||
 			    (to && (v < 500 || v > 600000)) ||
 			    (!to && (v < 100 || v > 60000))) {
 				*error = to ? "Invalid timeout (want 500..600000 ms)" :
@@ -511,6 +519,11 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = nm_parse_opts(nm, &as, &ti->error);
 	if (r)
 		goto bad;
+	if (nm->meta_dev && nm->meta_dev->bdev == nm->dev->bdev) {
+		ti->error = "Metadata device must not be the local device";
+		r = -EINVAL;
+		goto bad;
+	}
 
 	if (!nm->has_listen) {
 		/* listen on the wildcard address, at the peer's port */
@@ -974,9 +987,8 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 	if (argc == 2 && !strcasecmp(argv[0], "resync_rate")) {
 		unsigned int v;
-		char dummy;
 
-		if (sscanf(argv[1], "%u%c", &v, &dummy) != 1) {
+		if (!nm_parse_uint(argv[1], &v)) {
 			DMERR("resync_rate wants KiB/s (0 = adaptive), not \"%s\"",
 			      argv[1]);
 			return -EINVAL;
