@@ -218,6 +218,8 @@ static int __nm_recv(struct socket *sock, void *buf, size_t len,
 	return 0;
 }
 
+#define NM_TX_BATCH	16
+
 /* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
 static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 {
@@ -227,9 +229,11 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 		struct nm_p_data d;
 	} __packed pkt;
 	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+	struct bio_vec bv, batch[NM_TX_BATCH];
 	struct bvec_iter iter;
-	struct bio_vec bv;
 	u32 size = bio->bi_iter.bi_size, fl = 0;
+	unsigned int nb = 0;
+	size_t blen = 0;
 	int r;
 
 	if (bio->bi_opf & REQ_FUA)
@@ -246,11 +250,8 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
 	if (r)
 		return r;
+	/* the pages go out in batches of NM_TX_BATCH segments per sendmsg */
 	bio_for_each_segment(bv, bio, iter) {
-		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-
-		if (iter.bi_size > bv.bv_len || nm->crc_on)
-			msg.msg_flags |= MSG_MORE;
 		if (nm->crc_on) {
 			void *p = kmap_local_page(bv.bv_page);
 
@@ -258,10 +259,20 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 					    bv.bv_len);
 			kunmap_local(p);
 		}
-		iov_iter_bvec(&msg.msg_iter, WRITE, &bv, 1, bv.bv_len);
-		r = nm_xmit(nm->sock, &msg);
-		if (r)
-			return r;
+		batch[nb++] = bv;
+		blen += bv.bv_len;
+		if (nb == NM_TX_BATCH || iter.bi_size == bv.bv_len) {
+			struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+
+			if (iter.bi_size > bv.bv_len || nm->crc_on)
+				msg.msg_flags |= MSG_MORE;
+			iov_iter_bvec(&msg.msg_iter, WRITE, batch, nb, blen);
+			r = nm_xmit(nm->sock, &msg);
+			if (r)
+				return r;
+			nb = 0;
+			blen = 0;
+		}
 	}
 	r = nm_send_trailer(nm);
 	if (r)
