@@ -16,7 +16,7 @@ modprobe dm-flakey || fail "modprobe dm-flakey"
 brd_setup 16 2
 S=$(( $(dev_size /dev/ram0) / 512 ))
 dmsetup create nmprobe --table "0 $S netmirror /dev/ram1 127.0.0.1:7799 C flush 2 on_io_error pass_on" 2>/dev/null ||
-	skip "module without the on_io_error option"
+	fail "the module refuses the on_io_error option"
 dmsetup remove nmprobe
 swap() { # swap linear|flakey: the primary's local device
 	local t="0 $S linear /dev/ram0 0"

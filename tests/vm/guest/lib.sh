@@ -9,7 +9,7 @@
 #   wait_for "cmd" SECS   poll cmd (eval'd in a subshell: functions work) every 0.2 s until it succeeds;
 #                         returns 1 on timeout
 #   load_netmirror [params]   modprobe the dependencies of dm-netmirror.ko
-#                         and insmod it (skip if the module is not built)
+#                         and insmod it (FAIL if the module is not built)
 #   brd_setup SIZE_MB COUNT   (re)load brd: /dev/ram0../dev/ram$((COUNT-1))
 #   dev_sum DEV           md5 of the whole device (GNU md5sum)
 #   dev_size DEV          size in bytes
@@ -76,7 +76,7 @@ nm_find_module() {
 load_netmirror() {
 	local ko d
 	grep -q '^dm_netmirror ' /proc/modules && return 0
-	ko=$(nm_find_module) || skip "dm-netmirror.ko not built"
+	ko=$(nm_find_module) || fail "dm-netmirror.ko not built (make module)"
 	for d in $(modinfo -F depends "$ko" | tr ',' ' '); do
 		modprobe "$d" || fail "modprobe $d (dependency of dm-netmirror) failed"
 	done

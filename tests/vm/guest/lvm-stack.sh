@@ -17,7 +17,7 @@
 load_netmirror
 . /tests/nmlib.sh
 for t in nmsetup nm-lvcreate nm-lvremove; do
-	command -v $t >/dev/null || skip "$t not in the image (make tools)"
+	command -v $t >/dev/null || fail "$t not in the image (make tools)"
 done
 [ -f /examples/lvm-stacking.sh ] || fail "examples/ not in the image"
 

@@ -12,7 +12,7 @@
 # mem: 1024
 load_netmirror
 . /tests/nmlib.sh
-command -v nmsetup >/dev/null || skip "nmsetup not built (make tools)"
+command -v nmsetup >/dev/null || fail "nmsetup not built (make tools)"
 command -v jsoncheck >/dev/null || fail "jsoncheck helper missing from the image"
 
 CONF='# netmirror.conf for the nmsetup-2vm test (same file on both nodes)
