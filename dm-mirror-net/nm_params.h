@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netmirror parameters: the one place where the table line's options, the
+ * target messages, the status fields and the state words are defined.
+ *
+ * Included by the kernel module (parser, canonical reprint, message
+ * dispatch, status), by libdmnet (table model, config keys, status parser),
+ * by nmsetup (flags, help, "nmsetup options"), and through "nmsetup options
+ * --man/--rst" by the man pages and docs/netmirror.rst (generated, checked
+ * by `make check`).  No dependencies: only X-macros and string literals.
+ *
+ * Adding a table option: one row in NM_OPTIONS plus a typed field where the
+ * option is stored (struct nm_dev in the kernel, struct nm_table in
+ * libdmnet), then bump NM_TARGET_MINOR.  See docs/design.md.
+ *
+ * Rules shared by kernel and library (the canonical reprint is the
+ * contract, so parsing is strict):
+ *   - keywords, enum words and message words match exactly (lower case);
+ *   - numbers are decimal digits only, no sign, no leading zero (except "0"
+ *     itself), and must fit the row's min..max (32 bits);
+ *   - each option may be given once; the reprint lists the options that
+ *     were given, in row order, with their canonical value.
+ */
+#ifndef NM_PARAMS_H
+#define NM_PARAMS_H
+
+/* Target version ("dmsetup targets"); bump the minor with every change. */
+#define NM_TARGET_MAJOR		1
+#define NM_TARGET_MINOR		5
+#define NM_TARGET_PATCH		0
+
+/* Value types of table options. */
+enum nm_param_type {
+	NM_PT_ADDR,		/* a.b.c.d:port or [v6]:port */
+	NM_PT_ENUM,		/* one of the words in the row's word list */
+	NM_PT_DEV,		/* a block device path or major:minor */
+	NM_PT_POW2,		/* a power of two in min..max */
+	NM_PT_U32,		/* a decimal number in min..max */
+	NM_PT_KEYDESC,		/* a key description, min..max characters */
+};
+
+/*
+ * Table options, in canonical (reprint) order.
+ *
+ * X(keyword, ID, type, min, max, default, since, value_help, words, help)
+ *   keyword     the word in the table line (and the config-file key)
+ *   ID          suffix of NM_OPT_<ID>, the option's index
+ *   type        NM_PT_<type>
+ *   min, max    numbers: range; KEYDESC: length; others 0
+ *   default     numbers: the value when absent; ENUM: index into words
+ *   since       target minor version that introduced the option
+ *   value_help  what the value looks like, for usage and errors
+ *   words       ENUM: the accepted words separated by '|'; others ""
+ *   help        one line for usage, man and rst
+ */
+#define NM_OPTIONS(X)							\
+	X(listen, LISTEN, ADDR, 0, 0, 0, 1, "ADDR:PORT", "",		\
+	  "local address to listen on (default: any address, the peer's port)") \
+	X(role, ROLE, ENUM, 0, 1, 1, 1, "primary|secondary",		\
+	  "primary|secondary",						\
+	  "role at creation; only \"role primary\" is reprinted")	\
+	X(meta, META, DEV, 0, 0, 0, 2, "DEV", "",			\
+	  "metadata device: persistent out-of-sync bitmap (not the local device)") \
+	X(region_size, REGION_SIZE, POW2, 8, 2048, 1024, 2, "SECTORS", "", \
+	  "bitmap granularity in 512-byte sectors (power of two)")	\
+	X(sync, SYNC, ENUM, 0, 1, 0, 2, "full|none", "full|none",	\
+	  "initial sync without metadata: full copy, or trust equal devices") \
+	X(resync_rate, RESYNC_RATE, U32, 0, 4294967295u, 0, 2, "KIB_PER_S", "", \
+	  "resync rate limit in KiB/s; 0 adapts to application writes") \
+	X(timeout, TIMEOUT, U32, 500, 600000, 6000, 3, "MS", "",	\
+	  "peer silent this long (ms): the link is declared dead")	\
+	X(ping, PING, U32, 100, 60000, 2000, 3, "MS", "",		\
+	  "idle link: send a ping after this many ms (< timeout)")	\
+	X(on_io_error, ON_IO_ERROR, ENUM, 0, 1, 0, 4, "detach|pass_on",	\
+	  "detach|pass_on",						\
+	  "local disk error: detach and go on from the peer, or fail the bio") \
+	X(integrity, INTEGRITY, ENUM, 0, 0, 0, 3, "crc32c", "crc32c",	\
+	  "checksum every packet (both nodes must agree)")		\
+	X(secret, SECRET, KEYDESC, 1, 63, 0, 3, "KEY_DESC", "",	\
+	  "logon key for HMAC-SHA256 peer authentication (both nodes)")
+
+enum nm_opt_id {
+#define NM_OPT_ENUM_ROW(kw, id, ...) NM_OPT_##id,
+	NM_OPTIONS(NM_OPT_ENUM_ROW)
+#undef NM_OPT_ENUM_ROW
+	NM_OPT_COUNT
+};
+
+/* Words of the two positional arguments (enum index = wire value). */
+#define NM_PROTOCOL_WORDS(X)	X(A) X(B) X(C)
+#define NM_ORDERING_WORDS(X)	X(flush) X(drain) X(none)
+
+/*
+ * Target messages ("dmsetup message <dev> 0 <word> [<arg>]").
+ * X(word, ID, nargs, since, arg_help, help)
+ */
+#define NM_MESSAGES(X)							\
+	X(primary, PRIMARY, 0, 1, "",					\
+	  "become primary (refused while the peer is primary or the disk is unusable)") \
+	X(secondary, SECONDARY, 0, 1, "",				\
+	  "become secondary (refused while this node is a resync source)") \
+	X(connect, CONNECT, 0, 1, "", "(re)connect to the peer")	\
+	X(disconnect, DISCONNECT, 0, 1, "",				\
+	  "drop the link and stay standalone")				\
+	X(resync_rate, RESYNC_RATE, 1, 2, "KIB_PER_S",			\
+	  "change the resync rate limit (0 = adaptive)")		\
+	X(pause_resync, PAUSE_RESYNC, 0, 2, "", "pause a running resync") \
+	X(resume_resync, RESUME_RESYNC, 0, 2, "", "resume a paused resync") \
+	X(attach, ATTACH, 0, 4, "",					\
+	  "reattach the local device after a detach (resyncs from the peer)")
+
+enum nm_msg_id {
+#define NM_MSG_ENUM_ROW(w, id, ...) NM_MSG_##id,
+	NM_MESSAGES(NM_MSG_ENUM_ROW)
+#undef NM_MSG_ENUM_ROW
+	NM_MSG_COUNT
+};
+
+/*
+ * Status (STATUSTYPE_INFO) fields, in order; new fields are only appended.
+ * X(name, since, help); name is also the key in "nmsetup status --json"
+ * (disks and regions are split there into disk/peer_disk and
+ * in_sync_regions/total_regions).
+ */
+#define NM_STATUS_FIELDS(X)						\
+	X(role, 1, "this node's role: primary|secondary")		\
+	X(connection, 1, "connection state word")				\
+	X(disks, 1, "local/peer disk state words")			\
+	X(regions, 1, "regions in sync / all regions")			\
+	X(writes_sent, 1, "writes sent to the peer")			\
+	X(writes_received, 1, "writes received from the peer")		\
+	X(pending, 1, "writes awaiting the peer's acknowledgement")	\
+	X(bytes_sent, 1, "bytes sent")					\
+	X(bytes_received, 1, "bytes received")				\
+	X(writes_rejected, 1, "writes the peer refused")		\
+	X(last_error, 1, "last error word, or \"-\"")			\
+	X(resync_kibs, 2, "resync rate now, KiB/s")			\
+	X(eta_seconds, 2, "resync time left, seconds")			\
+	X(resync_bytes, 2, "resync bytes sent or received")
+
+enum nm_status_field_id {
+#define NM_SF_ENUM_ROW(name, ...) NM_SF_##name,
+	NM_STATUS_FIELDS(NM_SF_ENUM_ROW)
+#undef NM_SF_ENUM_ROW
+	NM_SF_COUNT
+};
+
+/* Connection state words (status field "cstate"), in enum order. */
+#define NM_CSTATE_WORDS(X)						\
+	X(STANDALONE, standalone)	/* not connected, not trying */	\
+	X(CONNECTING, connecting)	/* listening / connecting */	\
+	X(CONNECTED, connected)		/* handshake done, replicating */ \
+	X(SYNC_SOURCE, sync_source)	/* connected, sending resync */	\
+	X(SYNC_TARGET, sync_target)	/* connected, receiving resync */
+
+/* Disk state words, in wire order (enum nm_disk in nm_wire.h). */
+#define NM_DISK_WORDS(X)						\
+	X(UNKNOWN, unknown)						\
+	X(UPTODATE, uptodate)						\
+	X(INCONSISTENT, inconsistent)					\
+	X(OUTDATED, outdated)						\
+	X(DISKLESS, diskless)
+
+/* Role words, in wire order (enum nm_role in nm_wire.h). */
+#define NM_ROLE_WORDS(X)						\
+	X(SECONDARY, secondary)						\
+	X(PRIMARY, primary)
+
+#endif
