@@ -42,7 +42,8 @@ enum nm_param_type {
 /*
  * Table options, in canonical (reprint) order.
  *
- * X(keyword, ID, type, min, max, default, since, value_help, words, help)
+ * X(keyword, ID, type, min, max, default, since, value_help, words, want,
+ *   help)
  *   keyword     the word in the table line (and the config-file key)
  *   ID          suffix of NM_OPT_<ID>, the option's index
  *   type        NM_PT_<type>
@@ -51,32 +52,34 @@ enum nm_param_type {
  *   since       target minor version that introduced the option
  *   value_help  what the value looks like, for usage and errors
  *   words       ENUM: the accepted words separated by '|'; others ""
+ *   want        the kernel's (and libdmnet's) refusal of a bad value is
+ *               exactly "Invalid <keyword> (want <want>)"
  *   help        one line for usage, man and rst
  */
 #define NM_OPTIONS(X)							\
-	X(listen, LISTEN, ADDR, 0, 0, 0, 1, "ADDR:PORT", "",		\
+	X(listen, LISTEN, ADDR, 0, 0, 0, 1, "ADDR:PORT", "", "a.b.c.d:port or [v6]:port",	\
 	  "local address to listen on (default: any address, the peer's port)") \
 	X(role, ROLE, ENUM, 0, 1, 1, 1, "primary|secondary",		\
-	  "primary|secondary",						\
+	  "primary|secondary", "primary or secondary",	\
 	  "role at creation; only \"role primary\" is reprinted")	\
-	X(meta, META, DEV, 0, 0, 0, 2, "DEV", "",			\
+	X(meta, META, DEV, 0, 0, 0, 2, "DEV", "", "a block device other than the local device",	\
 	  "metadata device: persistent out-of-sync bitmap (not the local device)") \
-	X(region_size, REGION_SIZE, POW2, 8, 2048, 1024, 2, "SECTORS", "", \
+	X(region_size, REGION_SIZE, POW2, 8, 2048, 1024, 2, "SECTORS", "", "a power of two, 8..2048 sectors",	\
 	  "bitmap granularity in 512-byte sectors (power of two)")	\
-	X(sync, SYNC, ENUM, 0, 1, 0, 2, "full|none", "full|none",	\
+	X(sync, SYNC, ENUM, 0, 1, 0, 2, "full|none", "full|none", "full or none",	\
 	  "initial sync without metadata: full copy, or trust equal devices") \
-	X(resync_rate, RESYNC_RATE, U32, 0, 4294967295u, 0, 2, "KIB_PER_S", "", \
+	X(resync_rate, RESYNC_RATE, U32, 0, 4294967295u, 0, 2, "KIB_PER_S", "", "KiB/s, 0 = adaptive",	\
 	  "resync rate limit in KiB/s; 0 adapts to application writes") \
-	X(timeout, TIMEOUT, U32, 500, 600000, 6000, 3, "MS", "",	\
+	X(timeout, TIMEOUT, U32, 500, 600000, 6000, 3, "MS", "", "500..600000 ms",	\
 	  "peer silent this long (ms): the link is declared dead")	\
-	X(ping, PING, U32, 100, 60000, 2000, 3, "MS", "",		\
+	X(ping, PING, U32, 100, 60000, 2000, 3, "MS", "", "100..60000 ms",	\
 	  "idle link: send a ping after this many ms (< timeout)")	\
 	X(on_io_error, ON_IO_ERROR, ENUM, 0, 1, 0, 4, "detach|pass_on",	\
-	  "detach|pass_on",						\
+	  "detach|pass_on", "detach or pass_on",	\
 	  "local disk error: detach and go on from the peer, or fail the bio") \
-	X(integrity, INTEGRITY, ENUM, 0, 0, 0, 3, "crc32c", "crc32c",	\
+	X(integrity, INTEGRITY, ENUM, 0, 0, 0, 3, "crc32c", "crc32c", "crc32c",	\
 	  "checksum every packet (both nodes must agree)")		\
-	X(secret, SECRET, KEYDESC, 1, 63, 0, 3, "KEY_DESC", "",	\
+	X(secret, SECRET, KEYDESC, 1, 63, 0, 3, "KEY_DESC", "", "a logon key description, 1..63 characters",	\
 	  "logon key for HMAC-SHA256 peer authentication (both nodes)")
 
 enum nm_opt_id {
@@ -102,7 +105,7 @@ enum nm_opt_id {
 	X(connect, CONNECT, 0, 1, "", "(re)connect to the peer")	\
 	X(disconnect, DISCONNECT, 0, 1, "",				\
 	  "drop the link and stay standalone")				\
-	X(resync_rate, RESYNC_RATE, 1, 2, "KIB_PER_S",			\
+	X(resync_rate, RESYNC_RATE, 1, 2, "KIB_PER_S", "KiB/s, 0 = adaptive",	\
 	  "change the resync rate limit (0 = adaptive)")		\
 	X(pause_resync, PAUSE_RESYNC, 0, 2, "", "pause a running resync") \
 	X(resume_resync, RESUME_RESYNC, 0, 2, "", "resume a paused resync") \
