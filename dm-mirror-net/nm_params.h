@@ -95,21 +95,23 @@ enum nm_opt_id {
 
 /*
  * Target messages ("dmsetup message <dev> 0 <word> [<arg>]").
- * X(word, ID, nargs, since, arg_help, help)
+ * X(word, ID, nargs, since, arg_help, want, help)
+ *   want: a bad argument is refused with "Invalid <word> (want <want>)";
+ *   an unknown word or a wrong argument count with "unknown message".
  */
 #define NM_MESSAGES(X)							\
-	X(primary, PRIMARY, 0, 1, "",					\
+	X(primary, PRIMARY, 0, 1, "", "",				\
 	  "become primary (refused while the peer is primary or the disk is unusable)") \
-	X(secondary, SECONDARY, 0, 1, "",				\
+	X(secondary, SECONDARY, 0, 1, "", "",			\
 	  "become secondary (refused while this node is a resync source)") \
-	X(connect, CONNECT, 0, 1, "", "(re)connect to the peer")	\
-	X(disconnect, DISCONNECT, 0, 1, "",				\
+	X(connect, CONNECT, 0, 1, "", "", "(re)connect to the peer")	\
+	X(disconnect, DISCONNECT, 0, 1, "", "",			\
 	  "drop the link and stay standalone")				\
 	X(resync_rate, RESYNC_RATE, 1, 2, "KIB_PER_S", "KiB/s, 0 = adaptive",	\
 	  "change the resync rate limit (0 = adaptive)")		\
-	X(pause_resync, PAUSE_RESYNC, 0, 2, "", "pause a running resync") \
-	X(resume_resync, RESUME_RESYNC, 0, 2, "", "resume a paused resync") \
-	X(attach, ATTACH, 0, 4, "",					\
+	X(pause_resync, PAUSE_RESYNC, 0, 2, "", "", "pause a running resync") \
+	X(resume_resync, RESUME_RESYNC, 0, 2, "", "", "resume a paused resync") \
+	X(attach, ATTACH, 0, 4, "", "",				\
 	  "reattach the local device after a detach (resyncs from the peer)")
 
 enum nm_msg_id {
