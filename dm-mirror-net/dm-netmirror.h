@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * netmirror: shared definitions of the target (nm_target.c), the connection
- * and its threads (nm_conn.c) and the secondary's write path (nm_peer.c).
+ * netmirror: shared definitions of the module's files, one per role:
+ *   nm_target.c     the dm target: ctr/dtr, map, status, messages
+ *   nm_conn.c       the connection threads and the receive dispatch
+ *   nm_primary.c    this node as primary: a request from map to completion
+ *   nm_secondary.c  this node as secondary: applies writes, serves reads
+ *   nm_resync.c     resync, both halves, bitmap exchange, lazy clearing
+ *   nm_state.c      state words, last error, role, detach/attach
+ *   nm_link.c       socket, framing, handshake, authentication
+ *   nm_meta.c       the persistent bitmap (opaque object, nm_meta.h)
+ *   nm_wire.h       the wire format; nm_params.h the parameter table
  *
  * Lock order (outermost first):
  *   nm->tx_mutex    serialises every send on the socket and changes of
@@ -198,60 +206,120 @@ struct nm_dev {
 	u32 rs_kibs;			/* measured resync rate */
 };
 
-/* nm_target.c */
-int nm_map_write(struct nm_dev *nm, struct bio *bio);
-void nm_req_peer_done(struct nm_req *req, bool delivered);
-void nm_req_put(struct nm_req *req);
-void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
-void nm_set_error(struct nm_dev *nm, const char *word);
+/* Names and logging: every message carries the device name. */
+static inline const char *nm_name(struct nm_dev *nm)
+{
+	return dm_device_name(dm_table_get_md(nm->ti->table));
+}
 
-/* nm_conn.c */
+#define nm_err(nm, fmt, ...) DMERR("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
+#define nm_err_limit(nm, fmt, ...) \
+	DMERR_LIMIT("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
+#define nm_info(nm, fmt, ...) DMINFO("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
+
+/* Wake the sender thread (nm_conn.c) / the sync thread (nm_resync.c). */
+static inline void nm_conn_kick(struct nm_dev *nm)
+{
+	wake_up(&nm->send_wq);
+}
+
+static inline void nm_sync_kick(struct nm_dev *nm)
+{
+	wake_up(&nm->sync_wq);
+}
+
+/* The regions [*first, *last] that @bio touches. */
+static inline void nm_regions(struct nm_dev *nm, struct bio *bio,
+			      unsigned long *first, unsigned long *last)
+{
+	sector_t s = bio->bi_iter.bi_sector;
+	unsigned int n = bio_sectors(bio);
+
+	*first = s >> nm->region_shift;
+	*last = n ? (s + n - 1) >> nm->region_shift : *first;
+	if (*last >= nm->nr_regions)
+		*last = nm->nr_regions - 1;
+	if (*first > *last)
+		*first = *last;
+}
+
+/*
+ * Calls between files go one way:
+ *   target -> conn -> {primary, secondary, resync} -> {state, link}
+ *   -> {wire, meta}
+ * (resync may call primary and secondary; the receive handler table in
+ * nm_conn.c is the one hub).  scripts/callgraph.sh checks it.
+ */
+
+/* nm_conn.c: the connection threads */
 int nm_conn_start(struct nm_dev *nm);
 void nm_conn_stop(struct nm_dev *nm);
-void nm_conn_kick(struct nm_dev *nm);	/* wake the sender */
-void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */
-int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
-int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
-int nm_recv_full(struct socket *sock, void *buf, size_t len);
-int nm_rx(struct nm_dev *nm, void *buf, size_t len);
-int nm_rx_trailer(struct nm_dev *nm);
-const char *nm_cstate_name(enum nm_cstate s);
 
-/* nm_peer.c: secondary's write path */
-int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
-int nm_peer_barrier(struct nm_dev *nm, u32 epoch);
-void nm_peer_drain(struct nm_dev *nm);
-int nm_peer_send_acks(struct nm_dev *nm);
-void nm_peer_reset(struct nm_dev *nm);
-int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
-int nm_peer_rs_start(struct nm_dev *nm, u64 count);
-int nm_peer_rs_done(struct nm_dev *nm);
-int nm_peer_sync(struct nm_dev *nm, __be64 cookie);
-
-/* nm_remote.c: on_io_error, reads served by the peer */
-void nm_event_work(struct work_struct *w);
-bool nm_detach(struct nm_dev *nm, int err);
-int nm_attach(struct nm_dev *nm);
-int nm_read_from_peer(struct nm_dev *nm, struct bio *bio);
-int nm_map_read(struct nm_dev *nm, struct bio *bio);
-int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error);
-int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len);
-int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d);
-void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
-void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
-			   unsigned int sectors);
-
-/* nm_sync.c: bitmap exchange, resync source, lazy clearing */
+/* nm_resync.c: bitmap exchange, resync source and target, lazy clearing */
 int nm_sync_start(struct nm_dev *nm);
 void nm_sync_stop(struct nm_dev *nm);
-void nm_sync_kick(struct nm_dev *nm);
 int nm_send_bitmap(struct nm_dev *nm);
 int nm_recv_bitmap(struct nm_dev *nm, const struct nm_p_bitmap *b,
 		   u32 len);
 void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
 void nm_sync_link_down(struct nm_dev *nm);
+int nm_peer_rs_start(struct nm_dev *nm, u64 count);
+int nm_peer_rs_done(struct nm_dev *nm);
+
+/* nm_primary.c: this node as primary: requests from map to completion */
+int nm_map_write(struct nm_dev *nm, struct bio *bio);
+int nm_map_read(struct nm_dev *nm, struct bio *bio);
+int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error);
+void nm_req_peer_done(struct nm_req *req, bool delivered);
+void nm_req_put(struct nm_req *req);
+void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
 void nm_mark_work(struct work_struct *w);
-void nm_regions(struct nm_dev *nm, struct bio *bio, unsigned long *first,
-		unsigned long *last);
+void nm_resubmit_waiting(struct nm_dev *nm);
+bool nm_send_one(struct nm_dev *nm);
+void nm_check_stuck(struct nm_dev *nm);
+void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
+		   int *err);
+int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len);
+void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
+
+/* nm_secondary.c: this node as secondary: applies writes, serves reads */
+int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_barrier(struct nm_dev *nm, u32 epoch);
+int nm_peer_sync(struct nm_dev *nm, __be64 cookie);
+int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d);
+void nm_peer_drain(struct nm_dev *nm);
+int nm_peer_send_acks(struct nm_dev *nm);
+void nm_peer_reset(struct nm_dev *nm);
+void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
+			   unsigned int sectors);
+
+/* nm_state.c: state words, last error, role, detach/attach */
+const char *nm_cstate_name(enum nm_cstate s);
+const char *nm_disk_name(enum nm_disk d);
+const char *nm_role_name(enum nm_role r);
+void nm_set_error(struct nm_dev *nm, const char *word);
+void nm_event_work(struct work_struct *w);
+bool nm_detach(struct nm_dev *nm, int err);
+int nm_attach(struct nm_dev *nm);
+int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
+		unsigned int maxlen);
+
+/* nm_link.c: socket, framing, handshake, authentication */
+int nm_xmit(struct socket *sock, struct msghdr *msg);
+int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n, size_t len,
+		 bool more);
+int nm_send_trailer(struct nm_dev *nm);
+int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
+int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
+int nm_recv_full(struct socket *sock, void *buf, size_t len);
+int nm_rx(struct nm_dev *nm, void *buf, size_t len);
+int nm_rx_trailer(struct nm_dev *nm);
+void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */
+void nm_sock_setup(struct socket *sock, unsigned int timeout_ms);
+int nm_listen(struct nm_dev *nm);
+void nm_unlisten(struct nm_dev *nm);
+struct socket *nm_try_connect(struct nm_dev *nm);
+int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator);
 
 #endif

@@ -1,24 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netmirror resync: bitmap exchange, the resync source, lazy clearing of
- * the persistent bitmap, and the writes deferred behind them.
+ * netmirror resync, both halves: the bitmap exchange, the resync source
+ * (thread nm_sync), the resync target's start and end, and lazy clearing
+ * of the persistent bitmap.
  *
  * Context: nm_sync_thread (nm_sync/<dev>) may sleep; nm_send_bitmap runs in
- * the sender thread; nm_recv_bitmap and nm_rs_ack in the receiver thread;
- * nm_mark_work on nm->wq.  Lock order: nm->lock (spinlock, irqsave), inside
- * it the metadata object's own spinlock; nothing sleeps under either.
+ * the sender thread; nm_recv_bitmap, nm_rs_ack, nm_peer_rs_start and
+ * nm_peer_rs_done in the receiver thread.  Lock order: nm->lock (spinlock,
+ * irqsave), inside it the metadata object's own spinlock; nothing sleeps
+ * under either.
  *
  * Bitmap exchange: on every new link each side sends its out-of-sync bitmap
  * (P_BITMAP chunks, then P_BITMAP_DONE) and ORs the peer's into its own, so
- * both hold the union.  The primary is the resync source: once both bitmaps
- * crossed it announces P_RS_START and sends every marked region in disk
- * order, at most NM_RS_WINDOW regions unacknowledged.
+ * both hold the union.  The source is chosen by nm_is_source(); once both
+ * bitmaps crossed it announces P_RS_START and sends every marked region in
+ * disk order, at most NM_RS_WINDOW regions unacknowledged.
  *
  * A region in resync is "busy": application writes to it wait on rs_wait
  * until its P_RS_ACK, and the region is read only after the writes already
  * in flight to it completed (inflight[] == 0).  So resync data never
  * overtakes, and is never overtaken by, an application write to the same
  * region; the secondary applies overlapping writes in arrival order.
+ *
+ * The target: P_RS_START makes it sync_target; its first resync write turns
+ * the disk inconsistent (durably, with a metadata device) before it lands;
+ * P_RS_DONE drains, flushes and makes it uptodate.
  *
  * Lazy clearing (primary with a metadata device): about once a second, the
  * regions marked on disk that are in sync, idle and not written since the
@@ -32,30 +38,6 @@
 #include <linux/blkdev.h>
 #include <linux/mm.h>
 #include "dm-netmirror.h"
-
-static const char *nm_name(struct nm_dev *nm)
-{
-	return dm_device_name(dm_table_get_md(nm->ti->table));
-}
-
-void nm_regions(struct nm_dev *nm, struct bio *bio, unsigned long *first,
-		unsigned long *last)
-{
-	sector_t s = bio->bi_iter.bi_sector;
-	unsigned int n = bio_sectors(bio);
-
-	*first = s >> nm->region_shift;
-	*last = n ? (s + n - 1) >> nm->region_shift : *first;
-	if (*last >= nm->nr_regions)
-		*last = nm->nr_regions - 1;
-	if (*first > *last)
-		*first = *last;
-}
-
-void nm_sync_kick(struct nm_dev *nm)
-{
-	wake_up(&nm->sync_wq);
-}
 
 /* Sender thread: send our bitmap in chunks, then P_BITMAP_DONE. */
 int nm_send_bitmap(struct nm_dev *nm)
@@ -187,45 +169,49 @@ void nm_sync_link_down(struct nm_dev *nm)
 	nm_sync_kick(nm);
 }
 
-/* Metadata worker: mark the regions of deferred writes, commit, reissue. */
-void nm_mark_work(struct work_struct *work)
+/* P_RS_START: this node becomes the resync target. */
+int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 {
-	struct nm_dev *nm = container_of(work, struct nm_dev, mark_work);
-	struct bio_list list;
-	unsigned long fl, first, last, r;
-	struct bio *bio;
-	int err;
+	unsigned long flags;
 
-	spin_lock_irqsave(&nm->lock, fl);
-	list = nm->mark_wait;
-	bio_list_init(&nm->mark_wait);
-	spin_unlock_irqrestore(&nm->lock, fl);
-
-	bio_list_for_each(bio, &list) {
-		nm_regions(nm, bio, &first, &last);
-		for (r = first; r <= last; r++)
-			nm_meta_set(nm->meta, r);
-	}
-	err = nm_meta_commit(nm->meta);
-	while ((bio = bio_list_pop(&list))) {
-		if (err || nm_map_write(nm, bio) == DM_MAPIO_KILL)
-			bio_io_error(bio);
-	}
+	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
+		return -EPROTO;
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->cstate = NM_C_SYNC_TARGET;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	DMINFO("resync target: %llu regions to receive", count);
+	dm_table_event(nm->ti->table);
+	return 0;
 }
 
-static void nm_resubmit_waiting(struct nm_dev *nm)
+/* P_RS_DONE: all regions arrived; make them stable, become uptodate. */
+int nm_peer_rs_done(struct nm_dev *nm)
 {
-	struct bio_list list;
-	unsigned long fl;
-	struct bio *bio;
+	unsigned long flags;
+	int r;
 
-	spin_lock_irqsave(&nm->lock, fl);
-	list = nm->rs_wait;
-	bio_list_init(&nm->rs_wait);
-	spin_unlock_irqrestore(&nm->lock, fl);
-	while ((bio = bio_list_pop(&list)))
-		if (nm_map_write(nm, bio) == DM_MAPIO_KILL)
-			bio_io_error(bio);
+	if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET)
+		return -EPROTO;
+	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	r = blkdev_issue_flush(nm->dev->bdev);
+	if (r)
+		DMERR_LIMIT("flush of the backing device failed (%d)", r);
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->cstate = NM_C_CONNECTED;
+	if (bitmap_empty(nm->oos, nm->nr_regions))
+		nm->disk = NM_DISK_UPTODATE;
+	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
+		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT | NM_MF_HISTORY,
+				  0);
+	nm->send_state = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
+	DMINFO("resync target: done, disk %s",
+	       nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent");
+	wake_up(&nm->send_wq);
+	dm_table_event(nm->ti->table);
+	return 0;
 }
 
 static bool nm_link_up(struct nm_dev *nm)

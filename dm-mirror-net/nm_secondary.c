@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netmirror secondary: applies the primary's writes to the local device.
+ * netmirror secondary: this node applying the primary's writes to its local
+ * device, acknowledging them, and serving the primary's reads.
  *
- * Context: nm_peer_data() and nm_peer_barrier() run in the nm_conn thread
- * (may sleep); nm_peer_endio() runs in bio completion (irq) context;
- * nm_peer_send_acks() runs in the nm_send thread.
+ * Context: nm_peer_data(), nm_peer_barrier(), nm_peer_sync() and
+ * nm_peer_read() run in the nm_conn thread (may sleep); nm_peer_endio()
+ * runs in bio completion (irq) context; nm_peer_send_acks() runs in the
+ * nm_send thread (and in nm_conn for writes that completed at once).
  *
  * Ordering: writes of one epoch are issued as they arrive.  On P_BARRIER
  * the receiver stops reading until every write of the epoch completed
@@ -14,7 +16,9 @@
  * Resync writes (P_RS_DATA) take the same path, outside the epochs; when
  * one completes, its region is in sync here and P_RS_ACK goes back.
  *
- * Lock order: nm->lock (irqsave) protects ack_q; no other lock is taken.
+ * Locks: nm->lock (irqsave) protects ack_q and peer_reqs; sends take
+ * tx_mutex (never under nm->lock).  The metadata spinlock nests inside
+ * nm->lock (nm_peer_go_inconsistent).
  */
 #include <linux/slab.h>
 #include <linux/blkdev.h>
@@ -299,51 +303,6 @@ int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d)
 	return nm_peer_write(nm, d, true);
 }
 
-/* P_RS_START: this node becomes the resync target. */
-int nm_peer_rs_start(struct nm_dev *nm, u64 count)
-{
-	unsigned long flags;
-
-	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
-		return -EPROTO;
-	spin_lock_irqsave(&nm->lock, flags);
-	nm->cstate = NM_C_SYNC_TARGET;
-	spin_unlock_irqrestore(&nm->lock, flags);
-	DMINFO("resync target: %llu regions to receive", count);
-	dm_table_event(nm->ti->table);
-	return 0;
-}
-
-/* P_RS_DONE: all regions arrived; make them stable, become uptodate. */
-int nm_peer_rs_done(struct nm_dev *nm)
-{
-	unsigned long flags;
-	int r;
-
-	if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET)
-		return -EPROTO;
-	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
-	r = blkdev_issue_flush(nm->dev->bdev);
-	if (r)
-		DMERR_LIMIT("flush of the backing device failed (%d)", r);
-	spin_lock_irqsave(&nm->lock, flags);
-	nm->cstate = NM_C_CONNECTED;
-	if (bitmap_empty(nm->oos, nm->nr_regions))
-		nm->disk = NM_DISK_UPTODATE;
-	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
-		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT | NM_MF_HISTORY,
-				  0);
-	nm->send_state = true;
-	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta)
-		nm_meta_commit(nm->meta);
-	DMINFO("resync target: done, disk %s",
-	       nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent");
-	wake_up(&nm->send_wq);
-	dm_table_event(nm->ti->table);
-	return 0;
-}
-
 /* P_SYNC: every write received so far is on stable storage, then ack. */
 int nm_peer_sync(struct nm_dev *nm, __be64 cookie)
 {
@@ -433,4 +392,61 @@ void nm_peer_drain(struct nm_dev *nm)
 void nm_peer_reset(struct nm_dev *nm)
 {
 	nm->peer_epoch_valid = false;
+}
+
+/* Secondary (or any uptodate node): serve a P_READ_REQ from the local disk. */
+int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d)
+{
+	u32 size = be32_to_cpu(d->size), left = size;
+	sector_t sector = be64_to_cpu(d->sector);
+	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE), i;
+	struct nm_p_ack a = { .id = d->id };
+	struct page **pages = NULL;
+	struct kvec *vec = NULL;
+	struct bio *bio;
+	int r;
+
+	if (READ_ONCE(nm->disk) != NM_DISK_UPTODATE)
+		goto fail;
+	nm_peer_wait_overlaps(nm, sector, size >> SECTOR_SHIFT);
+	pages = kcalloc(nr, sizeof(*pages), GFP_NOIO);
+	vec = kcalloc(nr + 1, sizeof(*vec), GFP_NOIO);
+	if (!pages || !vec)
+		goto fail;
+	bio = bio_alloc(nm->dev->bdev, nr, REQ_OP_READ, GFP_NOIO);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < nr; i++) {
+		unsigned int len = min_t(u32, left, PAGE_SIZE);
+
+		pages[i] = alloc_page(GFP_NOIO);
+		if (!pages[i]) {
+			bio_put(bio);
+			goto fail;
+		}
+		__bio_add_page(bio, pages[i], len, 0);
+		vec[i + 1].iov_base = page_address(pages[i]);
+		vec[i + 1].iov_len = len;
+		left -= len;
+	}
+	r = submit_bio_wait(bio);
+	bio_put(bio);
+	if (r) {
+		nm_detach(nm, r);
+		goto fail;
+	}
+	vec[0].iov_base = &a;
+	vec[0].iov_len = sizeof(a);
+	r = nm_send_vec(nm, NM_P_READ_REPLY, vec, nr + 1);
+	goto out;
+fail:
+	a.status = cpu_to_be32(EIO);
+	r = nm_send_ctrl(nm, NM_P_READ_REPLY, &a, sizeof(a));
+out:
+	if (pages)
+		for (i = 0; i < nr; i++)
+			if (pages[i])
+				__free_page(pages[i]);
+	kfree(pages);
+	kfree(vec);
+	return r;
 }

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netmirror link: the socket and everything on it below the packet
+ * handlers: framing (header, crc32c trailer), sends under tx_mutex,
+ * receives, listen/connect, the handshake and peer authentication.
+ *
+ * Choosing the link.  Both nodes listen and both may connect.  Every device
+ * instance draws a random 64-bit nonce; the handshake (P_HELLO both ways)
+ * tells each side the other's.  A link is kept only if it was initiated by
+ * the node with the larger nonce, so when both connect at once both sides
+ * keep the same one.  Once a node knows the peer's nonce it connects only
+ * if its own is larger, and otherwise only accepts.
+ *
+ * Contexts: every call may sleep.  nm_send_vec/nm_send_ctrl/nm_link_drop
+ * take tx_mutex; nm_xmit, nm_send_kvec and nm_send_trailer are called with
+ * tx_mutex held; nm_rx, nm_rx_trailer and nm_recv_full only from the
+ * nm_conn thread, which owns nm->sock's lifetime.
+ */
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <linux/crc32c.h>
+#include <linux/key.h>
+#include <keys/user-type.h>
+#include <crypto/hash.h>
+#include <crypto/algapi.h>
+#include "dm-netmirror.h"
+
+static int nm_addr_len(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+					  sizeof(struct sockaddr_in6);
+}
+
+/* Send all of @msg (nbd's __sock_xmit pattern).  Caller holds tx_mutex. */
+int nm_xmit(struct socket *sock, struct msghdr *msg)
+{
+	unsigned int noreclaim = memalloc_noreclaim_save();
+	int r;
+
+	do {
+		r = sock_sendmsg(sock, msg);
+		if (r == 0)
+			r = -EPIPE;
+	} while (r > 0 && msg_data_left(msg));
+	memalloc_noreclaim_restore(noreclaim);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Send @vec as part of the current packet; with integrity on, add it to the
+ * packet's crc32c (the packet always ends with nm_send_trailer()).
+ */
+int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n,
+			size_t len, bool more)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL |
+			     (more || nm->crc_on ? MSG_MORE : 0),
+	};
+	int i;
+
+	if (nm->crc_on)
+		for (i = 0; i < n; i++)
+			nm->tx_crc = crc32c(nm->tx_crc, vec[i].iov_base,
+					    vec[i].iov_len);
+	iov_iter_kvec(&msg.msg_iter, WRITE, vec, n, len);
+	return nm_xmit(nm->sock, &msg);
+}
+
+/* End of a packet: the crc32c trailer when integrity is on. */
+int nm_send_trailer(struct nm_dev *nm)
+{
+	__be32 crc = cpu_to_be32(nm->tx_crc);
+	struct kvec vec = { .iov_base = &crc, .iov_len = sizeof(crc) };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+
+	if (!nm->crc_on)
+		return 0;
+	nm->tx_crc = ~0U;
+	iov_iter_kvec(&msg.msg_iter, WRITE, &vec, 1, sizeof(crc));
+	return nm_xmit(nm->sock, &msg);
+}
+
+/*
+ * Send one packet whose payload is @vec[0..n-1] (header built here).
+ * Takes tx_mutex.  Used for every packet but P_DATA.
+ */
+int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
+{
+	struct nm_hdr h;
+	struct kvec hv = { .iov_base = &h, .iov_len = sizeof(h) };
+	size_t len = 0;
+	int i, r;
+
+	for (i = 0; i < n; i++)
+		len += vec[i].iov_len;
+	mutex_lock(&nm->tx_mutex);
+	if (!nm->sock) {
+		mutex_unlock(&nm->tx_mutex);
+		return -ENOTCONN;
+	}
+	nm_hdr_fill(&h, type, len, nm->tx_seq++);
+	r = nm_send_kvec(nm, &hv, 1, sizeof(h), len != 0);
+	if (!r && len)
+		r = nm_send_kvec(nm, vec, n, len, false);
+	if (!r)
+		r = nm_send_trailer(nm);
+	if (!r) {
+		nm->last_tx = jiffies;
+		atomic64_add(sizeof(h) + len, &nm->bytes_sent);
+	} else {
+		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+	}
+	mutex_unlock(&nm->tx_mutex);
+	return r;
+}
+
+/* Send a packet with a fixed payload.  Takes tx_mutex. */
+int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
+{
+	struct kvec vec = { .iov_base = (void *)p, .iov_len = len };
+
+	return nm_send_vec(nm, type, &vec, 1);
+}
+
+/* Receive part of the current packet, adding it to the packet's crc32c. */
+int nm_rx(struct nm_dev *nm, void *buf, size_t len)
+{
+	int r = nm_recv_full(nm->sock, buf, len);
+
+	if (!r && nm->crc_on)
+		nm->rx_crc = crc32c(nm->rx_crc, buf, len);
+	return r;
+}
+
+/* End of a received packet: check the crc32c trailer (integrity on). */
+int nm_rx_trailer(struct nm_dev *nm)
+{
+	__be32 crc;
+	u32 want = nm->rx_crc;
+	int r;
+
+	if (!nm->crc_on)
+		return 0;
+	nm->rx_crc = ~0U;
+	r = nm_recv_full(nm->sock, &crc, sizeof(crc));
+	if (r)
+		return r;
+	if (be32_to_cpu(crc) != want) {
+		DMERR_LIMIT("%s: packet checksum mismatch: dropping link",
+			    nm_name(nm));
+		nm_set_error(nm, "integrity_error");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int __nm_recv(struct socket *sock, void *buf, size_t len,
+		     unsigned long deadline);
+
+/* Receive exactly @len bytes; -EAGAIN on the socket's receive timeout. */
+int nm_recv_full(struct socket *sock, void *buf, size_t len)
+{
+	return __nm_recv(sock, buf, len, 0);
+}
+
+/* As nm_recv_full, but give up at @deadline (jiffies; 0: never). */
+static int __nm_recv(struct socket *sock, void *buf, size_t len,
+		     unsigned long deadline)
+{
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	unsigned int noreclaim;
+	int r;
+
+	while (vec.iov_len) {
+		noreclaim = memalloc_noreclaim_save();
+		r = kernel_recvmsg(sock, &msg, &vec, 1, vec.iov_len,
+				   MSG_WAITALL | MSG_NOSIGNAL);
+		memalloc_noreclaim_restore(noreclaim);
+		if (r == 0)
+			return -ECONNRESET;
+		if (r < 0)
+			return r;
+		vec.iov_base += r;
+		vec.iov_len -= r;
+		if (vec.iov_len && deadline && time_after(jiffies, deadline))
+			return -ETIMEDOUT;	/* a peer dripping bytes */
+	}
+	return 0;
+}
+
+void nm_sock_setup(struct socket *sock, unsigned int timeout_ms)
+{
+	struct sock *sk = sock->sk;
+
+	tcp_sock_set_nodelay(sk);
+	sock_set_keepalive(sk);
+	sk->sk_allocation = GFP_NOIO;
+	sk->sk_sndtimeo = msecs_to_jiffies(timeout_ms);
+	sk->sk_rcvtimeo = msecs_to_jiffies(timeout_ms);
+}
+
+int nm_listen(struct nm_dev *nm)
+{
+	struct socket *s;
+	int r;
+
+	if (nm->listen_sock)
+		return 0;
+	r = sock_create_kern(&init_net, nm->listen_addr.ss_family, SOCK_STREAM,
+			     IPPROTO_TCP, &s);
+	if (r)
+		return r;
+	sock_set_reuseaddr(s->sk);
+	s->sk->sk_rcvtimeo = msecs_to_jiffies(250);
+	r = kernel_bind(s, (struct sockaddr *)&nm->listen_addr,
+			nm_addr_len(&nm->listen_addr));
+	if (!r)
+		r = kernel_listen(s, 4);
+	if (r) {
+		sock_release(s);
+		return r;
+	}
+	nm->listen_sock = s;
+	return 0;
+}
+
+void nm_unlisten(struct nm_dev *nm)
+{
+	if (nm->listen_sock) {
+		kernel_sock_shutdown(nm->listen_sock, SHUT_RDWR);
+		sock_release(nm->listen_sock);
+		nm->listen_sock = NULL;
+	}
+}
+
+struct socket *nm_try_connect(struct nm_dev *nm)
+{
+	struct socket *s;
+	int r;
+
+	r = sock_create_kern(&init_net, nm->peer_addr.ss_family, SOCK_STREAM,
+			     IPPROTO_TCP, &s);
+	if (r)
+		return NULL;
+	nm_sock_setup(s, NM_CONNECT_TIMEOUT_MS);
+	r = kernel_connect(s, (struct sockaddr *)&nm->peer_addr,
+			   nm_addr_len(&nm->peer_addr), 0);
+	if (r) {
+		sock_release(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void nm_hello_fill(struct nm_dev *nm, struct nm_p_hello *m)
+{
+	unsigned long flags;
+
+	memset(m, 0, sizeof(*m));
+	m->proto_min = nm_be32(NM_PROTO_MIN);
+	m->proto_max = nm_be32(NM_PROTO_MAX);
+	m->dev_sectors = nm_be64(nm->sectors);
+	m->nonce = nm_be64(nm->nonce);
+	spin_lock_irqsave(&nm->lock, flags);
+	m->role = nm_be32(nm->role);
+	m->disk = nm_be32(nm->disk);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	m->protocol = nm_be32(nm->protocol);
+	m->region_sectors = nm_be32(nm->region_sectors);
+	m->features = nm_be64((nm->integrity ? NM_FEAT_INTEGRITY : 0) |
+			      (nm->secret_desc[0] ? NM_FEAT_AUTH : 0));
+}
+
+/* HMAC-SHA256 over "NMAUTH1" || challenge || nonce_a || nonce_b. */
+static int nm_auth_mac(struct crypto_shash *tfm, const u8 *chal, u64 a, u64 b,
+		       u8 *out)
+{
+	SHASH_DESC_ON_STACK(desc, tfm);
+	__be64 na = cpu_to_be64(a), nb = cpu_to_be64(b);
+	int r;
+
+	desc->tfm = tfm;
+	r = crypto_shash_init(desc);
+	if (!r)
+		r = crypto_shash_update(desc, "NMAUTH1", 7);
+	if (!r)
+		r = crypto_shash_update(desc, chal, NM_AUTH_LEN);
+	if (!r)
+		r = crypto_shash_update(desc, (u8 *)&na, sizeof(na));
+	if (!r)
+		r = crypto_shash_update(desc, (u8 *)&nb, sizeof(nb));
+	if (!r)
+		r = crypto_shash_final(desc, out);
+	shash_desc_zero(desc);
+	return r;
+}
+
+/* Send one handshake packet (no trailer, integrity is not on yet). */
+static int nm_hs_send(struct socket *s, u16 type, u32 seq, const void *p,
+		      u32 len)
+{
+	struct nm_hdr h;
+	struct kvec vec[2] = {
+		{ .iov_base = &h, .iov_len = sizeof(h) },
+		{ .iov_base = (void *)p, .iov_len = len },
+	};
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+
+	nm_hdr_fill(&h, type, len, seq);
+	iov_iter_kvec(&msg.msg_iter, WRITE, vec, 2, sizeof(h) + len);
+	return nm_xmit(s, &msg);
+}
+
+static int nm_hs_recv(struct socket *s, u16 type, u32 seq, void *p, u32 len,
+		      unsigned long deadline)
+{
+	struct nm_hdr h;
+	int r = __nm_recv(s, &h, sizeof(h), deadline);
+
+	if (r)
+		return r;
+	r = nm_hdr_check(&h, seq);
+	if (r)
+		return r;
+	if (nm_h16(h.type) != type || nm_h32(h.length) != len)
+		return -EPROTO;
+	return __nm_recv(s, p, len, deadline);
+}
+
+/*
+ * Challenge-response with the shared secret (a "logon" key): each side
+ * proves it holds the key by MACing the other's fresh challenge together
+ * with both nonces.  A replayed response does not match a new challenge.
+ */
+static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
+		   unsigned long deadline)
+{
+	u8 chal[NM_AUTH_LEN], pchal[NM_AUTH_LEN], mac[NM_AUTH_LEN];
+	u8 pmac[NM_AUTH_LEN], want[NM_AUTH_LEN];
+	const struct user_key_payload *ukp;
+	struct crypto_shash *tfm;
+	struct key *key;
+	int r;
+
+	key = nm->secret_key;
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	down_read(&key->sem);
+	ukp = user_key_payload_locked(key);
+	r = ukp ? crypto_shash_setkey(tfm, ukp->data, ukp->datalen) :
+		  -EKEYREVOKED;
+	up_read(&key->sem);
+	if (r) {
+		DMERR_LIMIT("%s: secret key unusable (%d)", nm_name(nm), r);
+		nm_set_error(nm, "secret_missing");
+		goto out;
+	}
+
+	get_random_bytes(chal, sizeof(chal));
+	r = nm_hs_send(s, NM_P_AUTH_CHALLENGE, 1, chal, sizeof(chal));
+	if (!r)
+		r = nm_hs_recv(s, NM_P_AUTH_CHALLENGE, 1, pchal, sizeof(pchal),
+				       deadline);
+	if (!r)
+		r = nm_auth_mac(tfm, pchal, nm->nonce, peer_nonce, mac);
+	if (!r)
+		r = nm_hs_send(s, NM_P_AUTH_RESPONSE, 2, mac, sizeof(mac));
+	if (!r)
+		r = nm_hs_recv(s, NM_P_AUTH_RESPONSE, 2, pmac, sizeof(pmac),
+				       deadline);
+	if (!r)
+		r = nm_auth_mac(tfm, chal, peer_nonce, nm->nonce, want);
+	if (!r && crypto_memneq(want, pmac, sizeof(want)))
+		r = -EKEYREJECTED;
+	if (r) {
+		DMERR_LIMIT("%s: peer authentication failed (%d)",
+			    nm_name(nm), r);
+		nm_set_error(nm, "auth_failed");
+	}
+out:
+	memzero_explicit(want, sizeof(want));
+	memzero_explicit(mac, sizeof(mac));
+	crypto_free_shash(tfm);
+	return r;
+}
+
+/*
+ * Exchange P_HELLO on a fresh socket; decide whether to keep it.
+ * Returns 0 to keep the link, a negative errno to drop it.
+ */
+int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
+{
+	struct {
+		struct nm_hdr h;
+		struct nm_p_hello m;
+	} __packed out, in;
+	struct kvec vec = { .iov_base = &out, .iov_len = sizeof(out) };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	unsigned long flags;
+	u64 peer_nonce, peer_sectors;
+	const char *why = NULL;
+	unsigned long deadline = jiffies + 5 * HZ;	/* whole handshake */
+	bool larger;
+	int r;
+
+	nm_hdr_fill(&out.h, NM_P_HELLO, sizeof(out.m), 0);
+	nm_hello_fill(nm, &out.m);
+	iov_iter_kvec(&msg.msg_iter, WRITE, &vec, 1, sizeof(out));
+	r = nm_xmit(s, &msg);
+	if (r)
+		return r;
+	r = __nm_recv(s, &in.h, sizeof(in.h), deadline);
+	if (r)
+		return r;
+	r = nm_hdr_check(&in.h, 0);
+	if (!r && nm_h16(in.h.type) != NM_P_HELLO)
+		r = -EPROTO;
+	if (r) {
+		DMERR("%s: handshake: bad first packet (%d)", nm_name(nm), r);
+		nm_set_error(nm, "bad_handshake");
+		return r;
+	}
+	r = __nm_recv(s, &in.m, sizeof(in.m), deadline);
+	if (r)
+		return r;
+	r = nm_payload_check(NM_P_HELLO, sizeof(in.m), &in.m, nm->sectors);
+	if (r) {
+		DMERR("%s: handshake: invalid hello (%d)", nm_name(nm), r);
+		nm_set_error(nm, "bad_handshake");
+		return r;
+	}
+	peer_nonce = nm_h64(in.m.nonce);
+	peer_sectors = nm_h64(in.m.dev_sectors);
+
+	if (nm_h32(in.m.proto_max) < NM_PROTO_MIN ||
+	    nm_h32(in.m.proto_min) > NM_PROTO_MAX)
+		why = "version_mismatch";
+	else if (nm_h32(in.m.protocol) != nm->protocol)
+		why = "protocol_mismatch";
+	else if (nm_h32(in.m.region_sectors) != nm->region_sectors)
+		why = "region_size_mismatch";
+	else if ((nm_h64(in.m.features) & NM_FEAT_INTEGRITY) !=
+		 (nm->integrity ? NM_FEAT_INTEGRITY : 0))
+		why = "integrity_mismatch";
+	else if ((nm_h64(in.m.features) & NM_FEAT_AUTH) !=
+		 (nm->secret_desc[0] ? NM_FEAT_AUTH : 0))
+		why = "auth_mismatch";
+	else if (peer_nonce == nm->nonce)
+		why = "connected_to_self";
+	else if (peer_sectors < nm->sectors)
+		why = "peer_too_small";
+	else if (nm_h32(in.m.role) == NM_ROLE_PRIMARY &&
+		 READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
+		why = "both_primary";
+	if (why) {
+		DMERR_LIMIT("%s: refusing peer: %s (peer %llu sectors, ours %llu)",
+			    nm_name(nm), why, peer_sectors,
+			    (unsigned long long)nm->sectors);
+		nm_set_error(nm, why);
+		return -EPROTO;
+	}
+
+	if (nm->secret_desc[0]) {
+		r = nm_auth(nm, s, peer_nonce, deadline);
+		if (r)
+			return r;
+	}
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->peer_nonce = peer_nonce;
+	nm->peer_nonce_known = true;
+	nm->peer_role = nm_h32(in.m.role);
+	nm->peer_disk = nm_h32(in.m.disk);
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	/* keep only the link initiated by the larger nonce */
+	larger = nm->nonce > peer_nonce;
+	if (initiator != larger)
+		return -EALREADY;
+	return 0;
+}
+
+void nm_conn_drop(struct nm_dev *nm)
+{
+	mutex_lock(&nm->tx_mutex);
+	if (nm->sock)
+		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+	mutex_unlock(&nm->tx_mutex);
+}

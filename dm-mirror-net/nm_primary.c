@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netmirror primary: the life of a request.  map() starts a write here
+ * (nm_map_write): it may park behind a region in resync (rs_wait) or behind
+ * a metadata mark (mark_wait, nm_mark_work); it is cloned to the local disk
+ * and queued on send_q; the sender thread transmits it (nm_send_one, with a
+ * P_BARRIER in front when a new epoch starts); the receiver matches the
+ * protocol's ack (nm_handle_ack); the bio ends when the local and the peer
+ * part are both done (nm_req_put -> nm_req_complete).  A peer part that is
+ * given up marks its regions out of sync.  Reads: local, or from the peer
+ * (P_READ_REQ / P_READ_REPLY) when the local copy is missing or failed.
+ *
+ * Contexts: nm_map_write from map (never sleeps), nm_mark_work (nm->wq) and
+ * the nm_sync thread; nm_local_endio, nm_req_peer_done and nm_req_put from
+ * any context (bio completion included); nm_send_one and nm_check_stuck in
+ * the nm_send thread; nm_handle_ack, nm_recv_read_reply and nm_neg_ack in
+ * the nm_conn thread.  Lock order: tx_mutex, then nm->lock.
+ */
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/bitmap.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/crc32c.h>
+#include "dm-netmirror.h"
+
+void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors)
+{
+	unsigned long first, last, flags;
+
+	if (!sectors || sector >= nm->sectors)
+		return;
+	first = sector >> nm->region_shift;
+	last = (sector + sectors - 1) >> nm->region_shift;
+	if (last >= nm->nr_regions)
+		last = nm->nr_regions - 1;
+	spin_lock_irqsave(&nm->lock, flags);
+	bitmap_set(nm->oos, first, last - first + 1);
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
+static void nm_req_complete(struct nm_req *req)
+{
+	struct nm_dev *nm = req->nm;
+	unsigned long flags, f, l, r;
+	bool wake = false;
+
+	if (test_bit(NM_REQ_READ, &req->flags)) {
+		req->bio->bi_status = req->status;
+		bio_endio(req->bio);
+		return;
+	}
+	if (test_bit(NM_REQ_DATA, &req->flags))
+		nm_regions(nm, req->bio, &f, &l);
+	spin_lock_irqsave(&nm->lock, flags);
+	if (req->epoch == nm->epoch)
+		nm->epoch_completed = true;
+	if (test_bit(NM_REQ_DATA, &req->flags)) {
+		for (r = f; r <= l; r++)
+			if (!--nm->inflight[r] && test_bit(r, nm->rs_busy))
+				wake = true;
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (wake)
+		nm_sync_kick(nm);
+	req->bio->bi_status = req->status;
+	bio_endio(req->bio);
+}
+
+void nm_req_put(struct nm_req *req)
+{
+	if (atomic_dec_and_test(&req->ref))
+		nm_req_complete(req);
+}
+
+/*
+ * The peer part of @req is over: acknowledged per the protocol (@delivered)
+ * or given up (link lost).  Safe from any context; only the first call
+ * counts.
+ */
+void nm_req_peer_done(struct nm_req *req, bool delivered)
+{
+	struct nm_dev *nm = req->nm;
+	unsigned long flags;
+
+	/* under nm->lock: ordered against nm_local_endio's look at it */
+	spin_lock_irqsave(&nm->lock, flags);
+	if (!test_and_clear_bit(NM_REQ_PEER, &req->flags)) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return;
+	}
+	if (delivered)
+		set_bit(NM_REQ_PEER_OK, &req->flags);
+	else if (test_bit(NM_REQ_READ, &req->flags) ||
+		 test_bit(NM_REQ_LOCAL_FAILED, &req->flags) ||
+		 test_bit(NM_REQ_NO_LOCAL, &req->flags))
+		req->status = BLK_STS_IOERR;	/* no good copy anywhere */
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	if (test_bit(NM_REQ_READ, &req->flags)) {
+		nm_req_put(req);
+		return;
+	}
+	if (!delivered)
+		nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
+			    bio_sectors(req->bio));
+	atomic_dec(&nm->pending);
+	nm_req_put(req);
+}
+
+static void nm_local_endio(struct bio *clone)
+{
+	struct nm_req *req = clone->bi_private;
+	struct nm_dev *nm = req->nm;
+
+	if (clone->bi_status) {
+		bool detached = nm_detach(nm,
+					  blk_status_to_errno(clone->bi_status));
+		unsigned long flags;
+
+		spin_lock_irqsave(&nm->lock, flags);
+		if (detached && test_bit(NM_REQ_HAD_PEER, &req->flags)) {
+			/* detached: the peer's copy, if it gets one, stands */
+			set_bit(NM_REQ_LOCAL_FAILED, &req->flags);
+			if (!test_bit(NM_REQ_PEER, &req->flags) &&
+			    !test_bit(NM_REQ_PEER_OK, &req->flags))
+				req->status = clone->bi_status;
+		} else {
+			req->status = clone->bi_status;
+		}
+		spin_unlock_irqrestore(&nm->lock, flags);
+		/* the copies may differ now: ours is the one to keep */
+		if (!test_bit(NM_REQ_LOCAL_FAILED, &req->flags))
+			nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
+				    bio_sectors(req->bio));
+	}
+	bio_put(clone);
+	nm_req_put(req);
+}
+
+/* Under nm->lock: may the write start, or must it wait (resync/mark)? */
+static struct bio_list *nm_write_wait_list(struct nm_dev *nm, unsigned long f,
+					   unsigned long l)
+{
+	unsigned long r;
+
+	for (r = f; r <= l; r++)
+		if (test_bit(r, nm->rs_busy) || test_bit(r, nm->rs_writing))
+			return &nm->rs_wait;
+	if (nm->meta)
+		for (r = f; r <= l; r++)
+			if (!nm_meta_test(nm->meta, r))
+				return &nm->mark_wait;
+	return NULL;
+}
+
+/*
+ * Start a write on the primary, or park it: behind a region in resync
+ * (rs_wait, reissued by the sync thread) or behind a metadata mark
+ * (mark_wait, reissued by nm_mark_work).  Also called from those two.
+ * Returns DM_MAPIO_SUBMITTED or DM_MAPIO_KILL (caller ends the bio).
+ */
+int nm_map_write(struct nm_dev *nm, struct bio *bio)
+{
+	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	bool data = bio_sectors(bio) != 0;
+	struct bio_list *park;
+	unsigned long flags, f = 0, l = 0, r;
+	struct bio *clone;
+	bool queued = false, local;
+
+	req->nm = nm;
+	req->bio = bio;
+	req->flags = 0;
+	req->status = BLK_STS_OK;
+	INIT_LIST_HEAD(&req->list);
+	atomic_set(&req->ref, 1);	/* dropped by the local clone */
+	if (data)
+		nm_regions(nm, bio, &f, &l);
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->role != NM_ROLE_PRIMARY) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		atomic64_inc(&nm->writes_rejected);
+		return DM_MAPIO_KILL;
+	}
+	park = data ? nm_write_wait_list(nm, f, l) : NULL;
+	if (park) {
+		bio_list_add(park, bio);
+		spin_unlock_irqrestore(&nm->lock, flags);
+		if (park == &nm->mark_wait)
+			queue_work(nm->wq, &nm->mark_work);
+		return DM_MAPIO_SUBMITTED;
+	}
+	local = nm->disk != NM_DISK_DISKLESS;
+	if (!local && nm->cstate < NM_C_CONNECTED) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return DM_MAPIO_KILL;	/* no disk and no peer */
+	}
+	if (data) {
+		set_bit(NM_REQ_DATA, &req->flags);
+		for (r = f; r <= l; r++) {
+			nm->inflight[r]++;
+			__set_bit(r, nm->touched);
+			if (nm->disk == NM_DISK_INCONSISTENT)
+				__set_bit(r, nm->rs_dirty);
+		}
+	}
+	if (nm->epoch_completed) {
+		nm->epoch++;
+		nm->epoch_completed = false;
+	}
+	req->epoch = nm->epoch;
+	if (nm->cstate >= NM_C_CONNECTED) {
+		req->id = nm->next_id++;
+		req->queued_at = jiffies;
+		set_bit(NM_REQ_PEER, &req->flags);
+		set_bit(NM_REQ_HAD_PEER, &req->flags);
+		set_bit(NM_REQ_QUEUED, &req->flags);
+		atomic_inc(&req->ref);
+		atomic_inc(&nm->pending);
+		list_add_tail(&req->list, &nm->send_q);
+		queued = true;
+	} else if (data) {
+		bitmap_set(nm->oos, f, l - f + 1);
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	atomic64_add(bio->bi_iter.bi_size, &nm->app_bytes);
+	if (!local) {
+		set_bit(NM_REQ_NO_LOCAL, &req->flags);
+		nm_conn_kick(nm);
+		nm_req_put(req);	/* the local part that is not there */
+		return DM_MAPIO_SUBMITTED;
+	}
+	clone = bio_alloc_clone(nm->dev->bdev, bio, GFP_NOIO, &nm->bs);
+	if (!clone) {
+		req->status = BLK_STS_RESOURCE;
+		if (queued)
+			nm_conn_kick(nm);
+		nm_req_put(req);
+		return DM_MAPIO_SUBMITTED;
+	}
+	clone->bi_end_io = nm_local_endio;
+	clone->bi_private = req;
+	if (queued)
+		nm_conn_kick(nm);
+	submit_bio_noacct(clone);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* Metadata worker: mark the regions of deferred writes, commit, reissue. */
+void nm_mark_work(struct work_struct *work)
+{
+	struct nm_dev *nm = container_of(work, struct nm_dev, mark_work);
+	struct bio_list list;
+	unsigned long fl, first, last, r;
+	struct bio *bio;
+	int err;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	list = nm->mark_wait;
+	bio_list_init(&nm->mark_wait);
+	spin_unlock_irqrestore(&nm->lock, fl);
+
+	bio_list_for_each(bio, &list) {
+		nm_regions(nm, bio, &first, &last);
+		for (r = first; r <= last; r++)
+			nm_meta_set(nm->meta, r);
+	}
+	err = nm_meta_commit(nm->meta);
+	while ((bio = bio_list_pop(&list))) {
+		if (err || nm_map_write(nm, bio) == DM_MAPIO_KILL)
+			bio_io_error(bio);
+	}
+}
+
+void nm_resubmit_waiting(struct nm_dev *nm)
+{
+	struct bio_list list;
+	unsigned long fl;
+	struct bio *bio;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	list = nm->rs_wait;
+	bio_list_init(&nm->rs_wait);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	while ((bio = bio_list_pop(&list)))
+		if (nm_map_write(nm, bio) == DM_MAPIO_KILL)
+			bio_io_error(bio);
+}
+
+/* Under nm->lock: must this read be served by the peer? */
+static bool nm_read_remote_locked(struct nm_dev *nm, struct bio *bio)
+{
+	unsigned long f, l, r;
+
+	if (nm->disk == NM_DISK_DISKLESS)
+		return true;
+	if (nm->disk != NM_DISK_INCONSISTENT)
+		return false;
+	nm_regions(nm, bio, &f, &l);
+	for (r = f; r <= l; r++)
+		if (test_bit(r, nm->oos) || test_bit(r, nm->rs_writing))
+			return true;
+	return false;
+}
+
+/*
+ * Queue @bio as a read from the peer.  Returns DM_MAPIO_SUBMITTED, or
+ * DM_MAPIO_KILL when there is no peer to read from.
+ */
+static int nm_read_from_peer(struct nm_dev *nm, struct bio *bio)
+{
+	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	unsigned long flags;
+
+	req->nm = nm;
+	req->bio = bio;
+	req->status = BLK_STS_OK;
+	req->flags = BIT(NM_REQ_READ) | BIT(NM_REQ_REMOTE);
+	INIT_LIST_HEAD(&req->list);
+	atomic_set(&req->ref, 1);
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->cstate < NM_C_CONNECTED || nm->peer_disk != NM_DISK_UPTODATE) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return DM_MAPIO_KILL;
+	}
+	req->id = nm->next_id++;
+	req->queued_at = jiffies;
+	set_bit(NM_REQ_PEER, &req->flags);
+	set_bit(NM_REQ_QUEUED, &req->flags);
+	list_add_tail(&req->list, &nm->send_q);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_conn_kick(nm);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* Map a read: local, or from the peer when our copy is missing or bad. */
+int nm_map_read(struct nm_dev *nm, struct bio *bio)
+{
+	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	unsigned long flags;
+	bool remote;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	remote = nm_read_remote_locked(nm, bio);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (remote)
+		return nm_read_from_peer(nm, bio);
+	req->flags = BIT(NM_REQ_READ);
+	req->saved_iter = bio->bi_iter;
+	bio_set_dev(bio, nm->dev->bdev);
+	return DM_MAPIO_REMAPPED;
+}
+
+/*
+ * end_io of a read: a local read error with "detach" detaches the disk and
+ * retries the read on the peer (DM_ENDIO_INCOMPLETE: the bio is ended again
+ * when the reply arrives, and then this returns DM_ENDIO_DONE).
+ */
+int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error)
+{
+	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+
+	if (!*error || test_bit(NM_REQ_REMOTE, &req->flags))
+		return DM_ENDIO_DONE;
+	if (!nm_detach(nm, blk_status_to_errno(*error)))
+		return DM_ENDIO_DONE;
+	bio->bi_iter = req->saved_iter;
+	bio->bi_status = BLK_STS_OK;
+	if (nm_read_from_peer(nm, bio) == DM_MAPIO_KILL)
+		return DM_ENDIO_DONE;
+	return DM_ENDIO_INCOMPLETE;
+}
+
+#define NM_TX_BATCH	16
+
+/* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
+static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
+{
+	struct bio *bio = req->bio;
+	struct {
+		struct nm_hdr h;
+		struct nm_p_data d;
+	} __packed pkt;
+	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+	struct bio_vec bv, batch[NM_TX_BATCH];
+	struct bvec_iter iter;
+	u32 size = bio->bi_iter.bi_size, fl = 0;
+	unsigned int nb = 0;
+	size_t blen = 0;
+	int r;
+
+	if (bio->bi_opf & REQ_FUA)
+		fl |= NM_DF_FUA;
+	if (bio->bi_opf & REQ_PREFLUSH)
+		fl |= NM_DF_FLUSH;
+	nm_hdr_fill(&pkt.h, NM_P_DATA, sizeof(pkt.d) + size, nm->tx_seq++);
+	pkt.d.id = nm_be64(req->id);
+	pkt.d.sector = nm_be64(bio->bi_iter.bi_sector);
+	pkt.d.size = nm_be32(size);
+	pkt.d.flags = nm_be32(fl);
+	pkt.d.epoch = nm_be32(req->epoch);
+	pkt.d.reserved = 0;
+	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
+	if (r)
+		return r;
+	/* the pages go out in batches of NM_TX_BATCH segments per sendmsg */
+	bio_for_each_segment(bv, bio, iter) {
+		if (nm->crc_on) {
+			void *p = kmap_local_page(bv.bv_page);
+
+			nm->tx_crc = crc32c(nm->tx_crc, p + bv.bv_offset,
+					    bv.bv_len);
+			kunmap_local(p);
+		}
+		batch[nb++] = bv;
+		blen += bv.bv_len;
+		if (nb == NM_TX_BATCH || iter.bi_size == bv.bv_len) {
+			struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+
+			if (iter.bi_size > bv.bv_len || nm->crc_on)
+				msg.msg_flags |= MSG_MORE;
+			iov_iter_bvec(&msg.msg_iter, WRITE, batch, nb, blen);
+			r = nm_xmit(nm->sock, &msg);
+			if (r)
+				return r;
+			nb = 0;
+			blen = 0;
+		}
+	}
+	r = nm_send_trailer(nm);
+	if (r)
+		return r;
+	atomic64_add(sizeof(pkt) + size, &nm->bytes_sent);
+	atomic64_inc(&nm->writes_sent);
+	nm->last_tx = jiffies;
+	return 0;
+}
+
+/* P_READ_REQ for a read served by the peer.  Caller holds tx_mutex. */
+static int nm_send_read_req(struct nm_dev *nm, struct nm_req *req)
+{
+	struct {
+		struct nm_hdr h;
+		struct nm_p_data d;
+	} __packed pkt;
+	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+	int r;
+
+	memset(&pkt.d, 0, sizeof(pkt.d));
+	nm_hdr_fill(&pkt.h, NM_P_READ_REQ, sizeof(pkt.d), nm->tx_seq++);
+	pkt.d.id = nm_be64(req->id);
+	pkt.d.sector = nm_be64(req->bio->bi_iter.bi_sector);
+	pkt.d.size = nm_be32(req->bio->bi_iter.bi_size);
+	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), false);
+	if (!r)
+		r = nm_send_trailer(nm);
+	if (!r) {
+		atomic64_add(sizeof(pkt), &nm->bytes_sent);
+		nm->last_tx = jiffies;
+	}
+	return r;
+}
+
+static bool nm_req_unqueue(struct nm_dev *nm, struct nm_req *req)
+{
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	was = test_and_clear_bit(NM_REQ_QUEUED, &req->flags);
+	if (was)
+		list_del_init(&req->list);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return was;
+}
+
+/* Sender: move the first queued write to wait_q and transmit it. */
+bool nm_send_one(struct nm_dev *nm)
+{
+	struct nm_req *req;
+	unsigned long flags;
+	u32 gen;
+	int r;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	req = list_first_entry_or_null(&nm->send_q, struct nm_req, list);
+	if (!req || nm->cstate < NM_C_CONNECTED) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return false;
+	}
+	list_move_tail(&req->list, &nm->wait_q);
+	atomic_inc(&req->ref);
+	gen = nm->conn_gen;
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	mutex_lock(&nm->tx_mutex);
+	if (!nm->sock || gen != nm->conn_gen) {
+		r = -ENOTCONN;
+	} else if (test_bit(NM_REQ_READ, &req->flags)) {
+		r = nm_send_read_req(nm, req);
+		if (r)
+			kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+	} else {
+		r = 0;
+		if (nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
+		    req->epoch != nm->sent_epoch) {
+			struct nm_p_barrier b = {
+				.epoch = nm_be32(nm->sent_epoch),
+			};
+			struct nm_hdr h;
+			struct kvec vec[2] = {
+				{ .iov_base = &h, .iov_len = sizeof(h) },
+				{ .iov_base = &b, .iov_len = sizeof(b) },
+			};
+
+			nm_hdr_fill(&h, NM_P_BARRIER, sizeof(b), nm->tx_seq++);
+			r = nm_send_kvec(nm, vec, 2, sizeof(h) + sizeof(b),
+					 true);
+			if (!r)
+				r = nm_send_trailer(nm);
+		}
+		if (!r) {
+			nm->sent_epoch = req->epoch;
+			nm->sent_in_epoch = true;
+			r = nm_send_data(nm, req);
+		}
+		if (r && nm->sock)
+			kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+	}
+	mutex_unlock(&nm->tx_mutex);
+
+	if (r) {
+		if (nm_req_unqueue(nm, req))
+			nm_req_peer_done(req, false);
+	} else if (nm->protocol == NM_PROTO_A &&
+		   !test_bit(NM_REQ_READ, &req->flags)) {
+		if (nm_req_unqueue(nm, req))
+			nm_req_peer_done(req, true);
+	}
+	nm_req_put(req);
+	return true;
+}
+
+/*
+ * A peer that answers pings but not a write (its disk hangs) must not hold
+ * the write longer than the timeout either: drop the link, which completes
+ * the write from the local disk and marks its regions out of sync.
+ */
+void nm_check_stuck(struct nm_dev *nm)
+{
+	struct nm_req *req;
+	unsigned long flags;
+	bool stuck = false;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	req = list_first_entry_or_null(&nm->wait_q, struct nm_req, list);
+	if (req && time_after(jiffies, req->queued_at +
+			      msecs_to_jiffies(nm->timeout_ms)))
+		stuck = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (stuck) {
+		DMERR("%s: write not acknowledged within %u ms: dropping link",
+		      nm_name(nm), nm->timeout_ms);
+		nm_set_error(nm, "peer_timeout");
+		nm_conn_drop(nm);
+	}
+}
+
+void nm_handle_ack(struct nm_dev *nm, u16 type,
+			  const struct nm_p_ack *a, int *err)
+{
+	struct nm_req *req, *found = NULL;
+	unsigned long flags;
+	u64 id = nm_h64(a->id);
+	bool want = (nm->protocol == NM_PROTO_B && type == NM_P_RECV_ACK) ||
+		    (nm->protocol == NM_PROTO_C && type == NM_P_WRITE_ACK);
+
+	if (!want) {
+		*err = -EPROTO;
+		return;
+	}
+	spin_lock_irqsave(&nm->lock, flags);
+	list_for_each_entry(req, &nm->wait_q, list) {
+		if (req->id == id && !test_bit(NM_REQ_READ, &req->flags)) {
+			found = req;
+			clear_bit(NM_REQ_QUEUED, &req->flags);
+			list_del_init(&req->list);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!found) {
+		*err = -ENOENT;
+		return;
+	}
+	if (a->status)
+		DMERR_LIMIT("%s: peer failed write at sector %llu (error %u)",
+			    nm_name(nm),
+			    (unsigned long long)found->bio->bi_iter.bi_sector,
+			    nm_h32(a->status));
+	nm_req_peer_done(found, a->status == 0);
+}
+
+/* Receiver: a P_READ_REPLY; the fixed part is checked. */
+int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len)
+{
+	struct nm_req *req, *found = NULL;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	unsigned long flags;
+	u64 id = be64_to_cpu(a->id);
+	int r = 0;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	list_for_each_entry(req, &nm->wait_q, list) {
+		if (req->id == id && test_bit(NM_REQ_READ, &req->flags)) {
+			found = req;
+			clear_bit(NM_REQ_QUEUED, &req->flags);
+			list_del_init(&req->list);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!found)
+		return -ENOENT;
+	if (!a->status && len - sizeof(*a) != found->bio->bi_iter.bi_size) {
+		nm_req_peer_done(found, false);
+		return -EPROTO;
+	}
+	if (!a->status) {
+		bio_for_each_segment(bv, found->bio, iter) {
+			void *p = kmap_local_page(bv.bv_page);
+
+			r = nm_rx(nm, p + bv.bv_offset, bv.bv_len);
+			kunmap_local(p);
+			if (r)
+				break;
+		}
+	} else {
+		found->status = BLK_STS_IOERR;
+	}
+	if (!r)
+		r = nm_rx_trailer(nm);
+	if (!r)
+		atomic64_add(len, &nm->bytes_received);
+	nm_req_peer_done(found, !r && !a->status);
+	return r;
+}
+
+/* Receiver: the secondary could not write [sector, +size). */
+void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
+{
+	DMERR_LIMIT("%s: peer failed a write at sector %llu (%u): out of sync",
+		    nm_name(nm), be64_to_cpu(a->sector),
+		    be32_to_cpu(a->status));
+	nm_mark_oos(nm, be64_to_cpu(a->sector),
+		    be32_to_cpu(a->size) >> SECTOR_SHIFT);
+}
