@@ -43,6 +43,7 @@
 #include <linux/key.h>
 #include "nm_wire.h"
 #include "nm_meta.h"
+#include "nm_params.h"
 
 #define DM_MSG_PREFIX "netmirror"
 
@@ -55,12 +56,8 @@ enum nm_cstate {
 	NM_C_SYNC_TARGET,	/* connected, receiving resync data */
 };
 
-#define NM_DEFAULT_REGION	1024	/* sectors: 512 KiB */
-#define NM_MAX_REGION		(NM_MAX_DATA >> SECTOR_SHIFT)
 #define NM_RS_WINDOW		8	/* regions in resync at once */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
-#define NM_PING_INTERVAL_MS	2000	/* default "ping" */
-#define NM_TIMEOUT_MS		6000	/* default "timeout" */
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_PEER_MAX_INFLIGHT	1024
 
@@ -98,24 +95,19 @@ struct nm_dev {
 	struct sockaddr_storage listen_addr;
 	char peer_str[64];
 	char listen_str[64];
-	bool has_listen;
 	enum nm_proto protocol;
 	enum nm_ordering ordering;
-	enum nm_role table_role;	/* role given in the table */
-	struct dm_dev *meta_dev;	/* optional: persistent bitmap */
+	unsigned long given;		/* NM_OPT_* given in the table */
+	/* options kept as u32 (nm_opt_field[] in nm_target.c) */
+	u32 table_role;			/* enum nm_role given in the table */
 	u32 region_sectors;
-	bool has_region_size;
-	bool has_sync;
-	bool sync_none;			/* "sync none": trust equal devices */
-	bool has_rate;
+	u32 sync_none;			/* "sync none": trust equal devices */
 	u32 table_rate;			/* resync_rate from the table, KiB/s */
 	u32 timeout_ms;			/* peer silent longer: dead */
 	u32 ping_ms;			/* idle link: ping after this */
-	bool has_timeout;
-	bool has_ping;
-	bool integrity;			/* crc32c on every packet */
-	bool detach_on_error;		/* on_io_error detach (default) */
-	bool has_on_io_error;
+	u32 pass_on;			/* on_io_error pass_on (else detach) */
+	u32 integrity;			/* crc32c on every packet */
+	struct dm_dev *meta_dev;	/* optional: persistent bitmap */
 	char secret_desc[64];		/* logon key description, or "" */
 	struct key *secret_key;		/* held from ctr to dtr */
 	u64 nonce;

@@ -113,8 +113,8 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 			return r;
 		r = nm_hdr_check(&h, nm->rx_seq);
 		if (r) {
-			DMERR("%s: bad packet header (error %d): dropping link",
-			      nm_name(nm), r);
+			nm_err(nm, "bad packet header (error %d): dropping link",
+			       r);
 			nm_set_error(nm, "bad_packet");
 			return r;
 		}
@@ -134,8 +134,8 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		atomic64_add(sizeof(h) + len, &nm->bytes_received);
 		r = nm_payload_check(type, len, &p, nm->sectors);
 		if (r) {
-			DMERR("%s: invalid packet type %u (error %d): dropping link",
-			      nm_name(nm), type, r);
+			nm_err(nm, "invalid packet type %u (error %d): dropping link",
+			       type, r);
 			nm_set_error(nm, "bad_packet");
 			return r;
 		}
@@ -152,8 +152,7 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 			nm_sync_kick(nm);
 			dm_table_event(nm->ti->table);
 			if (r) {
-				DMERR("%s: both nodes are primary: disconnecting",
-				      nm_name(nm));
+				nm_err(nm, "both nodes are primary: disconnecting");
 				nm_set_error(nm, "both_primary");
 			}
 			break;
@@ -218,8 +217,8 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		if (r) {
 			if (r != -ENOTCONN && r != -EPIPE && r != -EBADMSG &&
 			    r != -EBUSY) {
-				DMERR("%s: packet type %u rejected (error %d): dropping link",
-				      nm_name(nm), type, r);
+				nm_err(nm, "packet type %u rejected (error %d): dropping link",
+				       type, r);
 				nm_set_error(nm, "bad_packet");
 			}
 			return r;
@@ -258,7 +257,7 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	nm_sync_link_down(nm);
 	nm_peer_drain(nm);
 	sock_release(s);
-	DMINFO("%s: connection to %s closed", nm_name(nm), nm->peer_str);
+	nm_info(nm, "connection to %s closed",  nm->peer_str);
 	dm_table_event(nm->ti->table);
 }
 
@@ -287,7 +286,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	nm->bm_peer_done = false;
 	strscpy(nm->last_error, "-", sizeof(nm->last_error));
 	spin_unlock_irqrestore(&nm->lock, flags);
-	DMINFO("%s: connected to %s", nm_name(nm), nm->peer_str);
+	nm_info(nm, "connected to %s",  nm->peer_str);
 	dm_table_event(nm->ti->table);
 	wake_up(&nm->send_wq);
 }
@@ -324,8 +323,8 @@ static int nm_conn_thread(void *arg)
 
 		r = nm_listen(nm);
 		if (r) {
-			DMERR_LIMIT("%s: cannot listen (error %d)", nm_name(nm),
-				    r);
+			nm_err_limit(nm, "cannot listen (error %d)",
+				     r);
 			nm_set_error(nm, "listen_failed");
 		}
 
@@ -358,7 +357,7 @@ static int nm_conn_thread(void *arg)
 		nm_go_connected(nm, s, nm->secret_desc[0] ? 3 : 1);
 		r = nm_receive(nm, s);
 		if (r == -EAGAIN) {
-			DMERR("%s: peer timed out", nm_name(nm));
+			nm_err(nm, "peer timed out");
 			nm_set_error(nm, "peer_timeout");
 		}
 		nm_teardown(nm, s);

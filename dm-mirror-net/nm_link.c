@@ -56,7 +56,7 @@ int nm_xmit(struct socket *sock, struct msghdr *msg)
  * packet's crc32c (the packet always ends with nm_send_trailer()).
  */
 int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n,
-			size_t len, bool more)
+		 size_t len, bool more)
 {
 	struct msghdr msg = {
 		.msg_flags = MSG_NOSIGNAL |
@@ -152,8 +152,7 @@ int nm_rx_trailer(struct nm_dev *nm)
 	if (r)
 		return r;
 	if (be32_to_cpu(crc) != want) {
-		DMERR_LIMIT("%s: packet checksum mismatch: dropping link",
-			    nm_name(nm));
+		nm_err_limit(nm, "packet checksum mismatch: dropping link");
 		nm_set_error(nm, "integrity_error");
 		return -EBADMSG;
 	}
@@ -359,7 +358,7 @@ static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
 		  -EKEYREVOKED;
 	up_read(&key->sem);
 	if (r) {
-		DMERR_LIMIT("%s: secret key unusable (%d)", nm_name(nm), r);
+		nm_err_limit(nm, "secret key unusable (%d)",  r);
 		nm_set_error(nm, "secret_missing");
 		goto out;
 	}
@@ -368,21 +367,21 @@ static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
 	r = nm_hs_send(s, NM_P_AUTH_CHALLENGE, 1, chal, sizeof(chal));
 	if (!r)
 		r = nm_hs_recv(s, NM_P_AUTH_CHALLENGE, 1, pchal, sizeof(pchal),
-				       deadline);
+			       deadline);
 	if (!r)
 		r = nm_auth_mac(tfm, pchal, nm->nonce, peer_nonce, mac);
 	if (!r)
 		r = nm_hs_send(s, NM_P_AUTH_RESPONSE, 2, mac, sizeof(mac));
 	if (!r)
 		r = nm_hs_recv(s, NM_P_AUTH_RESPONSE, 2, pmac, sizeof(pmac),
-				       deadline);
+			       deadline);
 	if (!r)
 		r = nm_auth_mac(tfm, chal, peer_nonce, nm->nonce, want);
 	if (!r && crypto_memneq(want, pmac, sizeof(want)))
 		r = -EKEYREJECTED;
 	if (r) {
-		DMERR_LIMIT("%s: peer authentication failed (%d)",
-			    nm_name(nm), r);
+		nm_err_limit(nm, "peer authentication failed (%d)",
+			     r);
 		nm_set_error(nm, "auth_failed");
 	}
 out:
@@ -424,7 +423,7 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	if (!r && nm_h16(in.h.type) != NM_P_HELLO)
 		r = -EPROTO;
 	if (r) {
-		DMERR("%s: handshake: bad first packet (%d)", nm_name(nm), r);
+		nm_err(nm, "handshake: bad first packet (%d)",  r);
 		nm_set_error(nm, "bad_handshake");
 		return r;
 	}
@@ -433,7 +432,7 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		return r;
 	r = nm_payload_check(NM_P_HELLO, sizeof(in.m), &in.m, nm->sectors);
 	if (r) {
-		DMERR("%s: handshake: invalid hello (%d)", nm_name(nm), r);
+		nm_err(nm, "handshake: invalid hello (%d)",  r);
 		nm_set_error(nm, "bad_handshake");
 		return r;
 	}
@@ -461,8 +460,8 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		 READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		why = "both_primary";
 	if (why) {
-		DMERR_LIMIT("%s: refusing peer: %s (peer %llu sectors, ours %llu)",
-			    nm_name(nm), why, peer_sectors,
+		nm_err_limit(nm, "refusing peer: %s (peer %llu sectors, ours %llu)",
+			     why, peer_sectors,
 			    (unsigned long long)nm->sectors);
 		nm_set_error(nm, why);
 		return -EPROTO;

@@ -51,7 +51,8 @@ enum nm_param_type {
  *   default     numbers: the value when absent; ENUM: index into words
  *   since       target minor version that introduced the option
  *   value_help  what the value looks like, for usage and errors
- *   words       ENUM: the accepted words separated by '|'; others ""
+ *   words       ENUM: the accepted words separated by '|', in the order of
+ *               their index (role: the wire's enum nm_role); others ""
  *   want        the kernel's (and libdmnet's) refusal of a bad value is
  *               exactly "Invalid <keyword> (want <want>)"
  *   help        one line for usage, man and rst
@@ -59,8 +60,8 @@ enum nm_param_type {
 #define NM_OPTIONS(X)							\
 	X(listen, LISTEN, ADDR, 0, 0, 0, 1, "ADDR:PORT", "", "a.b.c.d:port or [v6]:port",	\
 	  "local address to listen on (default: any address, the peer's port)") \
-	X(role, ROLE, ENUM, 0, 1, 1, 1, "primary|secondary",		\
-	  "primary|secondary", "primary or secondary",	\
+	X(role, ROLE, ENUM, 0, 1, 0, 1, "primary|secondary",		\
+	  "secondary|primary", "primary or secondary",			\
 	  "role at creation; only \"role primary\" is reprinted")	\
 	X(meta, META, DEV, 0, 0, 0, 2, "DEV", "", "a block device other than the local device",	\
 	  "metadata device: persistent out-of-sync bitmap (not the local device)") \
@@ -89,9 +90,9 @@ enum nm_opt_id {
 	NM_OPT_COUNT
 };
 
-/* Words of the two positional arguments (enum index = wire value). */
-#define NM_PROTOCOL_WORDS(X)	X(A) X(B) X(C)
-#define NM_ORDERING_WORDS(X)	X(flush) X(drain) X(none)
+/* Words of the two positional arguments (index = wire value). */
+#define NM_PROTOCOL_LIST	"A|B|C"
+#define NM_ORDERING_LIST	"flush|drain|none"
 
 /*
  * Target messages ("dmsetup message <dev> 0 <word> [<arg>]").
@@ -134,7 +135,7 @@ enum nm_msg_id {
 	X(regions, 1, "regions in sync / all regions")			\
 	X(writes_sent, 1, "writes sent to the peer")			\
 	X(writes_received, 1, "writes received from the peer")		\
-	X(pending, 1, "writes awaiting the peer's acknowledgement")	\
+	X(pending, 1, "writes the peer has not yet acknowledged")	\
 	X(bytes_sent, 1, "bytes sent")					\
 	X(bytes_received, 1, "bytes received")				\
 	X(writes_rejected, 1, "writes the peer refused")		\

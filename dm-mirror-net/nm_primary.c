@@ -562,15 +562,15 @@ void nm_check_stuck(struct nm_dev *nm)
 		stuck = true;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (stuck) {
-		DMERR("%s: write not acknowledged within %u ms: dropping link",
-		      nm_name(nm), nm->timeout_ms);
+		nm_err(nm, "write not acknowledged within %u ms: dropping link",
+		       nm->timeout_ms);
 		nm_set_error(nm, "peer_timeout");
 		nm_conn_drop(nm);
 	}
 }
 
 void nm_handle_ack(struct nm_dev *nm, u16 type,
-			  const struct nm_p_ack *a, int *err)
+		   const struct nm_p_ack *a, int *err)
 {
 	struct nm_req *req, *found = NULL;
 	unsigned long flags;
@@ -597,9 +597,8 @@ void nm_handle_ack(struct nm_dev *nm, u16 type,
 		return;
 	}
 	if (a->status)
-		DMERR_LIMIT("%s: peer failed write at sector %llu (error %u)",
-			    nm_name(nm),
-			    (unsigned long long)found->bio->bi_iter.bi_sector,
+		nm_err_limit(nm, "peer failed write at sector %llu (error %u)",
+			     (unsigned long long)found->bio->bi_iter.bi_sector,
 			    nm_h32(a->status));
 	nm_req_peer_done(found, a->status == 0);
 }
@@ -653,8 +652,8 @@ int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len)
 /* Receiver: the secondary could not write [sector, +size). */
 void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 {
-	DMERR_LIMIT("%s: peer failed a write at sector %llu (%u): out of sync",
-		    nm_name(nm), be64_to_cpu(a->sector),
+	nm_err_limit(nm, "peer failed a write at sector %llu (%u): out of sync",
+		     be64_to_cpu(a->sector),
 		    be32_to_cpu(a->status));
 	nm_mark_oos(nm, be64_to_cpu(a->sector),
 		    be32_to_cpu(a->size) >> SECTOR_SHIFT);

@@ -146,8 +146,8 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 	spin_unlock_irqrestore(&nm->lock, fl);
 	/* EAGAIN: the target wrote the region meanwhile; send it again */
 	if (status && status != EAGAIN)
-		DMERR_LIMIT("%s: peer failed resync write of region %lu (%u)",
-			    nm_name(nm), region, status);
+		nm_err_limit(nm, "peer failed resync write of region %lu (%u)",
+			     region, status);
 	if (!status)
 		atomic64_add(be32_to_cpu(a->size), &nm->resync_bytes);
 	nm_sync_kick(nm);
@@ -179,7 +179,7 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->cstate = NM_C_SYNC_TARGET;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	DMINFO("resync target: %llu regions to receive", count);
+	nm_info(nm, "resync target: %llu regions to receive", count);
 	dm_table_event(nm->ti->table);
 	return 0;
 }
@@ -195,7 +195,7 @@ int nm_peer_rs_done(struct nm_dev *nm)
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	r = blkdev_issue_flush(nm->dev->bdev);
 	if (r)
-		DMERR_LIMIT("flush of the backing device failed (%d)", r);
+		nm_err_limit(nm, "flush of the backing device failed (%d)", r);
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->cstate = NM_C_CONNECTED;
 	if (bitmap_empty(nm->oos, nm->nr_regions))
@@ -207,8 +207,8 @@ int nm_peer_rs_done(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
-	DMINFO("resync target: done, disk %s",
-	       nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent");
+	nm_info(nm, "resync target: done, disk %s",
+		nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent");
 	wake_up(&nm->send_wq);
 	dm_table_event(nm->ti->table);
 	return 0;
@@ -341,8 +341,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (start) {
-		DMINFO("%s: resync started: %llu regions to send", nm_name(nm),
-		       be64_to_cpu(c.count));
+		nm_info(nm, "resync started: %llu regions to send",
+			be64_to_cpu(c.count));
 		nm_send_ctrl(nm, NM_P_RS_START, &c, sizeof(c));
 		dm_table_event(nm->ti->table);
 	}
@@ -392,8 +392,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 			r = nm_rs_send(nm, region, sector, bytes);
 		if (r) {
 			if (r != -ENOTCONN)
-				DMERR_LIMIT("%s: resync of region %lu failed (%d)",
-					    nm_name(nm), region, r);
+				nm_err_limit(nm, "resync of region %lu failed (%d)",
+					     region, r);
 			spin_lock_irqsave(&nm->lock, fl);
 			if (__test_and_clear_bit(region, nm->rs_busy))
 				nm->rs_inflight--;
@@ -405,7 +405,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	if (done) {
 		c.count = 0;
 		nm_send_ctrl(nm, NM_P_RS_DONE, &c, sizeof(c));
-		DMINFO("%s: resync finished", nm_name(nm));
+		nm_info(nm, "resync finished");
 		dm_table_event(nm->ti->table);
 	}
 }

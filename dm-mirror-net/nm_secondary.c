@@ -58,8 +58,8 @@ static void nm_peer_endio(struct bio *bio)
 
 	pr->status = blk_status_to_errno(bio->bi_status);
 	if (pr->status) {
-		DMERR_LIMIT("peer write at sector %llu failed (%d)",
-			    (unsigned long long)bio->bi_iter.bi_sector,
+		nm_err_limit(nm, "write from the peer at sector %llu failed (%d)",
+			     (unsigned long long)bio->bi_iter.bi_sector,
 			    pr->status);
 		nm_detach(nm, pr->status);
 	}
@@ -329,8 +329,8 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 	if (nm->ordering == NM_ORD_FLUSH) {
 		r = blkdev_issue_flush(nm->dev->bdev);
 		if (r)
-			DMERR_LIMIT("flush of the backing device failed (%d)",
-				    r);
+			nm_err_limit(nm, "flush of the backing device failed (%d)",
+				     r);
 	}
 	nm->peer_epoch = epoch + 1;
 	nm->peer_epoch_valid = true;

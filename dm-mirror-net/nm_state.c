@@ -73,7 +73,7 @@ bool nm_detach(struct nm_dev *nm, int err)
 	unsigned long flags;
 	bool first = false;
 
-	if (!nm->detach_on_error)
+	if (nm->pass_on)
 		return false;
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->disk != NM_DISK_DISKLESS) {
@@ -83,7 +83,7 @@ bool nm_detach(struct nm_dev *nm, int err)
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (first) {
-		DMERR("local disk I/O error (%d): detached, now diskless", err);
+		nm_err(nm, "local disk I/O error (%d): detached, now diskless", err);
 		nm_set_error(nm, "disk_failed");
 		wake_up(&nm->send_wq);
 		queue_work(nm->wq, &nm->event_work);
@@ -99,7 +99,7 @@ int nm_attach(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->disk != NM_DISK_DISKLESS) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		DMERR("%s: attach: the disk is not detached", nm_name(nm));
+		nm_err(nm, "attach: the disk is not detached");
 		return -EINVAL;
 	}
 	nm->disk = NM_DISK_INCONSISTENT;
@@ -113,16 +113,13 @@ int nm_attach(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
-	DMINFO("%s: disk attached, inconsistent: resyncing from the peer",
-	       nm_name(nm));
-	/* a new handshake carries our disk state and the full bitmap */
-	nm_conn_drop(nm);
+	nm_info(nm, "disk attached, inconsistent: resyncing from the peer");
 	dm_table_event(nm->ti->table);
 	return 0;
 }
 
 int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
-		       unsigned int maxlen)
+		unsigned int maxlen)
 {
 	unsigned long flags;
 	unsigned int sz = 0;
@@ -131,23 +128,20 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 	if (role == NM_ROLE_PRIMARY && nm->cstate >= NM_C_CONNECTED &&
 	    nm->peer_role == NM_ROLE_PRIMARY) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		DMERR("%s: refusing to become primary: the peer is primary",
-		      dm_device_name(dm_table_get_md(nm->ti->table)));
+		nm_err(nm, "refusing to become primary: the peer is primary");
 		DMEMIT("refused: the peer is primary");
 		return -EBUSY;
 	}
 	if (role == NM_ROLE_PRIMARY && nm->role != NM_ROLE_PRIMARY &&
 	    (nm->disk == NM_DISK_INCONSISTENT || nm->disk == NM_DISK_DISKLESS)) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		DMERR("%s: refusing to become primary: local disk is not usable",
-		      dm_device_name(dm_table_get_md(nm->ti->table)));
+		nm_err(nm, "refusing to become primary: local disk is not usable");
 		DMEMIT("refused: local disk is not usable");
 		return -EBUSY;
 	}
 	if (role == NM_ROLE_SECONDARY && nm->cstate == NM_C_SYNC_SOURCE) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		DMERR("%s: refusing to become secondary during a resync",
-		      dm_device_name(dm_table_get_md(nm->ti->table)));
+		nm_err(nm, "refusing to become secondary during a resync");
 		DMEMIT("refused: resync in progress");
 		return -EBUSY;
 	}

@@ -81,7 +81,10 @@ static int nm_parse_addr(const char *s, struct sockaddr_storage *ss)
 	return 0;
 }
 
-/* A decimal number that fits in 32 bits: digits only, no wrap-around. */
+/*
+ * A canonical decimal number that fits in 32 bits: digits only, no sign,
+ * no leading zero (but "0"), no wrap-around.
+ */
 static bool nm_parse_uint(const char *s, unsigned int *v)
 {
 	const char *p;
@@ -89,25 +92,160 @@ static bool nm_parse_uint(const char *s, unsigned int *v)
 	for (p = s; *p; p++)
 		if (*p < '0' || *p > '9')
 			return false;
-	return p != s && !kstrtouint(s, 10, v);
+	if (p == s || (s[0] == '0' && s[1]))
+		return false;
+	return !kstrtouint(s, 10, v);
 }
 
+/* Index of @w in the '|'-separated @words, or -1. */
+static int nm_word_index(const char *words, const char *w)
+{
+	size_t n = strlen(w);
+	int i = 0;
+
+	while (*words) {
+		const char *e = strchrnul(words, '|');
+
+		if (e - words == n && !strncmp(words, w, n))
+			return i;
+		words = *e ? e + 1 : e;
+		i++;
+	}
+	return -1;
+}
+
+/* Print word @idx of the '|'-separated @words. */
+static unsigned int nm_word_emit(char *result, unsigned int maxlen,
+				 unsigned int sz, const char *words,
+				 unsigned int idx)
+{
+	const char *e;
+
+	while (idx-- && *words)
+		words = strchrnul(words, '|') + 1;
+	e = strchrnul(words, '|');
+	DMEMIT("%.*s", (int)(e - words), words);
+	return sz;
+}
+
+/* The table options, from nm_params.h. */
+struct nm_opt_row {
+	const char *kw;
+	enum nm_param_type type;
+	u32 min, max, def;
+	const char *words;
+	const char *invalid;
+	const char *dup;
+};
+
+#define NM_OPT_ROW(kw, id, t, mn, mx, df, since, vh, w, want, h)	\
+	[NM_OPT_##id] = { #kw, NM_PT_##t, mn, mx, df, w,		\
+			  "Invalid " #kw " (want " want ")",		\
+			  "Duplicate optional argument: " #kw },
+static const struct nm_opt_row nm_opts[NM_OPT_COUNT] = {
+	NM_OPTIONS(NM_OPT_ROW)
+};
+
+#undef NM_OPT_ROW
+
+/* Where each number or enum option is kept (a u32 in struct nm_dev). */
+static const size_t nm_opt_field[NM_OPT_COUNT] = {
+	[NM_OPT_ROLE] = offsetof(struct nm_dev, table_role),
+	[NM_OPT_REGION_SIZE] = offsetof(struct nm_dev, region_sectors),
+	[NM_OPT_SYNC] = offsetof(struct nm_dev, sync_none),
+	[NM_OPT_RESYNC_RATE] = offsetof(struct nm_dev, table_rate),
+	[NM_OPT_TIMEOUT] = offsetof(struct nm_dev, timeout_ms),
+	[NM_OPT_PING] = offsetof(struct nm_dev, ping_ms),
+	[NM_OPT_ON_IO_ERROR] = offsetof(struct nm_dev, pass_on),
+	[NM_OPT_INTEGRITY] = offsetof(struct nm_dev, integrity),
+};
+
+static u32 *nm_opt_u32(struct nm_dev *nm, enum nm_opt_id id)
+{
+	return (u32 *)((char *)nm + nm_opt_field[id]);
+}
+
+static void nm_opts_default(struct nm_dev *nm)
+{
+	unsigned int id;
+
+	for (id = 0; id < NM_OPT_COUNT; id++)
+		if (nm_opt_field[id])
+			*nm_opt_u32(nm, id) = nm_opts[id].def;
+}
+
+/* One option's value, by the type of its row. */
+static int nm_parse_opt(struct nm_dev *nm, enum nm_opt_id id,
+			const char *val, char **error)
+{
+	const struct nm_opt_row *o = &nm_opts[id];
+	unsigned int v;
+	int i, r;
+
+	switch (o->type) {
+	case NM_PT_U32:
+	case NM_PT_POW2:
+		if (!nm_parse_uint(val, &v) || v < o->min || v > o->max ||
+		    (o->type == NM_PT_POW2 && !is_power_of_2(v)))
+			goto invalid;
+		*nm_opt_u32(nm, id) = v;
+		return 0;
+	case NM_PT_ENUM:
+		i = nm_word_index(o->words, val);
+		if (i < 0)
+			goto invalid;
+		*nm_opt_u32(nm, id) = i;
+		return 0;
+	case NM_PT_ADDR:	/* listen */
+		if (strlen(val) >= sizeof(nm->listen_str) ||
+		    nm_parse_addr(val, &nm->listen_addr))
+			goto invalid;
+		strscpy(nm->listen_str, val, sizeof(nm->listen_str));
+		return 0;
+	case NM_PT_DEV:		/* meta */
+		r = dm_get_device(nm->ti, val,
+				  dm_table_get_mode(nm->ti->table),
+				  &nm->meta_dev);
+		if (r) {
+			*error = "Cannot open metadata device";
+			return r;
+		}
+		return 0;
+	case NM_PT_KEYDESC:	/* secret */
+		if (strlen(val) < o->min || strlen(val) > o->max ||
+		    strchr(val, '%'))
+			goto invalid;
+		strscpy(nm->secret_desc, val, sizeof(nm->secret_desc));
+		/* look it up here, in the caller's keyrings */
+		nm->secret_key = request_key(&key_type_logon, val, NULL);
+		if (IS_ERR(nm->secret_key)) {
+			r = PTR_ERR(nm->secret_key);
+			nm->secret_key = NULL;
+			*error = "Secret: no logon key with that description";
+			return r;
+		}
+		return 0;
+	}
+invalid:
+	*error = (char *)o->invalid;
+	return -EINVAL;
+}
+
+/* [<#opt_args> <keyword> <value>...], each keyword at most once. */
 static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 			 char **error)
 {
-	static const struct dm_arg _args[] = {
-		{0, 22, "Invalid number of optional arguments"},
-	};
-	unsigned int argc;
-	unsigned long seen = 0;
 	const char *key, *val;
+	unsigned int argc, id;
 	int r;
 
 	if (!as->argc)
 		return 0;
-	r = dm_read_arg_group(_args, as, &argc, error);
-	if (r)
-		return r;
+	if (!nm_parse_uint(dm_shift_arg(as), &argc) ||
+	    argc > 2 * NM_OPT_COUNT) {
+		*error = "Invalid number of optional arguments";
+		return -EINVAL;
+	}
 	if (argc != as->argc) {
 		*error = "Optional argument count does not match the words given";
 		return -EINVAL;
@@ -121,161 +259,73 @@ static int nm_parse_opts(struct nm_dev *nm, struct dm_arg_set *as,
 		}
 		val = dm_shift_arg(as);
 		argc--;
-		if (!strcasecmp(key, "listen")) {
-			if (test_and_set_bit(0, &seen)) {
-				*error = "Duplicate optional argument: listen";
-				return -EINVAL;
-			}
-			if (strlen(val) >= sizeof(nm->listen_str) ||
-			    nm_parse_addr(val, &nm->listen_addr)) {
-				*error = "Invalid listen address (want a.b.c.d:port or [v6]:port)";
-				return -EINVAL;
-			}
-			strscpy(nm->listen_str, val, sizeof(nm->listen_str));
-			nm->has_listen = true;
-		} else if (!strcasecmp(key, "role")) {
-			if (test_and_set_bit(1, &seen)) {
-				*error = "Duplicate optional argument: role";
-				return -EINVAL;
-			}
-			if (!strcmp(val, "primary")) {
-				nm->table_role = NM_ROLE_PRIMARY;
-			} else if (!strcmp(val, "secondary")) {
-				nm->table_role = NM_ROLE_SECONDARY;
-			} else {
-				*error = "Invalid role (want primary or secondary)";
-				return -EINVAL;
-			}
-		} else if (!strcasecmp(key, "meta")) {
-			if (test_and_set_bit(2, &seen)) {
-				*error = "Duplicate optional argument: meta";
-				return -EINVAL;
-			}
-			r = dm_get_device(nm->ti, val,
-					  dm_table_get_mode(nm->ti->table),
-					  &nm->meta_dev);
-			if (r) {
-				*error = "Cannot open metadata device";
-				return r;
-			}
-		} else if (!strcasecmp(key, "region_size")) {
-			unsigned int v;
-
-			if (test_and_set_bit(3, &seen)) {
-				*error = "Duplicate optional argument: region_size";
-				return -EINVAL;
-			}
-			if (!nm_parse_uint(val, &v) || v < 8 ||
-			    v > NM_MAX_REGION || !is_power_of_2(v)) {
-				*error = "Invalid region_size (want a power of two, 8..2048 sectors)";
-				return -EINVAL;
-			}
-			nm->region_sectors = v;
-			nm->has_region_size = true;
-		} else if (!strcasecmp(key, "sync")) {
-			if (test_and_set_bit(4, &seen)) {
-				*error = "Duplicate optional argument: sync";
-				return -EINVAL;
-			}
-			if (!strcmp(val, "full")) {
-				nm->sync_none = false;
-			} else if (!strcmp(val, "none")) {
-				nm->sync_none = true;
-			} else {
-				*error = "Invalid sync (want full or none)";
-				return -EINVAL;
-			}
-			nm->has_sync = true;
-		} else if (!strcasecmp(key, "resync_rate")) {
-			unsigned int v;
-
-			if (test_and_set_bit(5, &seen)) {
-				*error = "Duplicate optional argument: resync_rate";
-				return -EINVAL;
-			}
-			if (!nm_parse_uint(val, &v)) {
-				*error = "Invalid resync_rate (want KiB/s, 0 = adaptive)";
-				return -EINVAL;
-			}
-			nm->table_rate = v;
-			nm->has_rate = true;
-		} else if (!strcasecmp(key, "timeout") ||
-			   !strcasecmp(key, "ping")) {
-			bool to = !strcasecmp(key, "timeout");
-			unsigned int v;
-
-			if (test_and_set_bit(to ? 6 : 7, &seen)) {
-				*error = to ? "Duplicate optional argument: timeout" :
-					      "Duplicate optional argument: ping";
-				return -EINVAL;
-			}
-			if (!nm_parse_uint(val, &v) ||
-			    (to && (v < 500 || v > 600000)) ||
-			    (!to && (v < 100 || v > 60000))) {
-				*error = to ? "Invalid timeout (want 500..600000 ms)" :
-					      "Invalid ping (want 100..60000 ms)";
-				return -EINVAL;
-			}
-			if (to) {
-				nm->timeout_ms = v;
-				nm->has_timeout = true;
-			} else {
-				nm->ping_ms = v;
-				nm->has_ping = true;
-			}
-		} else if (!strcasecmp(key, "on_io_error")) {
-			if (test_and_set_bit(8, &seen)) {
-				*error = "Duplicate optional argument: on_io_error";
-				return -EINVAL;
-			}
-			if (!strcmp(val, "detach")) {
-				nm->detach_on_error = true;
-			} else if (!strcmp(val, "pass_on")) {
-				nm->detach_on_error = false;
-			} else {
-				*error = "Invalid on_io_error (want detach or pass_on)";
-				return -EINVAL;
-			}
-			nm->has_on_io_error = true;
-		} else if (!strcasecmp(key, "integrity")) {
-			if (test_and_set_bit(9, &seen)) {
-				*error = "Duplicate optional argument: integrity";
-				return -EINVAL;
-			}
-			if (strcmp(val, "crc32c")) {
-				*error = "Invalid integrity (want crc32c)";
-				return -EINVAL;
-			}
-			nm->integrity = true;
-		} else if (!strcasecmp(key, "secret")) {
-			if (test_and_set_bit(10, &seen)) {
-				*error = "Duplicate optional argument: secret";
-				return -EINVAL;
-			}
-			if (!*val || strlen(val) >= sizeof(nm->secret_desc) ||
-			    strchr(val, '%')) {
-				*error = "Invalid secret key description";
-				return -EINVAL;
-			}
-			strscpy(nm->secret_desc, val, sizeof(nm->secret_desc));
-			/* look it up here, in the caller's keyrings */
-			nm->secret_key = request_key(&key_type_logon, val, NULL);
-			if (IS_ERR(nm->secret_key)) {
-				r = PTR_ERR(nm->secret_key);
-				nm->secret_key = NULL;
-				*error = "Secret: no logon key with that description";
-				return r;
-			}
-		} else {
+		for (id = 0; id < NM_OPT_COUNT; id++)
+			if (!strcmp(key, nm_opts[id].kw))
+				break;
+		if (id == NM_OPT_COUNT) {
 			*error = "Unknown optional argument";
 			return -EINVAL;
 		}
+		if (test_and_set_bit(id, &nm->given)) {
+			*error = (char *)nm_opts[id].dup;
+			return -EINVAL;
+		}
+		r = nm_parse_opt(nm, id, val, error);
+		if (r)
+			return r;
 	}
 	if (nm->ping_ms >= nm->timeout_ms) {
 		*error = "ping must be shorter than timeout";
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Is option @id part of the canonical reprint? */
+static bool nm_opt_printed(struct nm_dev *nm, enum nm_opt_id id)
+{
+	if (!test_bit(id, &nm->given))
+		return false;
+	/* "role secondary" is the default and never reprinted */
+	return id != NM_OPT_ROLE || nm->table_role == NM_ROLE_PRIMARY;
+}
+
+/* The options of the table line, canonical: given ones, in row order. */
+static unsigned int nm_emit_opts(struct nm_dev *nm, char *result,
+				 unsigned int maxlen, unsigned int sz)
+{
+	unsigned int id, n = 0;
+
+	for (id = 0; id < NM_OPT_COUNT; id++)
+		n += nm_opt_printed(nm, id) ? 2 : 0;
+	if (!n)
+		return sz;
+	DMEMIT(" %u", n);
+	for (id = 0; id < NM_OPT_COUNT; id++) {
+		if (!nm_opt_printed(nm, id))
+			continue;
+		DMEMIT(" %s ", nm_opts[id].kw);
+		switch (nm_opts[id].type) {
+		case NM_PT_U32:
+		case NM_PT_POW2:
+			DMEMIT("%u", *nm_opt_u32(nm, id));
+			break;
+		case NM_PT_ENUM:
+			sz = nm_word_emit(result, maxlen, sz, nm_opts[id].words,
+					  *nm_opt_u32(nm, id));
+			break;
+		case NM_PT_ADDR:
+			DMEMIT("%s", nm->listen_str);
+			break;
+		case NM_PT_DEV:
+			DMEMIT("%s", nm->meta_dev->name);
+			break;
+		case NM_PT_KEYDESC:
+			DMEMIT("%s", nm->secret_desc);
+			break;
+		}
+	}
+	return sz;
 }
 
 static void nm_dtr(struct dm_target *ti);
@@ -422,10 +472,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = nm;
 	nm->ti = ti;
 	nm->sectors = ti->len;
-	nm->region_sectors = NM_DEFAULT_REGION;
-	nm->timeout_ms = NM_TIMEOUT_MS;
-	nm->ping_ms = NM_PING_INTERVAL_MS;
-	nm->detach_on_error = true;
+	nm_opts_default(nm);
 	spin_lock_init(&nm->lock);
 	init_waitqueue_head(&nm->sync_wq);
 	bio_list_init(&nm->rs_wait);
@@ -468,42 +515,32 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	strscpy(nm->peer_str, w, sizeof(nm->peer_str));
 
-	w = dm_shift_arg(&as);
-	if (!strcmp(w, "A")) {
-		nm->protocol = NM_PROTO_A;
-	} else if (!strcmp(w, "B")) {
-		nm->protocol = NM_PROTO_B;
-	} else if (!strcmp(w, "C")) {
-		nm->protocol = NM_PROTO_C;
-	} else {
+	r = nm_word_index(NM_PROTOCOL_LIST, dm_shift_arg(&as));
+	if (r < 0) {
 		ti->error = "Invalid protocol (want A, B or C)";
 		r = -EINVAL;
 		goto bad;
 	}
+	nm->protocol = r;
 
-	w = dm_shift_arg(&as);
-	if (!strcmp(w, "flush")) {
-		nm->ordering = NM_ORD_FLUSH;
-	} else if (!strcmp(w, "drain")) {
-		nm->ordering = NM_ORD_DRAIN;
-	} else if (!strcmp(w, "none")) {
-		nm->ordering = NM_ORD_NONE;
-	} else {
+	r = nm_word_index(NM_ORDERING_LIST, dm_shift_arg(&as));
+	if (r < 0) {
 		ti->error = "Invalid ordering (want flush, drain or none)";
 		r = -EINVAL;
 		goto bad;
 	}
+	nm->ordering = r;
 
 	r = nm_parse_opts(nm, &as, &ti->error);
 	if (r)
 		goto bad;
 	if (nm->meta_dev && nm->meta_dev->bdev == nm->dev->bdev) {
-		ti->error = "Metadata device must not be the local device";
+		ti->error = (char *)nm_opts[NM_OPT_META].invalid;
 		r = -EINVAL;
 		goto bad;
 	}
 
-	if (!nm->has_listen) {
+	if (!test_bit(NM_OPT_LISTEN, &nm->given)) {
 		/* listen on the wildcard address, at the peer's port */
 		nm->listen_addr.ss_family = nm->peer_addr.ss_family;
 		if (nm->peer_addr.ss_family == AF_INET)
@@ -608,14 +645,12 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		      unsigned int maxlen)
 {
 	struct nm_dev *nm = ti->private;
-	static const char * const proto[] = { "A", "B", "C" };
-	static const char * const ord[] = { "flush", "drain", "none" };
 	unsigned long flags, oos;
 	enum nm_cstate cs;
 	enum nm_role role;
 	enum nm_disk disk, pdisk;
 	char err[64];
-	unsigned int sz = 0, nopt;
+	unsigned int sz = 0;
 	u32 kibs;
 	u64 eta;
 
@@ -649,100 +684,102 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		       kibs : 0, eta, atomic64_read(&nm->resync_bytes));
 		break;
 	case STATUSTYPE_TABLE:
-		DMEMIT("%s %s %s %s", nm->dev->name, nm->peer_str,
-		       proto[nm->protocol], ord[nm->ordering]);
-		nopt = (nm->has_listen ? 2 : 0) +
-		       (nm->table_role == NM_ROLE_PRIMARY ? 2 : 0) +
-		       (nm->meta_dev ? 2 : 0) + (nm->has_region_size ? 2 : 0) +
-		       (nm->has_sync ? 2 : 0) + (nm->has_rate ? 2 : 0) +
-		       (nm->has_timeout ? 2 : 0) + (nm->has_ping ? 2 : 0) +
-		       (nm->has_on_io_error ? 2 : 0) + (nm->integrity ? 2 : 0) +
-		       (nm->secret_desc[0] ? 2 : 0);
-		if (nopt)
-			DMEMIT(" %u", nopt);
-		if (nm->has_listen)
-			DMEMIT(" listen %s", nm->listen_str);
-		if (nm->table_role == NM_ROLE_PRIMARY)
-			DMEMIT(" role primary");
-		if (nm->meta_dev)
-			DMEMIT(" meta %s", nm->meta_dev->name);
-		if (nm->has_region_size)
-			DMEMIT(" region_size %u", nm->region_sectors);
-		if (nm->has_sync)
-			DMEMIT(" sync %s", nm->sync_none ? "none" : "full");
-		if (nm->has_rate)
-			DMEMIT(" resync_rate %u", nm->table_rate);
-		if (nm->has_timeout)
-			DMEMIT(" timeout %u", nm->timeout_ms);
-		if (nm->has_ping)
-			DMEMIT(" ping %u", nm->ping_ms);
-		if (nm->has_on_io_error)
-			DMEMIT(" on_io_error %s",
-			       nm->detach_on_error ? "detach" : "pass_on");
-		if (nm->integrity)
-			DMEMIT(" integrity crc32c");
-		if (nm->secret_desc[0])
-			DMEMIT(" secret %s", nm->secret_desc);
+		DMEMIT("%s %s ", nm->dev->name, nm->peer_str);
+		sz = nm_word_emit(result, maxlen, sz, NM_PROTOCOL_LIST,
+				  nm->protocol);
+		DMEMIT(" ");
+		sz = nm_word_emit(result, maxlen, sz, NM_ORDERING_LIST,
+				  nm->ordering);
+		sz = nm_emit_opts(nm, result, maxlen, sz);
 		break;
 	case STATUSTYPE_IMA:
 		DMEMIT_TARGET_NAME_VERSION(ti->type);
-		DMEMIT(",local_dev=%s,peer=%s,protocol=%s,ordering=%s;",
-		       nm->dev->name, nm->peer_str, proto[nm->protocol],
-		       ord[nm->ordering]);
+		DMEMIT(",local_dev=%s,peer=%s,protocol=", nm->dev->name,
+		       nm->peer_str);
+		sz = nm_word_emit(result, maxlen, sz, NM_PROTOCOL_LIST,
+				  nm->protocol);
+		DMEMIT(",ordering=");
+		sz = nm_word_emit(result, maxlen, sz, NM_ORDERING_LIST,
+				  nm->ordering);
+		DMEMIT(";");
 		break;
 	}
 }
+
+/* The messages, from nm_params.h. */
+struct nm_msg_row {
+	const char *word;
+	unsigned int nargs;
+	const char *invalid;
+};
+
+#define NM_MSG_ROW(w, id, n, since, ah, want, h)			\
+	[NM_MSG_##id] = { #w, n, "Invalid " #w " (want " want ")" },
+static const struct nm_msg_row nm_msgs[NM_MSG_COUNT] = {
+	NM_MESSAGES(NM_MSG_ROW)
+};
+
+#undef NM_MSG_ROW
+#define NM_MSG_WORD(w, id, n, since, ah, want, h) " " #w
+#define NM_MSG_HELP "(want one of:" NM_MESSAGES(NM_MSG_WORD) ")"
 
 static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		      char *result, unsigned int maxlen)
 {
 	struct nm_dev *nm = ti->private;
 	unsigned long flags;
+	unsigned int id, v;
+	int r;
 
-	if (argc == 2 && !strcasecmp(argv[0], "resync_rate")) {
-		unsigned int v;
-
+	for (id = 0; argc && id < NM_MSG_COUNT; id++)
+		if (!strcmp(argv[0], nm_msgs[id].word))
+			break;
+	if (!argc || id == NM_MSG_COUNT) {
+		nm_err(nm, "unknown message \"%s\" " NM_MSG_HELP,
+		       argc ? argv[0] : "");
+		return -EINVAL;
+	}
+	if (argc != nm_msgs[id].nargs + 1) {
+		nm_err(nm, "unknown message: %s takes %u argument(s), not %u",
+		       argv[0], nm_msgs[id].nargs, argc - 1);
+		return -EINVAL;
+	}
+	switch (id) {
+	case NM_MSG_PRIMARY:
+		return nm_set_role(nm, NM_ROLE_PRIMARY, result, maxlen);
+	case NM_MSG_SECONDARY:
+		return nm_set_role(nm, NM_ROLE_SECONDARY, result, maxlen);
+	case NM_MSG_CONNECT:
+	case NM_MSG_DISCONNECT:
+		spin_lock_irqsave(&nm->lock, flags);
+		nm->want_connect = id == NM_MSG_CONNECT;
+		spin_unlock_irqrestore(&nm->lock, flags);
+		if (id == NM_MSG_DISCONNECT)
+			nm_conn_drop(nm);
+		wake_up(&nm->conn_wq);
+		return 0;
+	case NM_MSG_RESYNC_RATE:
 		if (!nm_parse_uint(argv[1], &v)) {
-			DMERR("resync_rate wants KiB/s (0 = adaptive), not \"%s\"",
-			      argv[1]);
+			nm_err(nm, "%s", nm_msgs[id].invalid);
 			return -EINVAL;
 		}
 		WRITE_ONCE(nm->rs_rate, v);
 		nm_sync_kick(nm);
 		return 0;
-	}
-	if (argc != 1) {
-		DMERR("unknown message or wrong number of words (want primary, secondary, connect, disconnect, resync_rate N, pause_resync, resume_resync)");
-		return -EINVAL;
-	}
-	if (!strcasecmp(argv[0], "attach"))
-		return nm_attach(nm);
-	if (!strcasecmp(argv[0], "pause_resync") ||
-	    !strcasecmp(argv[0], "resume_resync")) {
+	case NM_MSG_PAUSE_RESYNC:
+	case NM_MSG_RESUME_RESYNC:
 		spin_lock_irqsave(&nm->lock, flags);
-		nm->rs_paused = !strcasecmp(argv[0], "pause_resync");
+		nm->rs_paused = id == NM_MSG_PAUSE_RESYNC;
 		spin_unlock_irqrestore(&nm->lock, flags);
 		nm_sync_kick(nm);
 		return 0;
-	}
-	if (!strcasecmp(argv[0], "primary"))
-		return nm_set_role(nm, NM_ROLE_PRIMARY, result, maxlen);
-	if (!strcasecmp(argv[0], "secondary"))
-		return nm_set_role(nm, NM_ROLE_SECONDARY, result, maxlen);
-	if (!strcasecmp(argv[0], "connect") ||
-	    !strcasecmp(argv[0], "disconnect")) {
-		bool on = !strcasecmp(argv[0], "connect");
-
-		spin_lock_irqsave(&nm->lock, flags);
-		nm->want_connect = on;
-		spin_unlock_irqrestore(&nm->lock, flags);
-		if (!on)
+	case NM_MSG_ATTACH:
+		r = nm_attach(nm);
+		/* a new handshake carries our disk state and the full bitmap */
+		if (!r)
 			nm_conn_drop(nm);
-		wake_up(&nm->conn_wq);
-		return 0;
+		return r;
 	}
-	DMERR("unknown message \"%s\" (want primary, secondary, connect, disconnect, resync_rate N, pause_resync, resume_resync)",
-	      argv[0]);
 	return -EINVAL;
 }
 
@@ -756,8 +793,7 @@ static void nm_resume(struct dm_target *ti)
 	struct nm_dev *nm = ti->private;
 
 	if (nm_conn_start(nm))
-		DMERR("%s: cannot start the connection threads",
-		      dm_device_name(dm_table_get_md(ti->table)));
+		nm_err(nm, "cannot start the connection threads");
 }
 
 static int nm_iterate_devices(struct dm_target *ti,
@@ -770,7 +806,7 @@ static int nm_iterate_devices(struct dm_target *ti,
 
 static struct target_type nm_target = {
 	.name = "netmirror",
-	.version = {1, 4, 0},
+	.version = {NM_TARGET_MAJOR, NM_TARGET_MINOR, NM_TARGET_PATCH},
 	.module = THIS_MODULE,
 	.ctr = nm_ctr,
 	.dtr = nm_dtr,
