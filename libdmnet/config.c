@@ -21,6 +21,7 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,29 +29,6 @@
 
 #include "libdmnet.h"
 #include "internal.h"
-
-int nm_stack_check_name(const char *name, char *err, size_t errlen)
-{
-	const char *p;
-	size_t n = name ? strlen(name) : 0;
-
-	if (!n || n >= NM_NAME_MAX) {
-		nm_seterr(err, errlen, "device name must be 1..%d characters", NM_NAME_MAX - 1);
-		return -EINVAL;
-	}
-	if (!strcmp(name, ".") || !strcmp(name, "..")) {
-		nm_seterr(err, errlen, "device name must not be \".\" or \"..\"");
-		return -EINVAL;
-	}
-	for (p = name; *p; p++) {
-		if (*p == '/' || !isgraph((unsigned char)*p)) {
-			nm_seterr(err, errlen, "device name \"%.40s\" must not contain '/', whitespace or control characters",
-				  name);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
 
 enum tok { T_EOF, T_WORD, T_LBRACE, T_RBRACE, T_SEMI, T_ERR };
 
@@ -205,12 +183,81 @@ static int add_opt(struct lexer *l, struct nm_conf_opt *opts, unsigned *nopts,
 	return 0;
 }
 
+/*
+ * The keywords of an "on HOST" section other than table options: each at
+ * most once, then value, check, copy.
+ */
+static int set_device(struct nm_conf_host *h, const char *v, char *e, size_t el)
+{
+	if (nm_stack_check_name(v, e, el))
+		return -EINVAL;
+	snprintf(h->device, sizeof(h->device), "%s", v);
+	return 0;
+}
+
+static int set_disk(struct nm_conf_host *h, const char *v, char *e, size_t el)
+{
+	char m[NM_ERRLEN];
+
+	if (nm_parse_dev(v, h->disk, sizeof(h->disk), m, sizeof(m))) {
+		nm_seterr(e, el, "disk: %s", m);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_address(struct nm_conf_host *h, const char *v, char *e, size_t el)
+{
+	struct nm_addr a;
+	char m[NM_ERRLEN];
+
+	if (nm_parse_addr(v, &a, m, sizeof(m))) {
+		nm_seterr(e, el, "address: %s", m);
+		return -EINVAL;
+	}
+	if (nm_format_addr(&a, h->address, sizeof(h->address)) < 0) {
+		nm_seterr(e, el, "address too long");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_size(struct nm_conf_host *h, const char *v, char *e, size_t el)
+{
+	if (nm_parse_u64(v, &h->size) || !h->size) {
+		nm_seterr(e, el, "size must be a decimal sector count > 0");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct host_kw {
+	const char *kw;
+	int (*set)(struct nm_conf_host *h, const char *v, char *e, size_t el);
+} host_kws[] = {
+	{ "device", set_device },
+	{ "disk", set_disk },
+	{ "address", set_address },
+	{ "size", set_size },
+};
+
+static const struct host_kw *host_kw_find(const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(host_kws); i++)
+		if (!strcmp(host_kws[i].kw, w))
+			return &host_kws[i];
+	return NULL;
+}
+
 static int parse_host(struct lexer *l, struct nm_conf_resource *r)
 {
+	const struct host_kw *k;
 	struct nm_conf_host *h;
 	char e[NM_ERRLEN], tmp[NM_DEV_MAX];
+	unsigned i, seen = 0;
 	enum tok t;
-	unsigned i;
 
 	if (r->nhosts >= NM_CONF_MAX_HOSTS) {
 		lerr(l, l->tok_line, "resource %s: more than %d \"on\" sections",
@@ -258,57 +305,19 @@ static int parse_host(struct lexer *l, struct nm_conf_resource *r)
 			     h->name, tokname(t));
 			return -EINVAL;
 		}
-		if (!strcmp(l->word, "device")) {
-			if (h->device[0]) {
-				lerr(l, line, "\"device\" given twice");
+		k = host_kw_find(l->word);
+		if (k) {
+			if (seen & (1u << (k - host_kws))) {
+				lerr(l, line, "\"%s\" given twice", k->kw);
 				return -EINVAL;
 			}
-			if (value_semi(l, "device", tmp, sizeof(tmp)))
+			if (value_semi(l, k->kw, tmp, sizeof(tmp)))
 				return -EINVAL;
-			if (nm_stack_check_name(tmp, e, sizeof(e))) {
+			if (k->set(h, tmp, e, sizeof(e))) {
 				lerr(l, line, "%s", e);
 				return -EINVAL;
 			}
-			strcpy(h->device, tmp);
-		} else if (!strcmp(l->word, "disk")) {
-			if (h->disk[0]) {
-				lerr(l, line, "\"disk\" given twice");
-				return -EINVAL;
-			}
-			if (value_semi(l, "disk", tmp, sizeof(tmp)))
-				return -EINVAL;
-			if (nm_parse_dev(tmp, h->disk, sizeof(h->disk), e, sizeof(e))) {
-				lerr(l, line, "disk: %s", e);
-				return -EINVAL;
-			}
-		} else if (!strcmp(l->word, "address")) {
-			struct nm_addr a;
-
-			if (h->address[0]) {
-				lerr(l, line, "\"address\" given twice");
-				return -EINVAL;
-			}
-			if (value_semi(l, "address", tmp, sizeof(tmp)))
-				return -EINVAL;
-			if (nm_parse_addr(tmp, &a, e, sizeof(e))) {
-				lerr(l, line, "address: %s", e);
-				return -EINVAL;
-			}
-			if (nm_format_addr(&a, h->address, sizeof(h->address)) < 0) {
-				lerr(l, line, "address too long");
-				return -EINVAL;
-			}
-		} else if (!strcmp(l->word, "size")) {
-			if (h->size) {
-				lerr(l, line, "\"size\" given twice");
-				return -EINVAL;
-			}
-			if (value_semi(l, "size", tmp, sizeof(tmp)))
-				return -EINVAL;
-			if (nm_parse_u64(tmp, &h->size) || !h->size) {
-				lerr(l, line, "size must be a decimal sector count > 0");
-				return -EINVAL;
-			}
+			seen |= 1u << (k - host_kws);
 		} else if (nm_opt_find(l->word)) {
 			if (add_opt(l, h->opts, &h->nopts,
 				    nm_opt_find(l->word)->keyword))
@@ -327,8 +336,46 @@ static int parse_host(struct lexer *l, struct nm_conf_resource *r)
 	return 0;
 }
 
+/* The positional table words a resource may set (kept as text). */
+static int check_protocol(const char *v)
+{
+	enum dmnet_protocol p;
+
+	return nm_protocol_parse(v, &p);
+}
+
+static int check_ordering(const char *v)
+{
+	enum dmnet_ordering o;
+
+	return nm_ordering_parse(v, &o);
+}
+
+static const struct res_kw {
+	const char *kw;
+	size_t offset;			/* char[8] in struct nm_conf_resource */
+	int (*check)(const char *v);
+	const char *want;		/* as the kernel's refusal */
+} res_kws[] = {
+	{ "protocol", offsetof(struct nm_conf_resource, protocol),
+	  check_protocol, "A, B or C" },
+	{ "ordering", offsetof(struct nm_conf_resource, ordering),
+	  check_ordering, "flush, drain or none" },
+};
+
+static const struct res_kw *res_kw_find(const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(res_kws); i++)
+		if (!strcmp(res_kws[i].kw, w))
+			return &res_kws[i];
+	return NULL;
+}
+
 static int parse_resource(struct lexer *l, struct nm_conf *c)
 {
+	const struct res_kw *k;
 	struct nm_conf_resource *r;
 	enum tok t;
 	unsigned i;
@@ -382,34 +429,20 @@ static int parse_resource(struct lexer *l, struct nm_conf *c)
 		if (!strcmp(l->word, "on")) {
 			if (parse_host(l, r))
 				return -EINVAL;
-		} else if (!strcmp(l->word, "protocol")) {
-			enum nm_protocol p;
+		} else if ((k = res_kw_find(l->word))) {
+			char *dst = (char *)r + k->offset;
 
-			if (r->protocol[0]) {
-				lerr(l, line, "\"protocol\" given twice");
+			if (*dst) {
+				lerr(l, line, "\"%s\" given twice", k->kw);
 				return -EINVAL;
 			}
-			if (value_semi(l, "protocol", v, sizeof(v)) )
+			if (value_semi(l, k->kw, v, sizeof(v)))
 				return -EINVAL;
-			if (nm_protocol_parse(v, &p)) {
-				lerr(l, line, "protocol must be A, B or C");
-				return -EINVAL;
-			}
-			strcpy(r->protocol, v);
-		} else if (!strcmp(l->word, "ordering")) {
-			enum nm_ordering o;
-
-			if (r->ordering[0]) {
-				lerr(l, line, "\"ordering\" given twice");
+			if (k->check(v)) {
+				lerr(l, line, "Invalid %s (want %s)", k->kw, k->want);
 				return -EINVAL;
 			}
-			if (value_semi(l, "ordering", v, sizeof(v)))
-				return -EINVAL;
-			if (nm_ordering_parse(v, &o)) {
-				lerr(l, line, "ordering must be flush, drain or none");
-				return -EINVAL;
-			}
-			strcpy(r->ordering, v);
+			strcpy(dst, v);
 		} else if (nm_opt_find(l->word)) {
 			if (add_opt(l, r->opts, &r->nopts,
 				    nm_opt_find(l->word)->keyword))

@@ -6,7 +6,9 @@
 #include <stddef.h>
 
 #define NM_HIDDEN __attribute__((visibility("hidden")))
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+/* util.c */
 NM_HIDDEN void nm_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

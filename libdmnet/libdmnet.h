@@ -4,9 +4,9 @@
  *
  * Three layers, in three groups of files:
  *
- *   table.c, status.c, config.c  Pure models: parse/validate/format the
- *                                target's table line, status line and the
- *                                /etc/netmirror.conf file.  No ioctls, no
+ *   table.c, message.c, status.c Pure models: parse/validate/format the
+ *   config.c, util.c             target's table line, messages, status line
+ *                                and /etc/netmirror.conf.  No ioctls, no
  *                                libdevmapper, no allocation on the parse
  *                                path: unit-testable and fuzzable as any user.
  *   dm.c                         Device operations through libdevmapper only
@@ -24,6 +24,9 @@
  * value on failure (-EINVAL for parse errors).
  *
  * THE CONTRACT (must match dm-netmirror.ko exactly; see docs/netmirror.rst):
+ * both sides are built from dm-mirror-net/nm_params.h (installed next to
+ * this header): the option rows (keyword, type, range, default, target
+ * version), the messages, the status fields and the state words.
  *
  * Table line:
  *   <start> <len> netmirror <local_dev> <peer_addr> <protocol> <ordering>
@@ -33,40 +36,39 @@
  *   peer_addr  "a.b.c.d:port" or "[ipv6]:port", port 1..65535
  *   protocol   A | B | C
  *   ordering   flush | drain | none
- *   options    "<count> <word>..." where count == number of following words;
- *              each keyword at most once.  The kernel reprints options in
- *              canonical order (listen, role, meta, region_size, sync,
- *              resync_rate, timeout, ping, on_io_error, integrity, secret)
- *              and omits the group when no option is set.
+ *   options    "<count> <word>..." where count == number of following words
+ *              (0..2 * NM_OPT_COUNT, even); each keyword at most once.  The
+ *              kernel reprints options in NM_OPTIONS row order, omits
+ *              "role secondary" and omits the group when no option is set.
  *
- * Number syntax (all numeric fields): decimal digits only, no sign, no
- * leading zeros ("0" itself is fine), no overflow.  IPv4 octets follow the
- * same rule, so every accepted line has exactly one canonical spelling and
- * "table as loaded" == "table as reprinted" for canonical input.
+ * Strict syntax, as the kernel: keywords, enum words and message words
+ * match exactly (lower case); numbers (option values, the option count,
+ * IPv4 octets, ports) are decimal digits only, no sign, no leading zero
+ * ("0" itself is fine), within the row's min..max.  So every accepted line
+ * has exactly one canonical spelling and "table as loaded" == "table as
+ * reprinted" for canonical input.
  *
- * Status line (after the target name):
- *   <role> <connection> <disk>/<peer_disk> <in_sync_regions>/<total_regions>
- *   <writes_sent> <writes_received> <pending> <bytes_sent> <bytes_received>
- *   <writes_rejected> <last_error>                           (1.1.0)
- *   <resync_kibs> <eta_seconds> <resync_bytes>               (1.2.0)
- *   [further fields of newer modules, kept verbatim in nm_status.extra]
- *   Older modules may stop after any group from the 4th on.
- *   resync_kibs is 0 when no resync runs; eta_seconds is the kernel's
- *   estimate (0 when unknown/no resync); resync_bytes counts bytes copied
- *   by resyncs since the device was created.
+ * Errors of nm_table_parse() for what the kernel also checks are the
+ * kernel's texts, byte for byte (what "dmsetup create" prints after
+ * "netmirror: "): "Unknown optional argument", "Duplicate optional
+ * argument: <kw>", "Invalid <kw> (want <want>)", "Optional argument is
+ * missing its value", "Invalid number of optional arguments", "Optional
+ * argument count does not match the words given", "ping must be shorter
+ * than timeout", "Invalid peer address (want ...)", "Invalid protocol (want
+ * A, B or C)", "Invalid ordering (want flush, drain or none)".  The shared
+ * corpus tests/corpus/table-lines.txt holds the cases.
  *
- * Canonical table form = what dm-netmirror 1.2 reprints: "role secondary"
- * is the default and is not reprinted (nor by nm_table_format()); the
- * kernel reprints local_dev as major:minor (compare after resolving).
- *
- * Messages: primary | secondary | connect | disconnect
- *           (1.2: resync_rate N | pause_resync | resume_resync)
+ * Status line (after the target name): the fields of NM_STATUS_FIELDS, in
+ * order; older modules may stop after any field from the 4th on; words of
+ * newer modules are kept verbatim in nm_status.extra.
  */
 #ifndef LIBDMNET_H
 #define LIBDMNET_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "nm_params.h"	/* NM_TARGET_MAJOR/MINOR, NM_OPT_*, NM_MSG_*, NM_SF_* */
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,20 +77,6 @@ extern "C" {
 #define NM_TARGET_NAME		"netmirror"
 #define NM_UUID_PREFIX		"NETMIRROR-"	/* dm UUID = prefix + name */
 #define NM_ERRLEN		256		/* a good size for err buffers */
-
-/* Target version this library was written against. */
-#define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		4
-/* Minor version expected to introduce options this library does not know
- * yet (none pending).  History: listen/role 1.1; meta/region_size/sync/
- * resync_rate 1.2; timeout/ping/integrity/secret 1.3; on_io_error 1.4.
- * nmsetup refuses an option newer than the loaded module (exit 6). */
-#define NM_MINOR_NEXT		5
-
-/* Kernel defaults and limits of the 1.3 options (dm-netmirror.h). */
-#define NM_DEFAULT_TIMEOUT_MS	6000	/* timeout 500..600000 */
-#define NM_DEFAULT_PING_MS	2000	/* ping 100..60000, < timeout */
-#define NM_SECRET_DESC_MAX	63	/* logon key description, no '%' */
 
 #define NM_DEV_MAX		1024	/* local_dev / meta path incl. NUL */
 #define NM_ADDR_MAX		64	/* "[ipv6]:port" incl. NUL */
@@ -101,12 +89,23 @@ extern "C" {
 /* Table model (table.c)                                               */
 /* ------------------------------------------------------------------ */
 
-enum nm_protocol { NM_PROTO_A, NM_PROTO_B, NM_PROTO_C };
-enum nm_ordering { NM_ORDER_FLUSH, NM_ORDER_DRAIN, NM_ORDER_NONE };
-enum nm_role { NM_ROLE_SECONDARY, NM_ROLE_PRIMARY };
-enum nm_sync { NM_SYNC_FULL, NM_SYNC_NONE };
-enum nm_io_error { NM_IOERR_DETACH, NM_IOERR_PASS_ON };
-enum nm_integrity { NM_INTEGRITY_CRC32C };
+/*
+ * libdmnet's enums carry the dmnet_/DMNET_ prefix so that a file can
+ * include both this header and nm_wire.h; where the wire has the same
+ * notion the values are the wire's (protocol, ordering, role, disk).
+ */
+enum dmnet_protocol { DMNET_PROTO_A, DMNET_PROTO_B, DMNET_PROTO_C };
+enum dmnet_ordering { DMNET_ORDER_FLUSH, DMNET_ORDER_DRAIN, DMNET_ORDER_NONE };
+/* Values of enum options = index of the word in the row's words (for
+ * role that is the wire's value too). */
+enum dmnet_role {
+#define DMNET_ROLE_ROW(ID, word) DMNET_ROLE_##ID,
+	NM_ROLE_WORDS(DMNET_ROLE_ROW)
+#undef DMNET_ROLE_ROW
+};
+enum dmnet_sync { DMNET_SYNC_FULL, DMNET_SYNC_NONE };
+enum dmnet_io_error { DMNET_IOERR_DETACH, DMNET_IOERR_PASS_ON };
+enum dmnet_integrity { DMNET_INTEGRITY_CRC32C };
 
 /* A network endpoint as written in a table ("1.2.3.4:7789", "[::1]:7789"). */
 struct nm_addr {
@@ -115,24 +114,15 @@ struct nm_addr {
 	uint16_t port;			/* host byte order, 1..65535 */
 };
 
-/* Option identifiers; the bit (1u << id) is set in nm_table.opts when the
- * option was given.  The order of this enum IS the canonical order. */
-enum nm_opt_id {
-	NM_OPT_LISTEN,
-	NM_OPT_ROLE,
-	NM_OPT_META,
-	NM_OPT_REGION_SIZE,
-	NM_OPT_SYNC,
-	NM_OPT_RESYNC_RATE,
-	NM_OPT_TIMEOUT,
-	NM_OPT_PING,
-	NM_OPT_ON_IO_ERROR,
-	NM_OPT_INTEGRITY,
-	NM_OPT_SECRET,
-	NM__OPT_COUNT
-};
+/* Bit of option id (enum nm_opt_id of nm_params.h) in nm_table.opts. */
 #define NM_OPT_BIT(id)	(1u << (id))
 
+/*
+ * One typed field per NM_OPTIONS row, named as the keyword:
+ *   ADDR struct nm_addr, ENUM an enum (values above), DEV char[NM_DEV_MAX],
+ *   POW2 and U32 uint32_t, KEYDESC char[NM_SECRET_MAX].
+ * nm_table_init() sets every field to the row's default.
+ */
 struct nm_table {
 	/* Only meaningful for full lines (nm_table_parse_line/format_line). */
 	uint64_t start;			/* sectors */
@@ -140,59 +130,69 @@ struct nm_table {
 
 	char local_dev[NM_DEV_MAX];
 	struct nm_addr peer;
-	enum nm_protocol protocol;
-	enum nm_ordering ordering;
+	enum dmnet_protocol protocol;
+	enum dmnet_ordering ordering;
 
-	unsigned opts;			/* NM_OPT_BIT()s of options given */
-	struct nm_addr listen;		/* listen */
-	enum nm_role role;		/* role, default secondary; the bit
-					 * is only kept for primary */
-	char meta_dev[NM_DEV_MAX];	/* meta (1.2) */
-	uint64_t region_size;		/* region_size sectors, 2^n, 8..2048 (1.2) */
-	enum nm_sync sync;		/* sync, default full (1.2) */
-	uint32_t resync_rate;		/* resync_rate KiB/s (1.2) */
-	uint32_t timeout_ms;		/* timeout ms, 500..600000 (1.3) */
-	uint32_t ping_ms;		/* ping ms, 100..60000, < timeout (1.3) */
-	enum nm_io_error on_io_error;	/* on_io_error, default detach (1.4) */
-	enum nm_integrity integrity;	/* integrity (1.3) */
-	char secret[NM_SECRET_MAX];	/* logon key description (1.3) */
+	unsigned opts;			/* NM_OPT_BIT()s of options given;
+					 * the role bit only for primary */
+	struct nm_addr listen;
+	enum dmnet_role role;
+	char meta[NM_DEV_MAX];
+	uint32_t region_size;		/* sectors */
+	enum dmnet_sync sync;
+	uint32_t resync_rate;		/* KiB/s, 0 = adaptive */
+	uint32_t timeout;		/* ms */
+	uint32_t ping;			/* ms, < timeout */
+	enum dmnet_io_error on_io_error;
+	enum dmnet_integrity integrity;
+	char secret[NM_SECRET_MAX];	/* logon key description */
 };
 
-/* Description of one optional keyword; see nm_opt_defs(). */
+/* One NM_OPTIONS row, plus where its value lives in struct nm_table. */
 struct nm_opt_def {
 	const char *keyword;
 	enum nm_opt_id id;
+	enum nm_param_type type;
+	uint32_t min, max;		/* numbers: range; KEYDESC: length */
+	uint32_t def;			/* numbers: default; ENUM: word index */
 	unsigned min_minor;		/* target 1.<min_minor> introduced it */
-	const char *value_help;		/* e.g. "primary|secondary" */
-	/* Parse the value into t (does not touch t->opts); error text is
-	 * the reason only, e.g. "role must be primary or secondary". */
-	int (*parse)(struct nm_table *t, const char *val, char *err,
-		     size_t errlen);
-	/* Print the value; returns length or -ENOSPC. */
-	int (*format)(const struct nm_table *t, char *buf, size_t len);
+	const char *value_help;		/* e.g. "MS", "primary|secondary" */
+	const char *words;		/* ENUM: "a|b"; others "" */
+	const char *want;		/* "Invalid <kw> (want <want>)" */
+	const char *help;		/* one line */
+	size_t offset, size;		/* the field in struct nm_table */
 };
 
 /* The option table, in canonical order; *n receives the entry count. */
 const struct nm_opt_def *nm_opt_defs(size_t *n);
-/* Look up an option by keyword; NULL if unknown. */
+/* Look up an option by keyword (exact match); NULL if unknown. */
 const struct nm_opt_def *nm_opt_find(const char *keyword);
+/* Word i (0-based) of an ENUM option into buf; -ENOENT past the last. */
+int nm_opt_word(const struct nm_opt_def *d, unsigned i, char *buf, size_t len);
+/* Parse a value into its field of t per the row's type (t->opts is not
+ * touched); the error is "Invalid <kw> (want <want>)". */
+int nm_opt_parse(const struct nm_opt_def *d, struct nm_table *t,
+		 const char *val, char *err, size_t errlen);
+/* Print the field's value; returns the length, -ENOSPC or -EINVAL. */
+int nm_opt_format(const struct nm_opt_def *d, const struct nm_table *t,
+		  char *buf, size_t len);
 
-/* Fill *t with defaults: protocol C, ordering flush, no options, role
- * secondary, sync full, on_io_error detach, start 0, len 0. */
+/* Fill *t: protocol C, ordering flush, no options, every option field at
+ * its row's default, start 0, len 0. */
 void nm_table_init(struct nm_table *t);
 
 /* Parse target params (everything after "netmirror").  On error returns
- * -EINVAL and writes e.g. `word 3 "D": protocol must be A, B or C`. */
+ * -EINVAL and writes the kernel's text (see above) where the kernel checks
+ * the same thing. */
 int nm_table_parse(const char *params, struct nm_table *t,
 		   char *err, size_t errlen);
-/* Parse a whole table line "<start> <len> netmirror <params>". Word numbers
- * in errors count from the start of the line. */
+/* Parse a whole table line "<start> <len> netmirror <params>". */
 int nm_table_parse_line(const char *line, struct nm_table *t,
 			char *err, size_t errlen);
 
-/* Cross-field checks that the syntax alone cannot express (e.g. meta_dev
- * != local_dev, listen/peer family).  parse calls it; call it yourself after
- * filling a struct by hand. */
+/* Cross-field checks that the syntax alone cannot express (meta !=
+ * local_dev, listen/peer family, ping < timeout).  parse calls it; call it
+ * yourself after filling a struct by hand. */
 int nm_table_validate(const struct nm_table *t, char *err, size_t errlen);
 
 /* Format canonical params / a whole line.  Returns the string length, or
@@ -208,8 +208,8 @@ int nm_table_check_version(const struct nm_table *t, unsigned major,
 			   unsigned minor, char *err, size_t errlen);
 
 /* Set an option from keyword + value as if it were in the table (used by
- * the CLI and the config file).  Error texts like the parser's, without
- * the word number. */
+ * the CLI and the config file): "Invalid <kw> (want ...)", or
+ * "Unknown optional argument \"kw\" (known: ...)". */
 int nm_table_set_option(struct nm_table *t, const char *keyword,
 			const char *value, char *err, size_t errlen);
 
@@ -219,47 +219,66 @@ int nm_format_addr(const struct nm_addr *a, char *buf, size_t len);
 int nm_parse_dev(const char *s, char *out, size_t outlen,
 		 char *err, size_t errlen);
 int nm_parse_u64(const char *s, uint64_t *v);	/* strict decimal */
-const char *nm_protocol_str(enum nm_protocol p);
-const char *nm_ordering_str(enum nm_ordering o);
-const char *nm_role_str(enum nm_role r);
-int nm_protocol_parse(const char *s, enum nm_protocol *p);
-int nm_ordering_parse(const char *s, enum nm_ordering *o);
-int nm_role_parse(const char *s, enum nm_role *r);
+/* Strict decimal in min..max (no sign, no leading zero, 32 bits). */
+int nm_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v);
+const char *nm_protocol_str(enum dmnet_protocol p);
+const char *nm_ordering_str(enum dmnet_ordering o);
+const char *nm_role_str(enum dmnet_role r);
+int nm_protocol_parse(const char *s, enum dmnet_protocol *p);
+int nm_ordering_parse(const char *s, enum dmnet_ordering *o);
+int nm_role_parse(const char *s, enum dmnet_role *r);
+
+/* ------------------------------------------------------------------ */
+/* Target messages (message.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/* One NM_MESSAGES row. */
+struct nm_msg_def {
+	const char *word;
+	enum nm_msg_id id;
+	unsigned nargs;
+	unsigned min_minor;
+	const char *arg_help;		/* "" without an argument */
+	const char *want;
+	const char *help;
+};
+const struct nm_msg_def *nm_msg_defs(size_t *n);
+const struct nm_msg_def *nm_msg_find(const char *word);
+/* Check a message as the kernel parses it ("resync_rate 100"): -EINVAL
+ * with "unknown message" (unknown word, wrong argument count) or
+ * "Invalid <word> (want <want>)" (bad argument). */
+int nm_message_check(const char *msg, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* Status model (status.c)                                             */
 /* ------------------------------------------------------------------ */
 
-enum nm_conn {
-	NM_CONN_STANDALONE, NM_CONN_CONNECTING, NM_CONN_CONNECTED,
-	NM_CONN_SYNC_SOURCE, NM_CONN_SYNC_TARGET,
-	NM_CONN_OTHER		/* word unknown to this library: see conn_str */
+enum dmnet_conn {
+#define DMNET_CONN_ROW(ID, word) DMNET_CONN_##ID,
+	NM_CSTATE_WORDS(DMNET_CONN_ROW)
+#undef DMNET_CONN_ROW
+	DMNET_CONN_OTHER	/* word unknown to this library: see conn_str */
 };
-enum nm_disk {
-	NM_DISK_UPTODATE, NM_DISK_INCONSISTENT, NM_DISK_OUTDATED,
-	NM_DISK_UNKNOWN, NM_DISK_FAILED, NM_DISK_DISKLESS,
-	NM_DISK_OTHER		/* word unknown to this library */
+/* Disk states; values are the wire's (enum nm_disk of nm_wire.h). */
+enum dmnet_disk {
+#define DMNET_DISK_ROW(ID, word) DMNET_DISK_##ID,
+	NM_DISK_WORDS(DMNET_DISK_ROW)
+#undef DMNET_DISK_ROW
+	DMNET_DISK_OTHER	/* word unknown to this library */
 };
 
 #define NM_STATUS_WORD_MAX	32
 #define NM_STATUS_EXTRA_MAX	1024
 
-/* Status field groups, in order; nm_status.ngroups counts those present. */
-enum nm_status_group {
-	NM_SG_ROLE, NM_SG_CONN, NM_SG_DISKS, NM_SG_REGIONS,	/* mandatory */
-	NM_SG_WRITES_SENT, NM_SG_WRITES_RECEIVED, NM_SG_PENDING,
-	NM_SG_BYTES_SENT, NM_SG_BYTES_RECEIVED,
-	NM_SG_WRITES_REJECTED, NM_SG_LAST_ERROR,		/* 1.1.0 */
-	NM_SG_RESYNC_KIBS, NM_SG_ETA, NM_SG_RESYNC_BYTES,	/* 1.2.0 */
-	NM__SG_COUNT
-};
+/* Status fields: enum nm_status_field_id (NM_SF_*) of nm_params.h;
+ * nm_status.ngroups counts those present. */
 #define NM_STATUS_MIN_GROUPS	4
 
 struct nm_status {
-	unsigned ngroups;		/* known groups present (4..14) */
-	enum nm_role role;
-	enum nm_conn conn;
-	enum nm_disk disk, peer_disk;
+	unsigned ngroups;		/* known fields present (4..NM_SF_COUNT) */
+	enum dmnet_role role;
+	enum dmnet_conn conn;
+	enum dmnet_disk disk, peer_disk;
 	/* The words as printed; always filled, useful for NM_*_OTHER. */
 	char role_str[NM_STATUS_WORD_MAX];
 	char conn_str[NM_STATUS_WORD_MAX];
@@ -293,8 +312,8 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 double nm_status_sync_percent(const struct nm_status *s);
 /* 1 if in sync and connected (what wait-sync waits for). */
 int nm_status_is_synced(const struct nm_status *s);
-const char *nm_conn_str(enum nm_conn c);
-const char *nm_disk_str(enum nm_disk d);
+const char *nm_conn_str(enum dmnet_conn c);
+const char *nm_disk_str(enum dmnet_disk d);
 
 /* ------------------------------------------------------------------ */
 /* Configuration file (config.c), see netmirror.conf(5)                */

@@ -17,21 +17,19 @@
 #include "libdmnet.h"
 #include "internal.h"
 
-static const char *const conn_names[] = {
-	"standalone", "connecting", "connected", "sync_source", "sync_target",
-};
-static const char *const disk_names[] = {
-	"uptodate", "inconsistent", "outdated", "unknown", "failed", "diskless",
-};
+#define STATE_STR(ID, w) #w,
+static const char *const conn_names[] = { NM_CSTATE_WORDS(STATE_STR) };
+static const char *const disk_names[] = { NM_DISK_WORDS(STATE_STR) };
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+_Static_assert(NELEM(conn_names) == DMNET_CONN_OTHER, "connection words");
+_Static_assert(NELEM(disk_names) == DMNET_DISK_OTHER, "disk words");
 
-const char *nm_conn_str(enum nm_conn c)
+const char *nm_conn_str(enum dmnet_conn c)
 {
 	return (unsigned)c < NELEM(conn_names) ? conn_names[c] : "other";
 }
 
-const char *nm_disk_str(enum nm_disk d)
+const char *nm_disk_str(enum dmnet_disk d)
 {
 	return (unsigned)d < NELEM(disk_names) ? disk_names[d] : "other";
 }
@@ -59,26 +57,23 @@ static int state_word(const char *w, const char *const *names, size_t n,
 	return other;
 }
 
-static const char *const group_names[NM__SG_COUNT] = {
-	"role", "connection", "disk/peer_disk", "in_sync/total regions",
-	"writes_sent", "writes_received", "pending", "bytes_sent",
-	"bytes_received", "writes_rejected", "last_error", "resync_kibs",
-	"eta_seconds", "resync_bytes",
-};
+#define SF_NAME(name, ...) #name,
+static const char *const group_names[] = { NM_STATUS_FIELDS(SF_NAME) };
+_Static_assert(NELEM(group_names) == NM_SF_COUNT, "status fields");
 
 /* The numeric groups (all but role/conn/disks/regions/last_error). */
 static uint64_t *num_field(struct nm_status *s, unsigned g)
 {
 	switch (g) {
-	case NM_SG_WRITES_SENT:		return &s->writes_sent;
-	case NM_SG_WRITES_RECEIVED:	return &s->writes_received;
-	case NM_SG_PENDING:		return &s->pending;
-	case NM_SG_BYTES_SENT:		return &s->bytes_sent;
-	case NM_SG_BYTES_RECEIVED:	return &s->bytes_received;
-	case NM_SG_WRITES_REJECTED:	return &s->writes_rejected;
-	case NM_SG_RESYNC_KIBS:		return &s->resync_kibs;
-	case NM_SG_ETA:			return &s->eta_seconds;
-	case NM_SG_RESYNC_BYTES:	return &s->resync_bytes;
+	case NM_SF_writes_sent:		return &s->writes_sent;
+	case NM_SF_writes_received:	return &s->writes_received;
+	case NM_SF_pending:		return &s->pending;
+	case NM_SF_bytes_sent:		return &s->bytes_sent;
+	case NM_SF_bytes_received:	return &s->bytes_received;
+	case NM_SF_writes_rejected:	return &s->writes_rejected;
+	case NM_SF_resync_kibs:		return &s->resync_kibs;
+	case NM_SF_eta_seconds:			return &s->eta_seconds;
+	case NM_SF_resync_bytes:	return &s->resync_bytes;
 	default:			return NULL;
 	}
 }
@@ -95,7 +90,7 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 	memset(&s, 0, sizeof(s));
 	nm_words_init(&w, params, 0);
 
-	for (g = 0; g < NM__SG_COUNT; g++) {
+	for (g = 0; g < NM_SF_COUNT; g++) {
 		char *slash;
 
 		r = nm_words_next(&w, word, NM_STATUS_WORD_MAX * 2 + 1, err, errlen);
@@ -110,7 +105,7 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 			break;
 		}
 		switch (g) {
-		case NM_SG_ROLE:
+		case NM_SF_role:
 			if (nm_role_parse(word, &s.role)) {
 				nm_seterr(err, errlen, "word %u \"%.40s\": role must be primary or secondary",
 					  w.idx, word);
@@ -118,17 +113,17 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 			}
 			strcpy(s.role_str, nm_role_str(s.role));
 			break;
-		case NM_SG_CONN:
+		case NM_SF_connection:
 			if (strlen(word) >= NM_STATUS_WORD_MAX || !is_ident(word)) {
 				nm_seterr(err, errlen, "word %u \"%.40s\": bad connection state",
 					  w.idx, word);
 				return -EINVAL;
 			}
-			s.conn = (enum nm_conn)state_word(word, conn_names,
+			s.conn = (enum dmnet_conn)state_word(word, conn_names,
 				NELEM(conn_names), s.conn_str, sizeof(s.conn_str),
-				NM_CONN_OTHER);
+				DMNET_CONN_OTHER);
 			break;
-		case NM_SG_DISKS:
+		case NM_SF_disks:
 			slash = strchr(word, '/');
 			if (!slash) {
 				nm_seterr(err, errlen, "word %u \"%.40s\": expected disk/peer_disk",
@@ -144,14 +139,14 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 					  w.idx, word);
 				return -EINVAL;
 			}
-			s.disk = (enum nm_disk)state_word(word, disk_names,
+			s.disk = (enum dmnet_disk)state_word(word, disk_names,
 				NELEM(disk_names), s.disk_str, sizeof(s.disk_str),
-				NM_DISK_OTHER);
-			s.peer_disk = (enum nm_disk)state_word(slash + 1,
+				DMNET_DISK_OTHER);
+			s.peer_disk = (enum dmnet_disk)state_word(slash + 1,
 				disk_names, NELEM(disk_names), s.peer_disk_str,
-				sizeof(s.peer_disk_str), NM_DISK_OTHER);
+				sizeof(s.peer_disk_str), DMNET_DISK_OTHER);
 			break;
-		case NM_SG_REGIONS:
+		case NM_SF_regions:
 			slash = strchr(word, '/');
 			if (slash)
 				*slash = '\0';
@@ -170,7 +165,7 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 				return -EINVAL;
 			}
 			break;
-		case NM_SG_LAST_ERROR: {
+		case NM_SF_last_error: {
 			const char *p;
 
 			for (p = word; *p; p++)
@@ -234,16 +229,16 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 	if (!len)
 		return -ENOSPC;
 	buf[0] = '\0';
-	if (s->ngroups < NM_STATUS_MIN_GROUPS || s->ngroups > NM__SG_COUNT)
+	if (s->ngroups < NM_STATUS_MIN_GROUPS || s->ngroups > NM_SF_COUNT)
 		return -EINVAL;
 	EMIT("%s %s %s/%s %" PRIu64 "/%" PRIu64, nm_role_str(s->role),
-	     s->conn == NM_CONN_OTHER ? s->conn_str : nm_conn_str(s->conn),
-	     s->disk == NM_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
-	     s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str :
+	     s->conn == DMNET_CONN_OTHER ? s->conn_str : nm_conn_str(s->conn),
+	     s->disk == DMNET_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
+	     s->peer_disk == DMNET_DISK_OTHER ? s->peer_disk_str :
 	     nm_disk_str(s->peer_disk),
 	     s->in_sync_regions, s->total_regions);
-	for (g = NM_SG_WRITES_SENT; g < s->ngroups; g++) {
-		if (g == NM_SG_LAST_ERROR)
+	for (g = NM_SF_writes_sent; g < s->ngroups; g++) {
+		if (g == NM_SF_last_error)
 			EMIT(" %s", s->last_error);
 		else
 			EMIT(" %" PRIu64, *num_field(&c, g));
@@ -283,15 +278,15 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 	     "\"peer_disk\":\"%s\",\"in_sync_regions\":%" PRIu64
 	     ",\"total_regions\":%" PRIu64 ",\"sync_percent\":%.2f",
 	     nm_role_str(s->role),
-	     s->conn == NM_CONN_OTHER ? s->conn_str : nm_conn_str(s->conn),
-	     s->disk == NM_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
-	     s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str :
+	     s->conn == DMNET_CONN_OTHER ? s->conn_str : nm_conn_str(s->conn),
+	     s->disk == DMNET_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
+	     s->peer_disk == DMNET_DISK_OTHER ? s->peer_disk_str :
 	     nm_disk_str(s->peer_disk),
 	     s->in_sync_regions, s->total_regions, nm_status_sync_percent(s));
 	/* last_error has no '"', '\\' or control characters by construction;
 	 * the JSON keys are the group names. */
-	for (g = NM_SG_WRITES_SENT; g < s->ngroups; g++) {
-		if (g == NM_SG_LAST_ERROR)
+	for (g = NM_SF_writes_sent; g < s->ngroups; g++) {
+		if (g == NM_SF_last_error)
 			EMIT(",\"last_error\":\"%s\"", s->last_error);
 		else
 			EMIT(",\"%s\":%" PRIu64, group_names[g], *num_field(&c, g));
@@ -323,6 +318,6 @@ double nm_status_sync_percent(const struct nm_status *s)
 
 int nm_status_is_synced(const struct nm_status *s)
 {
-	return s->conn == NM_CONN_CONNECTED &&
+	return s->conn == DMNET_CONN_CONNECTED &&
 	       s->in_sync_regions == s->total_regions;
 }

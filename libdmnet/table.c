@@ -2,6 +2,9 @@
 /*
  * netmirror table model: parse, validate and format the target parameters.
  *
+ * The option table is generated from NM_OPTIONS (nm_params.h), the same
+ * rows the kernel's parser is built from; values are parsed and printed
+ * per type (ADDR, ENUM, DEV, POW2, U32, KEYDESC), never per option.
  * Pure code: no ioctls, no libdevmapper, no heap.  Words are read lazily
  * from the input string so there is no limit on the number of words, only
  * on the length of a single word (NM_DEV_MAX - 1).
@@ -18,109 +21,13 @@
 #include "libdmnet.h"
 #include "internal.h"
 
-void nm_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-/* ---- word reader ---------------------------------------------------- */
-
-void nm_words_init(struct nm_words *w, const char *s, unsigned base)
-{
-	w->p = s ? s : "";
-	w->idx = base;
-}
-
-static const char *skip_space(const char *p)
-{
-	while (*p && isspace((unsigned char)*p))
-		p++;
-	return p;
-}
-
-/* Next word into buf.  1 = got one, 0 = end of input, -EINVAL = too long
- * (err set). */
-int nm_words_next(struct nm_words *w, char *buf, size_t len,
-		  char *err, size_t errlen)
-{
-	const char *p = skip_space(w->p), *e = p;
-
-	if (!*p) {
-		w->p = p;
-		return 0;
-	}
-	while (*e && !isspace((unsigned char)*e))
-		e++;
-	w->idx++;
-	w->p = e;
-	if ((size_t)(e - p) >= len) {
-		nm_seterr(err, errlen, "word %u \"%.20s...\": too long (max %zu characters)",
-			  w->idx, p, len - 1);
-		return -EINVAL;
-	}
-	memcpy(buf, p, e - p);
-	buf[e - p] = '\0';
-	return 1;
-}
-
-unsigned nm_words_remaining(const struct nm_words *w)
-{
-	const char *p = w->p;
-	unsigned n = 0;
-
-	for (;;) {
-		p = skip_space(p);
-		if (!*p)
-			return n;
-		n++;
-		while (*p && !isspace((unsigned char)*p))
-			p++;
-	}
-}
-
-/* ---- scalar syntax -------------------------------------------------- */
-
-int nm_parse_u64(const char *s, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	if (s[0] == '0' && s[1])
-		return -EINVAL;		/* no leading zeros */
-	for (; *s; s++) {
-		unsigned d;
-
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		d = *s - '0';
-		if (x > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		x = x * 10 + d;
-	}
-	*v = x;
-	return 0;
-}
-
-static int parse_u64_range(const char *s, uint64_t min, uint64_t max,
-			   uint64_t *v)
-{
-	if (nm_parse_u64(s, v) || *v < min || *v > max)
-		return -EINVAL;
-	return 0;
-}
+/* ---- addresses and devices ------------------------------------------ */
 
 static int parse_port(const char *s, uint16_t *port)
 {
-	uint64_t v;
+	uint32_t v;
 
-	if (parse_u64_range(s, 1, 65535, &v))
+	if (nm_parse_u32(s, 1, 65535, &v))
 		return -EINVAL;
 	*port = (uint16_t)v;
 	return 0;
@@ -288,211 +195,135 @@ int nm_parse_dev(const char *s, char *out, size_t outlen, char *err,
 	return 0;
 }
 
-/* ---- enums ---------------------------------------------------------- */
-
-static const char *const proto_names[] = { "A", "B", "C" };
-static const char *const order_names[] = { "flush", "drain", "none" };
-static const char *const role_names[] = { "secondary", "primary" };
-static const char *const sync_names[] = { "full", "none" };
-static const char *const ioerr_names[] = { "detach", "pass_on" };
-static const char *const integ_names[] = { "crc32c" };
-
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-static int lookup(const char *const *names, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(names[i], s))
-			return (int)i;
-	return -1;
-}
-
-#define ENUM_FNS(type, prefix, names)					\
-const char *prefix##_str(enum type v)					\
-{									\
-	return (unsigned)v < NELEM(names) ? names[v] : "?";		\
-}									\
-int prefix##_parse(const char *s, enum type *v)				\
-{									\
-	int i = lookup(names, NELEM(names), s);				\
-	if (i < 0)							\
-		return -EINVAL;						\
-	*v = (enum type)i;						\
-	return 0;							\
-}
-
-ENUM_FNS(nm_protocol, nm_protocol, proto_names)
-ENUM_FNS(nm_ordering, nm_ordering, order_names)
-ENUM_FNS(nm_role, nm_role, role_names)
-
-/* ---- option table --------------------------------------------------- */
-
-static int fmt_str(char *buf, size_t len, const char *s)
-{
-	int n = snprintf(buf, len, "%s", s);
-
-	return (n < 0 || (size_t)n >= len) ? -ENOSPC : n;
-}
-
-static int fmt_u64(char *buf, size_t len, uint64_t v)
-{
-	int n = snprintf(buf, len, "%" PRIu64, v);
-
-	return (n < 0 || (size_t)n >= len) ? -ENOSPC : n;
-}
-
-static int p_listen(struct nm_table *t, const char *v, char *err, size_t el)
-{
-	char e[NM_ERRLEN];
-
-	if (nm_parse_addr(v, &t->listen, e, sizeof(e))) {
-		nm_seterr(err, el, "listen: %s", e);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int f_listen(const struct nm_table *t, char *buf, size_t len)
-{
-	return nm_format_addr(&t->listen, buf, len);
-}
-
-#define ENUM_OPT(name, field, type, names, msg)				\
-static int p_##name(struct nm_table *t, const char *v, char *err, size_t el) \
-{									\
-	int i = lookup(names, NELEM(names), v);				\
-	if (i < 0) {							\
-		nm_seterr(err, el, msg);				\
-		return -EINVAL;						\
-	}								\
-	t->field = (type)i;						\
-	return 0;							\
-}									\
-static int f_##name(const struct nm_table *t, char *buf, size_t len)	\
-{									\
-	if ((unsigned)t->field >= NELEM(names))				\
-		return -EINVAL;						\
-	return fmt_str(buf, len, names[t->field]);			\
-}
-
-ENUM_OPT(role, role, enum nm_role, role_names,
-	 "role must be primary or secondary")
-ENUM_OPT(sync, sync, enum nm_sync, sync_names, "sync must be full or none")
-ENUM_OPT(ioerr, on_io_error, enum nm_io_error, ioerr_names,
-	 "on_io_error must be detach or pass_on")
-ENUM_OPT(integ, integrity, enum nm_integrity, integ_names,
-	 "integrity must be crc32c")
-
-static int p_meta(struct nm_table *t, const char *v, char *err, size_t el)
-{
-	char e[NM_ERRLEN];
-
-	if (nm_parse_dev(v, t->meta_dev, sizeof(t->meta_dev), e, sizeof(e))) {
-		nm_seterr(err, el, "meta: %s", e);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int f_meta(const struct nm_table *t, char *buf, size_t len)
-{
-	return fmt_str(buf, len, t->meta_dev);
-}
-
-#define REGION_MIN	8ULL
-#define REGION_MAX	2048ULL		/* 1 MiB: dm-netmirror 1.2 NM_MAX_REGION */
-
-static int region_ok(uint64_t v)
-{
-	return v >= REGION_MIN && v <= REGION_MAX && !(v & (v - 1));
-}
-
-static int p_region(struct nm_table *t, const char *v, char *err, size_t el)
-{
-	uint64_t x;
-
-	if (nm_parse_u64(v, &x) || !region_ok(x)) {
-		nm_seterr(err, el, "region_size must be a power of two between 8 and %llu sectors",
-			  (unsigned long long)REGION_MAX);
-		return -EINVAL;
-	}
-	t->region_size = x;
-	return 0;
-}
-
-static int f_region(const struct nm_table *t, char *buf, size_t len)
-{
-	return fmt_u64(buf, len, t->region_size);
-}
-
-#define U32_OPT(name, field, min, max, msg)				\
-static int p_##name(struct nm_table *t, const char *v, char *err, size_t el) \
-{									\
-	uint64_t x;							\
-	if (parse_u64_range(v, min, max, &x)) {				\
-		nm_seterr(err, el, msg " must be a decimal number " #min ".." #max); \
-		return -EINVAL;						\
-	}								\
-	t->field = (uint32_t)x;						\
-	return 0;							\
-}									\
-static int f_##name(const struct nm_table *t, char *buf, size_t len)	\
-{									\
-	return fmt_u64(buf, len, t->field);				\
-}
-
-/* resync_rate 0 = adaptive (dm-netmirror 1.2) */
-U32_OPT(rate, resync_rate, 0, 4294967295, "resync_rate (KiB/s, 0 = adaptive)")
-/* dm-netmirror 1.3 ranges; ping < timeout is checked in validate */
-U32_OPT(timeout, timeout_ms, 500, 600000, "timeout (ms)")
-U32_OPT(ping, ping_ms, 100, 60000, "ping (ms)")
-
-static int p_secret(struct nm_table *t, const char *v, char *err, size_t el)
-{
-	size_t n = strlen(v);
-	const char *p;
-
-	if (!n || n > NM_SECRET_DESC_MAX) {
-		nm_seterr(err, el, "secret key description must be 1..%d characters",
-			  NM_SECRET_DESC_MAX);
-		return -EINVAL;
-	}
-	for (p = v; *p; p++) {
-		if (!isgraph((unsigned char)*p) || *p == '\\' || *p == '%') {
-			nm_seterr(err, el, "secret key description must be printable, without backslash or '%%'");
-			return -EINVAL;
-		}
-	}
-	memcpy(t->secret, v, n + 1);
-	return 0;
-}
-
-static int f_secret(const struct nm_table *t, char *buf, size_t len)
-{
-	return fmt_str(buf, len, t->secret);
-}
+/* ---- positional words ----------------------------------------------- */
 
 /*
- * THE option table.  Order = canonical order the kernel reprints.  Adding a
- * keyword: one entry here (+ enum nm_opt_id + field in struct nm_table).
+ * The words of the positional arguments come from nm_params.h as lists
+ * ("A|B|C"); split once at load time so that *_str() can return them.
  */
-static const struct nm_opt_def opt_defs[] = {
-	{ "listen", NM_OPT_LISTEN, 1, "ADDR:PORT", p_listen, f_listen },
-	{ "role", NM_OPT_ROLE, 1, "primary|secondary", p_role, f_role },
-	{ "meta", NM_OPT_META, 2, "DEV", p_meta, f_meta },
-	{ "region_size", NM_OPT_REGION_SIZE, 2, "SECTORS", p_region, f_region },
-	{ "sync", NM_OPT_SYNC, 2, "full|none", p_sync, f_sync },
-	{ "resync_rate", NM_OPT_RESYNC_RATE, 2, "KIB_PER_S", p_rate, f_rate },
-	{ "timeout", NM_OPT_TIMEOUT, 3, "MS", p_timeout, f_timeout },
-	{ "ping", NM_OPT_PING, 3, "MS", p_ping, f_ping },
-	{ "on_io_error", NM_OPT_ON_IO_ERROR, 4, "detach|pass_on", p_ioerr, f_ioerr },
-	{ "integrity", NM_OPT_INTEGRITY, 3, "crc32c", p_integ, f_integ },
-	{ "secret", NM_OPT_SECRET, 3, "KEY_DESC", p_secret, f_secret },
-};
+#define LIST_MAX 8
+static char proto_names[LIST_MAX][8], order_names[LIST_MAX][8];
+static unsigned nproto, norder;
+#define STATE_STR(ID, w) #w,
+static const char *const role_names[] = { NM_ROLE_WORDS(STATE_STR) };
 
-_Static_assert(NELEM(opt_defs) == NM__OPT_COUNT, "option table incomplete");
+/* Word i of "a|b|c" into buf; its length, -ENOENT past the end, -ENOSPC. */
+static int list_word(const char *list, unsigned i, char *buf, size_t len)
+{
+	const char *p = list, *e;
+
+	if (!*p)
+		return -ENOENT;
+	for (;;) {
+		e = strchr(p, '|');
+		if (!e)
+			e = p + strlen(p);
+		if (!i--) {
+			if ((size_t)(e - p) >= len)
+				return -ENOSPC;
+			memcpy(buf, p, e - p);
+			buf[e - p] = '\0';
+			return (int)(e - p);
+		}
+		if (!*e)
+			return -ENOENT;
+		p = e + 1;
+	}
+}
+
+static unsigned split_list(const char *list, char (*out)[8])
+{
+	unsigned n = 0;
+
+	while (n < LIST_MAX && list_word(list, n, out[n], sizeof(out[n])) >= 0)
+		n++;
+	return n;
+}
+
+__attribute__((constructor)) static void split_lists(void)
+{
+	nproto = split_list(NM_PROTOCOL_LIST, proto_names);
+	norder = split_list(NM_ORDERING_LIST, order_names);
+}
+
+const char *nm_protocol_str(enum dmnet_protocol p)
+{
+	return (unsigned)p < nproto ? proto_names[p] : "?";
+}
+
+const char *nm_ordering_str(enum dmnet_ordering o)
+{
+	return (unsigned)o < norder ? order_names[o] : "?";
+}
+
+int nm_protocol_parse(const char *s, enum dmnet_protocol *p)
+{
+	unsigned i;
+
+	for (i = 0; s && i < nproto; i++)
+		if (!strcmp(proto_names[i], s)) {
+			*p = (enum dmnet_protocol)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int nm_ordering_parse(const char *s, enum dmnet_ordering *o)
+{
+	unsigned i;
+
+	for (i = 0; s && i < norder; i++)
+		if (!strcmp(order_names[i], s)) {
+			*o = (enum dmnet_ordering)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *nm_role_str(enum dmnet_role r)
+{
+	return (unsigned)r < NELEM(role_names) ? role_names[r] : "?";
+}
+
+int nm_role_parse(const char *s, enum dmnet_role *r)
+{
+	unsigned i;
+
+	for (i = 0; s && i < NELEM(role_names); i++)
+		if (!strcmp(role_names[i], s)) {
+			*r = (enum dmnet_role)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* ---- the option table, generated from NM_OPTIONS -------------------- */
+
+#define FIELD(kw) (((struct nm_table *)0)->kw)
+#define TYPE_OK_ADDR(kw)	(sizeof(FIELD(kw)) == sizeof(struct nm_addr))
+#define TYPE_OK_ENUM(kw)	(sizeof(FIELD(kw)) == sizeof(unsigned))
+#define TYPE_OK_DEV(kw)		(sizeof(FIELD(kw)) == NM_DEV_MAX)
+#define TYPE_OK_POW2(kw)	(sizeof(FIELD(kw)) == sizeof(uint32_t))
+#define TYPE_OK_U32(kw)		(sizeof(FIELD(kw)) == sizeof(uint32_t))
+#define TYPE_OK_KEYDESC(kw)	(sizeof(FIELD(kw)) == NM_SECRET_MAX)
+
+/* Every row has a field of its type in struct nm_table, named as the
+ * keyword (adding an option: one row + one typed field). */
+#define OPT_ASSERT_ROW(kw, id, type, min, max, ...)			\
+	_Static_assert(TYPE_OK_##type(kw),				\
+		       "struct nm_table field " #kw " does not fit type " #type); \
+	_Static_assert(NM_PT_##type != NM_PT_KEYDESC || (max) < NM_SECRET_MAX, \
+		       #kw ": NM_SECRET_MAX too small");
+NM_OPTIONS(OPT_ASSERT_ROW)
+_Static_assert(NM_OPT_COUNT <= 32, "nm_table.opts has 32 bits");
+
+#define OPT_DEF_ROW(kw, id, type, min, max, def, since, vhelp, words, want, help) \
+	{ #kw, NM_OPT_##id, NM_PT_##type, min, max, def, since, vhelp,	\
+	  words, want, help, offsetof(struct nm_table, kw),		\
+	  sizeof(FIELD(kw)) },
+static const struct nm_opt_def opt_defs[] = { NM_OPTIONS(OPT_DEF_ROW) };
+
+_Static_assert(NELEM(opt_defs) == NM_OPT_COUNT, "option table incomplete");
 
 const struct nm_opt_def *nm_opt_defs(size_t *n)
 {
@@ -505,10 +336,124 @@ const struct nm_opt_def *nm_opt_find(const char *kw)
 {
 	size_t i;
 
-	for (i = 0; i < NELEM(opt_defs); i++)
+	for (i = 0; kw && i < NELEM(opt_defs); i++)
 		if (!strcmp(opt_defs[i].keyword, kw))
 			return &opt_defs[i];
 	return NULL;
+}
+
+int nm_opt_word(const struct nm_opt_def *d, unsigned i, char *buf, size_t len)
+{
+	return list_word(d->words, i, buf, len);
+}
+
+/* Index of word in an ENUM row's words, or -1. */
+static int word_index(const struct nm_opt_def *d, const char *word)
+{
+	char w[64];
+	unsigned i;
+
+	for (i = 0; nm_opt_word(d, i, w, sizeof(w)) >= 0; i++)
+		if (!strcmp(w, word))
+			return (int)i;
+	return -1;
+}
+
+static int keydesc_ok(const struct nm_opt_def *d, const char *v)
+{
+	size_t n = strlen(v);
+	const char *p;
+
+	if (n < d->min || n > d->max)
+		return 0;
+	for (p = v; *p; p++)
+		if (!isgraph((unsigned char)*p) || *p == '\\' || *p == '%')
+			return 0;
+	return 1;
+}
+
+int nm_opt_parse(const struct nm_opt_def *d, struct nm_table *t,
+		 const char *val, char *err, size_t errlen)
+{
+	char *f = (char *)t + d->offset;
+	struct nm_addr a;
+	uint32_t x;
+	unsigned v;
+	int i;
+
+	if (!val)
+		goto bad;
+	switch (d->type) {
+	case NM_PT_ADDR:
+		if (nm_parse_addr(val, &a, NULL, 0))
+			goto bad;
+		memcpy(f, &a, sizeof(a));
+		return 0;
+	case NM_PT_ENUM:
+		i = word_index(d, val);
+		if (i < 0)
+			goto bad;
+		v = (unsigned)i;
+		memcpy(f, &v, sizeof(v));
+		return 0;
+	case NM_PT_DEV:
+		if (nm_parse_dev(val, f, d->size, NULL, 0))
+			goto bad;
+		return 0;
+	case NM_PT_POW2:
+	case NM_PT_U32:
+		if (nm_parse_u32(val, d->min, d->max, &x) ||
+		    (d->type == NM_PT_POW2 && (x & (x - 1))))
+			goto bad;
+		memcpy(f, &x, sizeof(x));
+		return 0;
+	case NM_PT_KEYDESC:
+		if (!keydesc_ok(d, val))
+			goto bad;
+		memcpy(f, val, strlen(val) + 1);
+		return 0;
+	}
+bad:
+	nm_seterr(err, errlen, "Invalid %s (want %s)", d->keyword, d->want);
+	return -EINVAL;
+}
+
+static int fmt_str(char *buf, size_t len, const char *s)
+{
+	int n = snprintf(buf, len, "%s", s);
+
+	return (n < 0 || (size_t)n >= len) ? -ENOSPC : n;
+}
+
+int nm_opt_format(const struct nm_opt_def *d, const struct nm_table *t,
+		  char *buf, size_t len)
+{
+	const char *f = (const char *)t + d->offset;
+	struct nm_addr a;
+	uint32_t x;
+	unsigned v;
+	int n;
+
+	switch (d->type) {
+	case NM_PT_ADDR:
+		memcpy(&a, f, sizeof(a));
+		return nm_format_addr(&a, buf, len);
+	case NM_PT_ENUM:
+		memcpy(&v, f, sizeof(v));
+		n = nm_opt_word(d, v, buf, len);
+		return n == -ENOENT ? -EINVAL : n;
+	case NM_PT_DEV:
+	case NM_PT_KEYDESC:
+		if (!memchr(f, '\0', d->size))
+			return -EINVAL;
+		return fmt_str(buf, len, f);
+	case NM_PT_POW2:
+	case NM_PT_U32:
+		memcpy(&x, f, sizeof(x));
+		n = snprintf(buf, len, "%" PRIu32, x);
+		return (n < 0 || (size_t)n >= len) ? -ENOSPC : n;
+	}
+	return -EINVAL;
 }
 
 static void opt_list(char *buf, size_t len)
@@ -529,127 +474,123 @@ static void opt_list(char *buf, size_t len)
 
 void nm_table_init(struct nm_table *t)
 {
+	size_t i;
+
 	memset(t, 0, sizeof(*t));
-	t->protocol = NM_PROTO_C;
-	t->ordering = NM_ORDER_FLUSH;
-	t->role = NM_ROLE_SECONDARY;
-	t->sync = NM_SYNC_FULL;
-	t->on_io_error = NM_IOERR_DETACH;
-	t->integrity = NM_INTEGRITY_CRC32C;
+	t->protocol = DMNET_PROTO_C;
+	t->ordering = DMNET_ORDER_FLUSH;
+	for (i = 0; i < NELEM(opt_defs); i++) {
+		const struct nm_opt_def *d = &opt_defs[i];
+		char *f = (char *)t + d->offset;
+		unsigned v;
+
+		switch (d->type) {
+		case NM_PT_ENUM:
+			v = d->def;
+			memcpy(f, &v, sizeof(v));
+			break;
+		case NM_PT_POW2:
+		case NM_PT_U32:
+			memcpy(f, &d->def, sizeof(d->def));
+			break;
+		default:
+			break;
+		}
+	}
 }
 
-/*
- * Options whose value is the default and that the kernel does not reprint:
- * "role secondary" (dm-netmirror 1.1 prints only "role primary").
- */
+/* "role" is reprinted only as "role primary": the bit is kept only then. */
 static void normalize(struct nm_table *t)
 {
-	if ((t->opts & NM_OPT_BIT(NM_OPT_ROLE)) && t->role == NM_ROLE_SECONDARY)
+	if ((t->opts & NM_OPT_BIT(NM_OPT_ROLE)) && t->role != DMNET_ROLE_PRIMARY)
 		t->opts &= ~NM_OPT_BIT(NM_OPT_ROLE);
+}
+
+static int reprinted(const struct nm_table *t, const struct nm_opt_def *d)
+{
+	return (t->opts & NM_OPT_BIT(d->id)) &&
+	       !(d->id == NM_OPT_ROLE && t->role != DMNET_ROLE_PRIMARY);
 }
 
 int nm_table_set_option(struct nm_table *t, const char *kw, const char *val,
 			char *err, size_t errlen)
 {
 	const struct nm_opt_def *d = nm_opt_find(kw);
-	char e[NM_ERRLEN];
 
 	if (!d) {
 		char list[256];
 
 		opt_list(list, sizeof(list));
-		nm_seterr(err, errlen, "unknown option \"%s\" (known: %s)", kw, list);
+		nm_seterr(err, errlen, "Unknown optional argument \"%s\" (known: %s)",
+			  kw ? kw : "", list);
 		return -EINVAL;
 	}
 	if (!val) {
-		nm_seterr(err, errlen, "option %s: missing value (%s)", kw, d->value_help);
+		nm_seterr(err, errlen, "Optional argument %s is missing its value (%s)",
+			  kw, d->value_help);
 		return -EINVAL;
 	}
-	if (d->parse(t, val, e, sizeof(e))) {
-		nm_seterr(err, errlen, "option %s \"%s\": %s", kw, val, e);
+	if (nm_opt_parse(d, t, val, err, errlen))
 		return -EINVAL;
-	}
 	t->opts |= NM_OPT_BIT(d->id);
 	normalize(t);
 	return 0;
 }
 
-/* "word N "X": why" */
-static void werr(char *err, size_t errlen, unsigned idx, const char *word,
-		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void werr(char *err, size_t errlen, unsigned idx, const char *word,
-		 const char *fmt, ...)
-{
-	char m[NM_ERRLEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
-	va_end(ap);
-	nm_seterr(err, errlen, "word %u \"%.64s\": %s", idx, word, m);
-}
-#define WERR(w, word, ...) werr(err, errlen, (w)->idx, (word), __VA_ARGS__)
-
 #define MISSING(w, what) \
 	nm_seterr(err, errlen, "word %u: missing %s", (w)->idx + 1, (what))
 
+/* Read the next word; 1 = got one, 0 = end (err set to "missing what"). */
+static int need_word(struct nm_words *w, char *buf, size_t len,
+		     const char *what, char *err, size_t errlen)
+{
+	int r = nm_words_next(w, buf, len, err, errlen);
+
+	if (!r)
+		MISSING(w, what);
+	return r < 0 ? r : r ? 1 : -EINVAL;
+}
+
+/* The kernel's order of checks: local_dev, peer, protocol, ordering, the
+ * count word, count == words given, an even count, then per option
+ * keyword, duplicate, value; the cross-field checks last. */
 static int parse_params(struct nm_words *w, struct nm_table *t, char *err,
 			size_t errlen)
 {
-	char word[NM_DEV_MAX], e[NM_ERRLEN];
-	uint64_t count;
+	char word[NM_DEV_MAX], val[NM_DEV_MAX], e[NM_ERRLEN];
+	uint32_t count;
 	unsigned rem, i, seen = 0;
 	int r;
 
-	/* local_dev */
-	r = nm_words_next(w, word, sizeof(word), err, errlen);
+	r = need_word(w, word, sizeof(word), "local_dev (path or major:minor)",
+		      err, errlen);
 	if (r < 0)
 		return r;
-	if (!r) {
-		MISSING(w, "local_dev (path or major:minor)");
-		return -EINVAL;
-	}
 	if (nm_parse_dev(word, t->local_dev, sizeof(t->local_dev), e, sizeof(e))) {
-		WERR(w, word, "local_dev: %s", e);
+		nm_seterr(err, errlen, "Invalid local_dev \"%.64s\": %s", word, e);
 		return -EINVAL;
 	}
-
-	/* peer_addr */
-	r = nm_words_next(w, word, sizeof(word), err, errlen);
+	r = need_word(w, word, sizeof(word), "peer_addr (a.b.c.d:port or [ipv6]:port)",
+		      err, errlen);
 	if (r < 0)
 		return r;
-	if (!r) {
-		MISSING(w, "peer_addr (a.b.c.d:port or [ipv6]:port)");
+	if (nm_parse_addr(word, &t->peer, NULL, 0)) {
+		nm_seterr(err, errlen, "Invalid peer address (want a.b.c.d:port or [v6]:port)");
 		return -EINVAL;
 	}
-	if (nm_parse_addr(word, &t->peer, e, sizeof(e))) {
-		WERR(w, word, "peer_addr: %s", e);
-		return -EINVAL;
-	}
-
-	/* protocol */
-	r = nm_words_next(w, word, sizeof(word), err, errlen);
+	r = need_word(w, word, sizeof(word), "protocol (A, B or C)", err, errlen);
 	if (r < 0)
 		return r;
-	if (!r) {
-		MISSING(w, "protocol (A, B or C)");
-		return -EINVAL;
-	}
 	if (nm_protocol_parse(word, &t->protocol)) {
-		WERR(w, word, "protocol must be A, B or C");
+		nm_seterr(err, errlen, "Invalid protocol (want A, B or C)");
 		return -EINVAL;
 	}
-
-	/* ordering */
-	r = nm_words_next(w, word, sizeof(word), err, errlen);
+	r = need_word(w, word, sizeof(word), "ordering (flush, drain or none)",
+		      err, errlen);
 	if (r < 0)
 		return r;
-	if (!r) {
-		MISSING(w, "ordering (flush, drain or none)");
-		return -EINVAL;
-	}
 	if (nm_ordering_parse(word, &t->ordering)) {
-		WERR(w, word, "ordering must be flush, drain or none");
+		nm_seterr(err, errlen, "Invalid ordering (want flush, drain or none)");
 		return -EINVAL;
 	}
 
@@ -657,47 +598,42 @@ static int parse_params(struct nm_words *w, struct nm_table *t, char *err,
 	r = nm_words_next(w, word, sizeof(word), err, errlen);
 	if (r <= 0)
 		return r;
-	if (nm_parse_u64(word, &count)) {
-		WERR(w, word, "option count must be a decimal number");
+	if (nm_parse_u32(word, 0, 2 * NM_OPT_COUNT, &count)) {
+		nm_seterr(err, errlen, "Invalid number of optional arguments");
 		return -EINVAL;
 	}
 	rem = nm_words_remaining(w);
 	if (count != rem) {
-		WERR(w, word, "option count is %llu but %u word%s follow%s",
-		     (unsigned long long)count, rem, rem == 1 ? "" : "s",
-		     rem == 1 ? "s" : "");
+		nm_seterr(err, errlen, "Optional argument count does not match the words given");
 		return -EINVAL;
 	}
-	for (i = 0; i < rem; i++) {
+	if (count & 1) {
+		nm_seterr(err, errlen, "Optional argument is missing its value");
+		return -EINVAL;
+	}
+	for (i = 0; i < rem; i += 2) {
 		const struct nm_opt_def *d;
-		char val[NM_DEV_MAX];
 
 		r = nm_words_next(w, word, sizeof(word), err, errlen);
 		if (r < 0)
 			return r;
-		i++;
 		d = nm_opt_find(word);
 		if (!d) {
-			char list[256];
-
-			opt_list(list, sizeof(list));
-			WERR(w, word, "unknown option (known: %s)", list);
+			nm_seterr(err, errlen, "Unknown optional argument");
 			return -EINVAL;
 		}
 		if (seen & NM_OPT_BIT(d->id)) {
-			WERR(w, word, "option %s given twice", d->keyword);
+			nm_seterr(err, errlen, "Duplicate optional argument: %s", d->keyword);
 			return -EINVAL;
 		}
 		r = nm_words_next(w, val, sizeof(val), err, errlen);
 		if (r < 0)
 			return r;
-		if (!r) {
-			WERR(w, word, "missing value for %s (%s)", d->keyword,
-			     d->value_help);
+		if (nm_opt_parse(d, t, val, err, errlen))
 			return -EINVAL;
-		}
-		if (d->parse(t, val, e, sizeof(e))) {
-			WERR(w, val, "%s", e);
+		/* the kernel opens the meta device here and compares */
+		if (d->id == NM_OPT_META && !strcmp(t->meta, t->local_dev)) {
+			nm_seterr(err, errlen, "Invalid %s (want %s)", d->keyword, d->want);
 			return -EINVAL;
 		}
 		seen |= NM_OPT_BIT(d->id);
@@ -735,41 +671,33 @@ int nm_table_parse_line(const char *line, struct nm_table *t, char *err,
 	nm_table_init(&tmp);
 	nm_words_init(&w, line, 0);
 
-	r = nm_words_next(&w, word, sizeof(word), err, errlen);
+	r = need_word(&w, word, sizeof(word), "start sector", err, errlen);
 	if (r < 0)
 		return r;
-	if (!r) {
-		MISSING(&w, "start sector");
-		return -EINVAL;
-	}
 	if (nm_parse_u64(word, &tmp.start)) {
-		WERR(&w, word, "start must be a decimal sector number");
+		nm_seterr(err, errlen, "word 1 \"%.64s\": start must be a decimal sector number",
+			  word);
 		return -EINVAL;
 	}
-	r = nm_words_next(&w, word, sizeof(word), err, errlen);
+	r = need_word(&w, word, sizeof(word), "length", err, errlen);
 	if (r < 0)
 		return r;
-	if (!r) {
-		MISSING(&w, "length");
-		return -EINVAL;
-	}
 	if (nm_parse_u64(word, &tmp.len) || !tmp.len) {
-		WERR(&w, word, "length must be a decimal sector count > 0");
+		nm_seterr(err, errlen, "word 2 \"%.64s\": length must be a decimal sector count > 0",
+			  word);
 		return -EINVAL;
 	}
 	if (tmp.start + tmp.len < tmp.start) {
-		WERR(&w, word, "start + length overflows");
+		nm_seterr(err, errlen, "word 2 \"%.64s\": start + length overflows", word);
 		return -EINVAL;
 	}
-	r = nm_words_next(&w, word, sizeof(word), err, errlen);
+	r = need_word(&w, word, sizeof(word), "target type \"" NM_TARGET_NAME "\"",
+		      err, errlen);
 	if (r < 0)
 		return r;
-	if (!r) {
-		MISSING(&w, "target type \"" NM_TARGET_NAME "\"");
-		return -EINVAL;
-	}
 	if (strcmp(word, NM_TARGET_NAME)) {
-		WERR(&w, word, "target type must be \"" NM_TARGET_NAME "\"");
+		nm_seterr(err, errlen, "word 3 \"%.64s\": target type must be \"" NM_TARGET_NAME "\"",
+			  word);
 		return -EINVAL;
 	}
 	r = parse_params(&w, &tmp, err, errlen);
@@ -782,32 +710,29 @@ int nm_table_parse_line(const char *line, struct nm_table *t, char *err,
 
 int nm_table_validate(const struct nm_table *t, char *err, size_t errlen)
 {
-	char e[NM_ERRLEN], dev[NM_DEV_MAX];
+	char e[NM_ERRLEN], dev[NM_DEV_MAX], val[NM_DEV_MAX];
+	const struct nm_opt_def *meta = &opt_defs[NM_OPT_META];
 	struct nm_table scratch;
-	char val[NM_DEV_MAX];
 	size_t i;
 
 	if (nm_parse_dev(t->local_dev, dev, sizeof(dev), e, sizeof(e))) {
-		nm_seterr(err, errlen, "local_dev: %s", e);
+		nm_seterr(err, errlen, "Invalid local_dev: %s", e);
 		return -EINVAL;
 	}
-	if (t->peer.family != AF_INET && t->peer.family != AF_INET6) {
-		nm_seterr(err, errlen, "peer address not set");
+	if ((t->peer.family != AF_INET && t->peer.family != AF_INET6) ||
+	    !t->peer.port) {
+		nm_seterr(err, errlen, "Invalid peer address (want a.b.c.d:port or [v6]:port)");
 		return -EINVAL;
 	}
-	if (!t->peer.port) {
-		nm_seterr(err, errlen, "peer port must be 1..65535");
+	if ((unsigned)t->protocol > DMNET_PROTO_C) {
+		nm_seterr(err, errlen, "Invalid protocol (want A, B or C)");
 		return -EINVAL;
 	}
-	if ((unsigned)t->protocol > NM_PROTO_C) {
-		nm_seterr(err, errlen, "protocol must be A, B or C");
+	if ((unsigned)t->ordering > DMNET_ORDER_NONE) {
+		nm_seterr(err, errlen, "Invalid ordering (want flush, drain or none)");
 		return -EINVAL;
 	}
-	if ((unsigned)t->ordering > NM_ORDER_NONE) {
-		nm_seterr(err, errlen, "ordering must be flush, drain or none");
-		return -EINVAL;
-	}
-	if (t->opts & ~((1u << NM__OPT_COUNT) - 1)) {
+	if (t->opts & ~((1u << NM_OPT_COUNT) - 1)) {
 		nm_seterr(err, errlen, "unknown option bits 0x%x", t->opts);
 		return -EINVAL;
 	}
@@ -817,33 +742,26 @@ int nm_table_validate(const struct nm_table *t, char *err, size_t errlen)
 
 		if (!(t->opts & NM_OPT_BIT(d->id)))
 			continue;
-		if (d->format(t, val, sizeof(val)) < 0 ||
-		    d->parse(&scratch, val, e, sizeof(e))) {
-			nm_seterr(err, errlen, "option %s: invalid value", d->keyword);
+		nm_table_init(&scratch);
+		if (nm_opt_format(d, t, val, sizeof(val)) < 0 ||
+		    nm_opt_parse(d, &scratch, val, NULL, 0)) {
+			nm_seterr(err, errlen, "Invalid %s (want %s)", d->keyword, d->want);
 			return -EINVAL;
 		}
+	}
+	if ((t->opts & NM_OPT_BIT(NM_OPT_META)) && !strcmp(t->meta, t->local_dev)) {
+		nm_seterr(err, errlen, "Invalid %s (want %s)", meta->keyword, meta->want);
+		return -EINVAL;
 	}
 	if ((t->opts & NM_OPT_BIT(NM_OPT_LISTEN)) &&
 	    t->listen.family != t->peer.family) {
 		nm_seterr(err, errlen, "listen and peer addresses must both be IPv4 or both IPv6");
 		return -EINVAL;
 	}
-	if ((t->opts & NM_OPT_BIT(NM_OPT_META)) &&
-	    !strcmp(t->meta_dev, t->local_dev)) {
-		nm_seterr(err, errlen, "meta device must differ from local_dev");
+	/* the fields hold the defaults when the options are not given */
+	if (t->ping >= t->timeout) {
+		nm_seterr(err, errlen, "ping must be shorter than timeout");
 		return -EINVAL;
-	}
-	if (t->opts & (NM_OPT_BIT(NM_OPT_TIMEOUT) | NM_OPT_BIT(NM_OPT_PING))) {
-		uint32_t to = (t->opts & NM_OPT_BIT(NM_OPT_TIMEOUT)) ?
-			      t->timeout_ms : NM_DEFAULT_TIMEOUT_MS;
-		uint32_t pi = (t->opts & NM_OPT_BIT(NM_OPT_PING)) ?
-			      t->ping_ms : NM_DEFAULT_PING_MS;
-
-		if (pi >= to) {
-			nm_seterr(err, errlen, "ping (%u ms) must be shorter than timeout (%u ms)",
-				  pi, to);
-			return -EINVAL;
-		}
 	}
 	return 0;
 }
@@ -865,9 +783,7 @@ int nm_table_format(const struct nm_table *t, char *buf, size_t len)
 		return -ENOSPC;
 	o = (size_t)n;
 	for (i = 0; i < NELEM(opt_defs); i++)
-		if (t->opts & NM_OPT_BIT(opt_defs[i].id) &&
-		    !(opt_defs[i].id == NM_OPT_ROLE && t->role == NM_ROLE_SECONDARY))
-			nopts++;
+		nopts += reprinted(t, &opt_defs[i]);
 	if (!nopts)
 		return (int)o;
 	n = snprintf(buf + o, len - o, " %u", nopts * 2);
@@ -877,10 +793,9 @@ int nm_table_format(const struct nm_table *t, char *buf, size_t len)
 	for (i = 0; i < NELEM(opt_defs); i++) {
 		const struct nm_opt_def *d = &opt_defs[i];
 
-		if (!(t->opts & NM_OPT_BIT(d->id)) ||
-		    (d->id == NM_OPT_ROLE && t->role == NM_ROLE_SECONDARY))
+		if (!reprinted(t, d))
 			continue;
-		if (d->format(t, val, sizeof(val)) < 0)
+		if (nm_opt_format(d, t, val, sizeof(val)) < 0)
 			return -EINVAL;
 		n = snprintf(buf + o, len - o, " %s %s", d->keyword, val);
 		if (n < 0 || (size_t)n >= len - o)

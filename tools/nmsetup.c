@@ -27,17 +27,23 @@ enum {
 	EX_NODEV = 5, EX_UNSUPPORTED = 6,
 };
 
-/* Per-command option bits. */
+/* Groups of flags; a command lists the groups it takes. */
 enum {
-	O_PROTOCOL = 1 << 0, O_ORDERING = 1 << 1, O_LISTEN = 1 << 2,
-	O_ROLE = 1 << 3, O_SIZE = 1 << 4, O_OPTION = 1 << 5, O_JSON = 1 << 6,
-	O_TIMEOUT = 1 << 7, O_META = 1 << 8, O_REGION = 1 << 9, O_SYNC = 1 << 10,
-	O_RATE = 1 << 11,
+	F_TABLE = 1 << 0,	/* --protocol, --ordering, --size, -o, --<option> */
+	F_JSON = 1 << 1,	/* --json */
+	F_WAIT = 1 << 2,	/* --wait-timeout */
+	F_DOC = 1 << 3,		/* --man, --rst */
+	F_NGROUPS = 4
 };
-#define O_TABLE (O_PROTOCOL | O_ORDERING | O_LISTEN | O_ROLE | O_SIZE | O_OPTION | \
-		 O_META | O_REGION | O_SYNC | O_RATE)
 
-#define MAX_OPTS 32
+#define MAX_OPTS 64
+
+/* A table option from "--<keyword>" (keyword with '_' -> '-') or -o. */
+struct cli_opt {
+	char flag[40];			/* as given (without "=V"), for messages */
+	char kw[32];
+	const char *val;
+};
 
 static struct {
 	const char *config;
@@ -45,27 +51,29 @@ static struct {
 	int dry_run;
 	int verbose;
 	int help;
-	unsigned given;			/* O_* bits seen */
-	const char *protocol, *ordering, *listen, *role, *size;
-	const char *meta, *region_size, *sync, *resync_rate;
-	const char *opts[MAX_OPTS];	/* -o KEYWORD=VALUE */
+	unsigned given;			/* F_* groups seen */
+	const char *first[F_NGROUPS];	/* first flag seen of each group */
+	const char *protocol, *ordering, *size;
+	struct cli_opt opts[MAX_OPTS];
 	unsigned nopts;
-	int json;
-	double timeout;
+	int json, man, rst;
+	double wait_timeout;		/* seconds, 0 = none */
 	int argc;
 	char **argv;			/* positional arguments after command */
-} g = { .timeout = 0 };
+} g;
 
 struct cmd {
-	const char *name;
+	const char *name;		/* message commands: the message word */
 	int (*fn)(void);
-	unsigned opts;
+	unsigned flags;			/* F_* */
 	int min_args, max_args;		/* max -1 = unlimited */
-	const char *usage;
+	const char *args;		/* usage after the command name */
 	const char *help;
+	int msg;			/* message commands: NM_MSG_*, else -1 */
 };
 
 static const struct cmd *cur;
+static void cmd_usage(FILE *f, const struct cmd *c);
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die_usage(const char *fmt, ...)
@@ -77,9 +85,11 @@ static void die_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	if (cur)
-		fprintf(stderr, "usage: nmsetup %s\n", cur->usage);
-	else
+	if (cur) {
+		fputs("usage: nmsetup ", stderr);
+		cmd_usage(stderr, cur);
+		fputc('\n', stderr);
+	} else
 		fprintf(stderr, "try: nmsetup --help\n");
 	exit(EX_USAGE);
 }
@@ -136,32 +146,13 @@ static int apply_cli_opts(struct nm_table *t)
 	unsigned i;
 
 	if (g.protocol && nm_protocol_parse(g.protocol, &t->protocol))
-		return fail(EX_CONFIG, "--protocol \"%s\": protocol must be A, B or C", g.protocol);
+		return fail(EX_CONFIG, "--protocol \"%s\": Invalid protocol (want A, B or C)", g.protocol);
 	if (g.ordering && nm_ordering_parse(g.ordering, &t->ordering))
-		return fail(EX_CONFIG, "--ordering \"%s\": ordering must be flush, drain or none", g.ordering);
-	if (g.listen && nm_table_set_option(t, "listen", g.listen, err, sizeof(err)))
-		return fail(EX_CONFIG, "--listen: %s", err);
-	if (g.role && nm_table_set_option(t, "role", g.role, err, sizeof(err)))
-		return fail(EX_CONFIG, "--role: %s", err);
-	if (g.meta && nm_table_set_option(t, "meta", g.meta, err, sizeof(err)))
-		return fail(EX_CONFIG, "--meta: %s", err);
-	if (g.region_size && nm_table_set_option(t, "region_size", g.region_size, err, sizeof(err)))
-		return fail(EX_CONFIG, "--region-size: %s", err);
-	if (g.sync && nm_table_set_option(t, "sync", g.sync, err, sizeof(err)))
-		return fail(EX_CONFIG, "--sync: %s", err);
-	if (g.resync_rate && nm_table_set_option(t, "resync_rate", g.resync_rate, err, sizeof(err)))
-		return fail(EX_CONFIG, "--resync-rate: %s", err);
-	for (i = 0; i < g.nopts; i++) {
-		char kw[64];
-		const char *eq = strchr(g.opts[i], '=');
-
-		if (!eq || (size_t)(eq - g.opts[i]) >= sizeof(kw))
-			return fail(EX_USAGE, "-o \"%s\": expected KEYWORD=VALUE", g.opts[i]);
-		memcpy(kw, g.opts[i], eq - g.opts[i]);
-		kw[eq - g.opts[i]] = '\0';
-		if (nm_table_set_option(t, kw, eq + 1, err, sizeof(err)))
-			return fail(EX_CONFIG, "-o: %s", err);
-	}
+		return fail(EX_CONFIG, "--ordering \"%s\": Invalid ordering (want flush, drain or none)", g.ordering);
+	for (i = 0; i < g.nopts; i++)
+		if (nm_table_set_option(t, g.opts[i].kw, g.opts[i].val, err, sizeof(err)))
+			return fail(EX_CONFIG, "%s \"%s\": %s", g.opts[i].flag,
+				    g.opts[i].val, err);
 	if (g.size) {
 		if (nm_parse_u64(g.size, &t->len) || !t->len)
 			return fail(EX_CONFIG, "--size \"%s\": must be a sector count > 0", g.size);
@@ -372,9 +363,22 @@ static int cmd_remove(void)
 	return do_remove(g.argv[0], 0);
 }
 
-static int cmd_msg_word(void)
+/* Message commands (one per NM_MESSAGES row): NAME [ARG] -> "word [ARG]" */
+static int cmd_msg(void)
 {
-	return do_message(g.argv[0], cur->name);
+	char msg[256], err[NM_ERRLEN];
+	size_t n = 0;
+	int i;
+
+	n = (size_t)snprintf(msg, sizeof(msg), "%s", cur->name);
+	for (i = 1; i < g.argc && n < sizeof(msg); i++)
+		n += (size_t)snprintf(msg + n, sizeof(msg) - n, " %s", g.argv[i]);
+	if (n >= sizeof(msg))
+		return fail(EX_USAGE, "message too long");
+	if (nm_message_check(msg, err, sizeof(err)))
+		return fail(EX_USAGE, "%s \"%s\": %s", cur->name,
+			    g.argc > 1 ? g.argv[1] : "", err);
+	return do_message(g.argv[0], msg);
 }
 
 static int cmd_message(void)
@@ -394,26 +398,6 @@ static int cmd_message(void)
 	return do_message(g.argv[0], msg);
 }
 
-/* resync-rate NAME KIB_PER_S: message "resync_rate N" (0 = adaptive) */
-static int cmd_resync_rate(void)
-{
-	char msg[64];
-	uint64_t v;
-
-	if (nm_parse_u64(g.argv[1], &v) || v > UINT32_MAX)
-		return fail(EX_USAGE, "resync-rate \"%s\": expected KiB/s (decimal, 0 = adaptive)",
-			    g.argv[1]);
-	snprintf(msg, sizeof(msg), "resync_rate %" PRIu64, v);
-	return do_message(g.argv[0], msg);
-}
-
-/* pause-sync / resume-sync NAME: messages pause_resync / resume_resync */
-static int cmd_pause_resume(void)
-{
-	return do_message(g.argv[0], !strcmp(cur->name, "pause-sync") ?
-			  "pause_resync" : "resume_resync");
-}
-
 static void print_eta(uint64_t eta)
 {
 	printf("%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, eta / 3600, eta / 60 % 60, eta % 60);
@@ -430,18 +414,18 @@ static void print_status(const char *name, const struct nm_status *s)
 	}
 	printf("%s: role %s, connection %s, disk %s/%s, in sync %.1f%% (%" PRIu64
 	       "/%" PRIu64 " regions)", name, nm_role_str(s->role),
-	       s->conn == NM_CONN_OTHER ? s->conn_str : nm_conn_str(s->conn),
-	       s->disk == NM_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
-	       s->peer_disk == NM_DISK_OTHER ? s->peer_disk_str : nm_disk_str(s->peer_disk),
+	       s->conn == DMNET_CONN_OTHER ? s->conn_str : nm_conn_str(s->conn),
+	       s->disk == DMNET_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
+	       s->peer_disk == DMNET_DISK_OTHER ? s->peer_disk_str : nm_disk_str(s->peer_disk),
 	       nm_status_sync_percent(s), s->in_sync_regions, s->total_regions);
-	if (s->ngroups > NM_SG_BYTES_RECEIVED)
+	if (s->ngroups > NM_SF_bytes_received)
 		printf("\n    writes sent %" PRIu64 " received %" PRIu64 " pending %" PRIu64
 		       ", bytes sent %" PRIu64 " received %" PRIu64, s->writes_sent,
 		       s->writes_received, s->pending, s->bytes_sent, s->bytes_received);
-	if (s->ngroups > NM_SG_LAST_ERROR)
+	if (s->ngroups > NM_SF_last_error)
 		printf("\n    writes rejected %" PRIu64 ", last error %s",
 		       s->writes_rejected, s->last_error);
-	if (s->ngroups > NM_SG_RESYNC_BYTES) {
+	if (s->ngroups > NM_SF_resync_bytes) {
 		printf("\n    resync %" PRIu64 " KiB/s, eta ", s->resync_kibs);
 		print_eta(s->eta_seconds);
 		printf(", %" PRIu64 " bytes resynced", s->resync_bytes);
@@ -565,7 +549,7 @@ static int cmd_wait_sync(void)
 				putchar('\n');
 			return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
 		}
-		cs = s.conn == NM_CONN_OTHER ? s.conn_str : nm_conn_str(s.conn);
+		cs = s.conn == DMNET_CONN_OTHER ? s.conn_str : nm_conn_str(s.conn);
 		pct = nm_status_sync_percent(&s);
 		/* our own estimate from the in-sync progress */
 		if (have_last && t > last_t && s.in_sync_regions >= last_sync) {
@@ -575,7 +559,7 @@ static int cmd_wait_sync(void)
 		}
 		if (rate > 0)
 			eta = (double)(s.total_regions - s.in_sync_regions) / rate;
-		if (s.ngroups > NM_SG_ETA) {
+		if (s.ngroups > NM_SF_eta_seconds) {
 			/* dm-netmirror >= 1.2: the kernel's resync rate and ETA
 			 * (rate 0 until it has measured one: keep ours) */
 			kernel = 1;
@@ -616,7 +600,7 @@ static int cmd_wait_sync(void)
 				putchar('\n');
 			return EX_OK;
 		}
-		if (interrupted || (g.timeout > 0 && t - start >= g.timeout)) {
+		if (interrupted || (g.wait_timeout > 0 && t - start >= g.wait_timeout)) {
 			if (tty)
 				putchar('\n');
 			return fail(EX_TIMEOUT, "%s: %s after %.0fs: %.1f%% in sync, connection %s",
@@ -660,9 +644,9 @@ static void to_devno(struct nm_table *t)
 	if (t->local_dev[0] == '/' && !stat(t->local_dev, &st) && S_ISBLK(st.st_mode))
 		snprintf(t->local_dev, sizeof(t->local_dev), "%u:%u",
 			 major(st.st_rdev), minor(st.st_rdev));
-	if ((t->opts & NM_OPT_BIT(NM_OPT_META)) && t->meta_dev[0] == '/' &&
-	    !stat(t->meta_dev, &st) && S_ISBLK(st.st_mode))
-		snprintf(t->meta_dev, sizeof(t->meta_dev), "%u:%u",
+	if ((t->opts & NM_OPT_BIT(NM_OPT_META)) && t->meta[0] == '/' &&
+	    !stat(t->meta, &st) && S_ISBLK(st.st_mode))
+		snprintf(t->meta, sizeof(t->meta), "%u:%u",
 			 major(st.st_rdev), minor(st.st_rdev));
 }
 
@@ -697,49 +681,445 @@ static int cmd_adjust(void)
 	return do_reload(dev, &t);
 }
 
+/* ---- nmsetup options: the tables of nm_params.h ------------------ */
+
+/* "--region-size" for keyword "region_size" */
+static void flag_name(const char *kw, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "--%s", kw);
+	for (i = 2; buf[i]; i++)
+		if (buf[i] == '_')
+			buf[i] = '-';
+}
+
+static const char *type_name(enum nm_param_type t)
+{
+	switch (t) {
+	case NM_PT_ADDR: return "addr";
+	case NM_PT_ENUM: return "enum";
+	case NM_PT_DEV: return "dev";
+	case NM_PT_POW2: return "pow2";
+	case NM_PT_U32: return "u32";
+	case NM_PT_KEYDESC: return "keydesc";
+	}
+	return "?";
+}
+
+/* Range and default in words: "power of two, 8..2048; default 1024". */
+static void limits(const struct nm_opt_def *d, char *buf, size_t len)
+{
+	char w[64];
+
+	switch (d->type) {
+	case NM_PT_POW2:
+		snprintf(buf, len, "power of two, %u..%u; default %u",
+			 (unsigned)d->min, (unsigned)d->max, (unsigned)d->def);
+		break;
+	case NM_PT_U32:
+		snprintf(buf, len, "%u..%u; default %u", (unsigned)d->min,
+			 (unsigned)d->max, (unsigned)d->def);
+		break;
+	case NM_PT_ENUM:
+		/* a one-word enum is a switch: absent = off */
+		if (nm_opt_word(d, 1, w, sizeof(w)) < 0) {
+			buf[0] = '\0';
+			break;
+		}
+		nm_opt_word(d, d->def, w, sizeof(w));
+		snprintf(buf, len, "default %s", w);
+		break;
+	case NM_PT_KEYDESC:
+		snprintf(buf, len, "%u..%u characters", (unsigned)d->min,
+			 (unsigned)d->max);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+static void default_str(const struct nm_opt_def *d, char *buf, size_t len)
+{
+	switch (d->type) {
+	case NM_PT_POW2:
+	case NM_PT_U32:
+		snprintf(buf, len, "%u", (unsigned)d->def);
+		break;
+	case NM_PT_ENUM:
+		nm_opt_word(d, d->def, buf, len);
+		break;
+	default:
+		snprintf(buf, len, "-");
+	}
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* groff: '-' as \- in flags and keywords */
+static void man_word(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-')
+			fputs("\\-", stdout);
+		else
+			putchar(*s);
+	}
+}
+
+#define SF_ROW(name, since, help) { #name, since, help },
+static const struct { const char *name; unsigned since; const char *help; }
+sfields[] = { NM_STATUS_FIELDS(SF_ROW) };
+#define NSF (sizeof(sfields) / sizeof(sfields[0]))
+
+static int want_table(const char *which, const char *t)
+{
+	return !which || !strcmp(which, t);
+}
+
+static void options_json(void)
+{
+	const struct nm_opt_def *d = nm_opt_defs(NULL);
+	const struct nm_msg_def *m = nm_msg_defs(NULL);
+	char w[64], f[64];
+	size_t i;
+	unsigned j;
+
+	printf("{\"target\":\"%d.%d.%d\",\n\"options\":[", NM_TARGET_MAJOR,
+	       NM_TARGET_MINOR, NM_TARGET_PATCH);
+	for (i = 0; i < NM_OPT_COUNT; i++) {
+		flag_name(d[i].keyword, f, sizeof(f));
+		printf("%s\n {\"keyword\":\"%s\",\"flag\":\"%s\",\"type\":\"%s\","
+		       "\"min\":%u,\"max\":%u,", i ? "," : "", d[i].keyword, f,
+		       type_name(d[i].type), (unsigned)d[i].min, (unsigned)d[i].max);
+		default_str(&d[i], w, sizeof(w));
+		printf("\"default\":");
+		json_str(w);
+		printf(",\"since\":\"%d.%u\",\"value\":", NM_TARGET_MAJOR, d[i].min_minor);
+		json_str(d[i].value_help);
+		printf(",\"words\":[");
+		for (j = 0; nm_opt_word(&d[i], j, w, sizeof(w)) >= 0; j++)
+			printf("%s\"%s\"", j ? "," : "", w);
+		printf("],\"want\":");
+		json_str(d[i].want);
+		printf(",\"help\":");
+		json_str(d[i].help);
+		printf("}");
+	}
+	printf("],\n\"messages\":[");
+	for (i = 0; i < NM_MSG_COUNT; i++) {
+		printf("%s\n {\"word\":\"%s\",\"args\":%u,\"since\":\"%d.%u\",\"arg\":",
+		       i ? "," : "", m[i].word, m[i].nargs, NM_TARGET_MAJOR,
+		       m[i].min_minor);
+		json_str(m[i].arg_help);
+		printf(",\"want\":");
+		json_str(m[i].want);
+		printf(",\"help\":");
+		json_str(m[i].help);
+		printf("}");
+	}
+	printf("],\n\"status_fields\":[");
+	for (i = 0; i < NSF; i++) {
+		printf("%s\n {\"name\":\"%s\",\"position\":%zu,\"since\":\"%d.%u\",\"help\":",
+		       i ? "," : "", sfields[i].name, i + 1, NM_TARGET_MAJOR,
+		       sfields[i].since);
+		json_str(sfields[i].help);
+		printf("}");
+	}
+	printf("],\n\"connection_states\":[");
+	for (j = 0; j < DMNET_CONN_OTHER; j++)
+		printf("%s\"%s\"", j ? "," : "", nm_conn_str((enum dmnet_conn)j));
+	printf("],\n\"disk_states\":[");
+	for (j = 0; j < DMNET_DISK_OTHER; j++)
+		printf("%s\"%s\"", j ? "," : "", nm_disk_str((enum dmnet_disk)j));
+	printf("]}\n");
+}
+
+static void options_man(const char *which)
+{
+	const struct nm_opt_def *d = nm_opt_defs(NULL);
+	const struct nm_msg_def *m = nm_msg_defs(NULL);
+	char lim[128], f[64];
+	size_t i;
+
+	for (i = 0; want_table(which, "flags") && i < NM_OPT_COUNT; i++) {
+		flag_name(d[i].keyword, f, sizeof(f));
+		limits(&d[i], lim, sizeof(lim));
+		printf(".TP\n.B%s ", d[i].type == NM_PT_ENUM ? "R" : "I");
+		man_word(f);
+		printf(" \" %s\"\n%s (table option\n.BR %s ;\n%s%starget %d.%u).\n",
+		       d[i].value_help, d[i].help, d[i].keyword, lim,
+		       lim[0] ? "; " : "", NM_TARGET_MAJOR, d[i].min_minor);
+	}
+	for (i = 0; want_table(which, "options") && i < NM_OPT_COUNT; i++) {
+		limits(&d[i], lim, sizeof(lim));
+		printf(".TP\n.B%s \"", d[i].type == NM_PT_ENUM ? "R" : "I");
+		man_word(d[i].keyword);
+		printf(" \" %s\n%s (%s%starget %d.%u).\n", d[i].value_help,
+		       d[i].help, lim, lim[0] ? "; " : "", NM_TARGET_MAJOR,
+		       d[i].min_minor);
+	}
+	for (i = 0; want_table(which, "messages") && i < NM_MSG_COUNT; i++) {
+		printf(".TP\n");
+		if (m[i].nargs)
+			printf(".BI \"%s \" %s\n", m[i].word, m[i].arg_help);
+		else
+			printf(".B %s\n", m[i].word);
+		printf("%s (target %d.%u).\n", m[i].help, NM_TARGET_MAJOR,
+		       m[i].min_minor);
+	}
+	for (i = 0; want_table(which, "status") && i < NSF; i++)
+		printf(".TP\n.B %zu. %s\n%s (target %d.%u).\n", i + 1, sfields[i].name,
+		       sfields[i].help, NM_TARGET_MAJOR, sfields[i].since);
+}
+
+/* An rst simple table: ncol columns, rows of cells ("" for none). */
+#define RST_ROWS 32
+#define RST_COLS 5
+struct rst {
+	unsigned ncol, nrow;
+	char cell[RST_ROWS][RST_COLS][256];
+};
+
+static void rst_rule(const size_t *wd, unsigned ncol)
+{
+	unsigned c;
+	size_t k;
+
+	for (c = 0; c < ncol; c++) {
+		for (k = 0; k < wd[c]; k++)
+			putchar('=');
+		putchar(c + 1 < ncol ? ' ' : '\n');
+	}
+}
+
+static void rst_print(const struct rst *t)
+{
+	size_t wd[RST_COLS] = { 0 };
+	unsigned r, c;
+
+	for (r = 0; r < t->nrow; r++)
+		for (c = 0; c < t->ncol; c++)
+			if (strlen(t->cell[r][c]) > wd[c])
+				wd[c] = strlen(t->cell[r][c]);
+	rst_rule(wd, t->ncol);
+	for (r = 0; r < t->nrow; r++) {
+		for (c = 0; c + 1 < t->ncol; c++)
+			printf("%-*s ", (int)wd[c], t->cell[r][c]);
+		printf("%s\n", t->cell[r][c]);
+		if (r == 0)
+			rst_rule(wd, t->ncol);
+	}
+	rst_rule(wd, t->ncol);
+}
+
+static void options_rst(const char *which)
+{
+	const struct nm_opt_def *d = nm_opt_defs(NULL);
+	const struct nm_msg_def *m = nm_msg_defs(NULL);
+	static struct rst t;
+	char lim[128];
+	size_t i;
+	int first = 1;
+
+	if (want_table(which, "options")) {
+		memset(&t, 0, sizeof(t));
+		t.ncol = 4;
+		snprintf(t.cell[0][0], 256, "option");
+		snprintf(t.cell[0][1], 256, "range, default");
+		snprintf(t.cell[0][2], 256, "since");
+		snprintf(t.cell[0][3], 256, "meaning");
+		for (i = 0; i < NM_OPT_COUNT; i++) {
+			limits(&d[i], lim, sizeof(lim));
+			snprintf(t.cell[i + 1][0], 256, "``%s %s``", d[i].keyword,
+				 d[i].value_help);
+			snprintf(t.cell[i + 1][1], 256, "%s", lim[0] ? lim : "-");
+			snprintf(t.cell[i + 1][2], 256, "%d.%u", NM_TARGET_MAJOR,
+				 d[i].min_minor);
+			snprintf(t.cell[i + 1][3], 256, "%s", d[i].help);
+		}
+		t.nrow = NM_OPT_COUNT + 1;
+		rst_print(&t);
+		first = 0;
+	}
+	if (want_table(which, "messages")) {
+		if (!first)
+			putchar('\n');
+		memset(&t, 0, sizeof(t));
+		t.ncol = 3;
+		snprintf(t.cell[0][0], 256, "message");
+		snprintf(t.cell[0][1], 256, "since");
+		snprintf(t.cell[0][2], 256, "meaning");
+		for (i = 0; i < NM_MSG_COUNT; i++) {
+			snprintf(t.cell[i + 1][0], 256, "``%s%s%s``", m[i].word,
+				 m[i].nargs ? " " : "", m[i].arg_help);
+			snprintf(t.cell[i + 1][1], 256, "%d.%u", NM_TARGET_MAJOR,
+				 m[i].min_minor);
+			snprintf(t.cell[i + 1][2], 256, "%s", m[i].help);
+		}
+		t.nrow = NM_MSG_COUNT + 1;
+		rst_print(&t);
+		first = 0;
+	}
+	if (want_table(which, "status")) {
+		if (!first)
+			putchar('\n');
+		memset(&t, 0, sizeof(t));
+		t.ncol = 4;
+		snprintf(t.cell[0][0], 256, "#");
+		snprintf(t.cell[0][1], 256, "field");
+		snprintf(t.cell[0][2], 256, "since");
+		snprintf(t.cell[0][3], 256, "meaning");
+		for (i = 0; i < NSF; i++) {
+			snprintf(t.cell[i + 1][0], 256, "%zu", i + 1);
+			snprintf(t.cell[i + 1][1], 256, "``%s``", sfields[i].name);
+			snprintf(t.cell[i + 1][2], 256, "%d.%u", NM_TARGET_MAJOR,
+				 sfields[i].since);
+			snprintf(t.cell[i + 1][3], 256, "%s", sfields[i].help);
+		}
+		t.nrow = NSF + 1;
+		rst_print(&t);
+	}
+}
+
+static void options_text(void)
+{
+	const struct nm_opt_def *d = nm_opt_defs(NULL);
+	const struct nm_msg_def *m = nm_msg_defs(NULL);
+	char lim[128], f[64];
+	size_t i;
+
+	printf("table options (netmirror %d.%d; reprinted in this order):\n",
+	       NM_TARGET_MAJOR, NM_TARGET_MINOR);
+	for (i = 0; i < NM_OPT_COUNT; i++) {
+		flag_name(d[i].keyword, f, sizeof(f));
+		limits(&d[i], lim, sizeof(lim));
+		printf("  %-12s %-18s %-15s since %d.%u  %s%s%s%s\n", d[i].keyword,
+		       d[i].value_help, f, NM_TARGET_MAJOR, d[i].min_minor,
+		       d[i].help, lim[0] ? " (" : "", lim, lim[0] ? ")" : "");
+	}
+	printf("\nmessages:\n");
+	for (i = 0; i < NM_MSG_COUNT; i++)
+		printf("  %-14s %-10s since %d.%u  %s\n", m[i].word, m[i].arg_help,
+		       NM_TARGET_MAJOR, m[i].min_minor, m[i].help);
+	printf("\nstatus fields:\n");
+	for (i = 0; i < NSF; i++)
+		printf("  %2zu %-16s since %d.%u  %s\n", i + 1, sfields[i].name,
+		       NM_TARGET_MAJOR, sfields[i].since, sfields[i].help);
+}
+
+static int cmd_options(void)
+{
+	const char *which = g.argc ? g.argv[0] : NULL;
+
+	if (which && strcmp(which, "options") && strcmp(which, "flags") &&
+	    strcmp(which, "messages") && strcmp(which, "status"))
+		die_usage("options: unknown table \"%s\" (options, flags, messages or status)",
+			  which);
+	if (g.json + g.man + g.rst > 1)
+		die_usage("options: give one of --json, --man, --rst");
+	if (g.json)
+		options_json();
+	else if (g.man)
+		options_man(which);
+	else if (g.rst) {
+		if (which && !strcmp(which, "flags"))
+			die_usage("options: --rst has no flags table");
+		options_rst(which);
+	} else
+		options_text();
+	return 0;
+}
+
+#define MSG_CMD(w, id, nargs, since, arg_help, want, help)		\
+	{ #w, cmd_msg, 0, 1 + (nargs), 1 + (nargs), "NAME " arg_help,	\
+	  help " (message \"" #w "\").", NM_MSG_##id },
+
 static const struct cmd cmds[] = {
-	{ "create", cmd_create, O_TABLE, 3, 3,
-	  "create NAME LOCAL_DEV PEER [--protocol A|B|C] [--ordering flush|drain|none]\n"
-	  "       [--listen ADDR:PORT] [--role primary|secondary] [--meta DEV]\n"
-	  "       [--region-size SECTORS] [--sync full|none] [--resync-rate KIB_PER_S]\n"
-	  "       [--size SECTORS] [-o KEY=VALUE]...",
-	  "Create and activate netmirror device NAME over LOCAL_DEV, replicating to PEER." },
-	{ "remove", cmd_remove, 0, 1, 1, "remove NAME", "Remove device NAME (retries while busy)." },
-	{ "primary", cmd_msg_word, 0, 1, 1, "primary NAME", "Make NAME primary (message \"primary\")." },
-	{ "secondary", cmd_msg_word, 0, 1, 1, "secondary NAME", "Make NAME secondary." },
-	{ "connect", cmd_msg_word, 0, 1, 1, "connect NAME", "Let NAME connect to its peer." },
-	{ "disconnect", cmd_msg_word, 0, 1, 1, "disconnect NAME", "Drop NAME's connection." },
-	{ "resync-rate", cmd_resync_rate, 0, 2, 2, "resync-rate NAME KIB_PER_S",
-	  "Set the resync rate limit of NAME in KiB/s, 0 = adaptive (message \"resync_rate N\")." },
-	{ "pause-sync", cmd_pause_resume, 0, 1, 1, "pause-sync NAME",
-	  "Pause a running resync of NAME (message \"pause_resync\")." },
-	{ "resume-sync", cmd_pause_resume, 0, 1, 1, "resume-sync NAME",
-	  "Resume a paused resync of NAME (message \"resume_resync\")." },
-	{ "status", cmd_status, O_JSON, 0, 1, "status [NAME|RESOURCE] [--json]",
-	  "Show status of NAME, or of every netmirror device." },
-	{ "table", cmd_table, O_TABLE, 1, 3,
-	  "table NAME LOCAL_DEV PEER [create options] | table RESOURCE",
-	  "Print the table line create/up would load; changes nothing." },
-	{ "wait-sync", cmd_wait_sync, O_TIMEOUT, 1, 1, "wait-sync NAME|RESOURCE [--timeout SECONDS]",
-	  "Wait until NAME is connected and fully in sync (exit 4 on timeout)." },
-	{ "message", cmd_message, 0, 2, -1, "message NAME WORD...",
-	  "Send a raw target message to sector 0 of NAME; print any response." },
-	{ "up", cmd_up, 0, 1, 1, "up RESOURCE", "Create this host's device for RESOURCE from the config file." },
-	{ "down", cmd_down, 0, 1, 1, "down RESOURCE", "Remove this host's device for RESOURCE." },
-	{ "adjust", cmd_adjust, 0, 1, 1, "adjust RESOURCE",
-	  "Create the device, or reload it if its live table differs from the config." },
+	{ "create", cmd_create, F_TABLE, 3, 3, "NAME LOCAL_DEV PEER [table flags]",
+	  "Create and activate netmirror device NAME over LOCAL_DEV, replicating to PEER.", -1 },
+	{ "remove", cmd_remove, 0, 1, 1, "NAME", "Remove device NAME (retries while busy).", -1 },
+	NM_MESSAGES(MSG_CMD)
+	{ "pause-sync", cmd_msg, 0, 1, 1, "NAME", "Alias of pause-resync.", NM_MSG_PAUSE_RESYNC },
+	{ "resume-sync", cmd_msg, 0, 1, 1, "NAME", "Alias of resume-resync.", NM_MSG_RESUME_RESYNC },
+	{ "status", cmd_status, F_JSON, 0, 1, "[NAME|RESOURCE] [--json]",
+	  "Show status of NAME, or of every netmirror device.", -1 },
+	{ "table", cmd_table, F_TABLE, 1, 3,
+	  "NAME LOCAL_DEV PEER [table flags] | table RESOURCE",
+	  "Print the table line create/up would load; changes nothing.", -1 },
+	{ "wait-sync", cmd_wait_sync, F_WAIT, 1, 1, "NAME|RESOURCE [--wait-timeout SECONDS]",
+	  "Wait until NAME is connected and fully in sync (exit 4 on timeout).\n"
+	  "--timeout SECONDS is a deprecated spelling of --wait-timeout here.", -1 },
+	{ "message", cmd_message, 0, 2, -1, "NAME WORD...",
+	  "Send a raw target message to sector 0 of NAME; print any response.", -1 },
+	{ "up", cmd_up, 0, 1, 1, "RESOURCE", "Create this host's device for RESOURCE from the config file.", -1 },
+	{ "down", cmd_down, 0, 1, 1, "RESOURCE", "Remove this host's device for RESOURCE.", -1 },
+	{ "adjust", cmd_adjust, 0, 1, 1, "RESOURCE",
+	  "Create the device, or reload it if its live table differs from the config.", -1 },
+	{ "options", cmd_options, F_JSON | F_DOC, 0, 1,
+	  "[--json|--man|--rst] [options|flags|messages|status]",
+	  "Print the table options, messages and status fields of nm_params.h\n"
+	  "(--man/--rst: the fragments of the man pages and docs/netmirror.rst).", -1 },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
+/* Command name as typed: the message word with '_' -> '-'. */
+static void cmd_name(const struct cmd *c, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "%s", c->name);
+	for (i = 0; c->msg >= 0 && buf[i]; i++)
+		if (buf[i] == '_')
+			buf[i] = '-';
+}
+
+static void cmd_usage(FILE *f, const struct cmd *c)
+{
+	char n[64];
+
+	cmd_name(c, n, sizeof(n));
+	fprintf(f, "%s %s", n, c->args);
+}
+
 static void usage(FILE *f)
 {
+	const struct nm_opt_def *d = nm_opt_defs(NULL);
+	char fl[64], lim[128];
 	size_t i;
 
 	fprintf(f, "usage: nmsetup [-c FILE] [--host NAME] [-n] [-v] COMMAND ARGS...\n\n"
 		   "commands:\n");
-	for (i = 0; i < NCMDS; i++)
-		fprintf(f, "  %s\n", cmds[i].usage);
+	for (i = 0; i < NCMDS; i++) {
+		fprintf(f, "  ");
+		cmd_usage(f, &cmds[i]);
+		fputc('\n', f);
+	}
+	fprintf(f, "\ntable flags (create, table):\n"
+		   "  --protocol A|B|C          replication protocol (default C)\n"
+		   "  --ordering flush|drain|none  write ordering (default flush)\n"
+		   "  --size SECTORS            device size (default: size of LOCAL_DEV)\n"
+		   "  -o, --option KEYWORD=VALUE  a table option by its keyword\n");
+	for (i = 0; i < NM_OPT_COUNT; i++) {
+		char left[96];
+
+		flag_name(d[i].keyword, fl, sizeof(fl));
+		limits(&d[i], lim, sizeof(lim));
+		snprintf(left, sizeof(left), "%s %s", fl, d[i].value_help);
+		fprintf(f, "  %-25s %s%s%s%s\n", left, d[i].help,
+			lim[0] ? " (" : "", lim, lim[0] ? ")" : "");
+	}
 	fprintf(f, "\nglobal options:\n"
 		   "  -c, --config FILE  config file (default " NM_CONF_DEFAULT ")\n"
 		   "      --host NAME    use the \"on NAME\" section (default: hostname)\n"
@@ -771,16 +1151,68 @@ static int match(const char *a, const char *s, const char *l)
 	return (s && !strcmp(a, s)) || (l && strlen(l) == n && !strncmp(a, l, n));
 }
 
+/* "--region-size[=V]" -> the option region_size, or NULL. */
+static const struct nm_opt_def *table_flag(const char *a)
+{
+	char kw[32];
+	size_t n = strcspn(a, "="), i;
+
+	if (a[0] != '-' || a[1] != '-' || n - 2 >= sizeof(kw))
+		return NULL;
+	memcpy(kw, a + 2, n - 2);
+	kw[n - 2] = '\0';
+	for (i = 0; kw[i]; i++)
+		if (kw[i] == '-')
+			kw[i] = '_';
+	return nm_opt_find(kw);
+}
+
+static void add_opt(const char *flag, const char *kw, size_t kwlen, const char *val)
+{
+	struct cli_opt *o;
+
+	if (g.nopts >= MAX_OPTS)
+		die_usage("too many table options");
+	if (kwlen >= sizeof(o->kw))
+		die_usage("%s: keyword too long", flag);
+	o = &g.opts[g.nopts++];
+	snprintf(o->flag, sizeof(o->flag), "%.*s", (int)strcspn(flag, "="), flag);
+	memcpy(o->kw, kw, kwlen);
+	o->kw[kwlen] = '\0';
+	o->val = val;
+}
+
+static double seconds(const char *flag, const char *v)
+{
+	char *end;
+	double s = strtod(v, &end);
+
+	if (!*v || *end || !(s > 0))
+		die_usage("%s \"%s\": expected seconds > 0", flag, v);
+	return s;
+}
+
+static void seen(unsigned group, const char *flag)
+{
+	unsigned i;
+
+	for (i = 0; i < F_NGROUPS; i++)
+		if (group == 1u << i && !g.first[i])
+			g.first[i] = flag;
+	g.given |= group;
+}
+
 int main(int argc, char **argv)
 {
 	static char *pos[256];
 	int i, npos = 0, only_pos = 0;
 	const char *cmdname = NULL;
+	const struct nm_opt_def *d;
+	unsigned j;
 	size_t c;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		unsigned bit = 0;
 
 		if (only_pos || a[0] != '-' || !a[1]) {
 			if (!cmdname)
@@ -790,9 +1222,13 @@ int main(int argc, char **argv)
 			else
 				die_usage("too many arguments");
 			if (cmdname && cur == NULL) {
-				for (c = 0; c < NCMDS; c++)
-					if (!strcmp(cmds[c].name, cmdname))
+				char n[64];
+
+				for (c = 0; c < NCMDS; c++) {
+					cmd_name(&cmds[c], n, sizeof(n));
+					if (!strcmp(n, cmdname))
 						cur = &cmds[c];
+				}
 				if (!cur)
 					die_usage("unknown command \"%s\"", cmdname);
 			}
@@ -814,57 +1250,47 @@ int main(int argc, char **argv)
 			printf("nmsetup " NMSETUP_VERSION " (netmirror target %d.%d)\n",
 			       NM_TARGET_MAJOR, NM_TARGET_MINOR);
 			return EX_OK;
-		} else if (match(a, NULL, "--protocol")) {
-			g.protocol = optval(argc, argv, &i, "--protocol");
-			bit = O_PROTOCOL;
-		} else if (match(a, NULL, "--ordering")) {
-			g.ordering = optval(argc, argv, &i, "--ordering");
-			bit = O_ORDERING;
-		} else if (match(a, NULL, "--listen")) {
-			g.listen = optval(argc, argv, &i, "--listen");
-			bit = O_LISTEN;
-		} else if (match(a, NULL, "--role")) {
-			g.role = optval(argc, argv, &i, "--role");
-			bit = O_ROLE;
-		} else if (match(a, NULL, "--meta")) {
-			g.meta = optval(argc, argv, &i, "--meta");
-			bit = O_META;
-		} else if (match(a, NULL, "--region-size")) {
-			g.region_size = optval(argc, argv, &i, "--region-size");
-			bit = O_REGION;
-		} else if (match(a, NULL, "--sync")) {
-			g.sync = optval(argc, argv, &i, "--sync");
-			bit = O_SYNC;
-		} else if (match(a, NULL, "--resync-rate")) {
-			g.resync_rate = optval(argc, argv, &i, "--resync-rate");
-			bit = O_RATE;
-		} else if (match(a, NULL, "--size")) {
-			g.size = optval(argc, argv, &i, "--size");
-			bit = O_SIZE;
-		} else if (match(a, "-o", "--option")) {
-			if (g.nopts >= MAX_OPTS)
-				die_usage("too many -o options");
-			g.opts[g.nopts++] = optval(argc, argv, &i, "-o");
-			bit = O_OPTION;
-		} else if (match(a, NULL, "--json")) {
-			g.json = 1;
-			bit = O_JSON;
-		} else if (match(a, NULL, "--timeout")) {
-			const char *v = optval(argc, argv, &i, "--timeout");
-			char *end;
-
-			g.timeout = strtod(v, &end);
-			if (*end || g.timeout <= 0)
-				die_usage("--timeout \"%s\": expected seconds > 0", v);
-			bit = O_TIMEOUT;
 		} else if (cur && !strcmp(cur->name, "message")) {
 			if (npos < 256)
 				pos[npos++] = argv[i];	/* e.g. "message nm0 -x" */
-			continue;
+		} else if (match(a, NULL, "--protocol")) {
+			g.protocol = optval(argc, argv, &i, "--protocol");
+			seen(F_TABLE, "--protocol");
+		} else if (match(a, NULL, "--ordering")) {
+			g.ordering = optval(argc, argv, &i, "--ordering");
+			seen(F_TABLE, "--ordering");
+		} else if (match(a, NULL, "--size")) {
+			g.size = optval(argc, argv, &i, "--size");
+			seen(F_TABLE, "--size");
+		} else if (match(a, "-o", "--option")) {
+			const char *v = optval(argc, argv, &i, "-o");
+			const char *eq = strchr(v, '=');
+
+			if (!eq)
+				die_usage("-o \"%s\": expected KEYWORD=VALUE", v);
+			add_opt("-o", v, (size_t)(eq - v), eq + 1);
+			seen(F_TABLE, "-o");
+		} else if ((d = table_flag(a))) {
+			const char *v = optval(argc, argv, &i, a);
+
+			add_opt(a, d->keyword, strlen(d->keyword), v);
+			seen(F_TABLE, a);
+		} else if (match(a, NULL, "--json")) {
+			g.json = 1;
+			seen(F_JSON, "--json");
+		} else if (match(a, NULL, "--man")) {
+			g.man = 1;
+			seen(F_DOC, "--man");
+		} else if (match(a, NULL, "--rst")) {
+			g.rst = 1;
+			seen(F_DOC, "--rst");
+		} else if (match(a, NULL, "--wait-timeout")) {
+			g.wait_timeout = seconds("--wait-timeout",
+						 optval(argc, argv, &i, "--wait-timeout"));
+			seen(F_WAIT, "--wait-timeout");
 		} else {
 			die_usage("unknown option \"%s\"", a);
 		}
-		g.given |= bit;
 	}
 	if (!cur) {
 		if (g.help) {
@@ -874,23 +1300,38 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (g.help) {
-		printf("usage: nmsetup %s\n\n%s\n", cur->usage, cur->help);
-		return EX_OK;
-	}
-	if (g.given & ~cur->opts) {
-		for (c = 0; c < 12; c++) {
-			static const char *const names[] = {
-				"--protocol", "--ordering", "--listen", "--role", "--size",
-				"-o", "--json", "--timeout", "--meta", "--region-size",
-				"--sync", "--resync-rate",
-			};
-			if (g.given & ~cur->opts & (1u << c))
-				die_usage("%s is not valid for %s", names[c], cur->name);
+	/* wait-sync: --timeout SECONDS, the deprecated spelling of
+	 * --wait-timeout (everywhere else --timeout is the table option) */
+	if (cur->fn == cmd_wait_sync) {
+		unsigned k = 0;
+
+		for (j = 0; j < g.nopts; j++) {
+			if (!strcmp(g.opts[j].kw, "timeout") &&
+			    !strcmp(g.opts[j].flag, "--timeout")) {
+				fprintf(stderr, "nmsetup: wait-sync --timeout is deprecated, use --wait-timeout\n");
+				g.wait_timeout = seconds("--timeout", g.opts[j].val);
+				seen(F_WAIT, "--timeout");
+			} else {
+				g.opts[k++] = g.opts[j];
+			}
+		}
+		g.nopts = k;
+		if (!k && !g.protocol && !g.ordering && !g.size) {
+			g.given &= ~F_TABLE;
+			g.first[0] = NULL;
 		}
 	}
+	if (g.help) {
+		printf("usage: nmsetup ");
+		cmd_usage(stdout, cur);
+		printf("\n\n%s\n", cur->help);
+		return EX_OK;
+	}
+	for (j = 0; j < F_NGROUPS; j++)
+		if (g.given & ~cur->flags & (1u << j))
+			die_usage("%s is not valid for %s", g.first[j], cmdname);
 	if (npos < cur->min_args || (cur->max_args >= 0 && npos > cur->max_args))
-		die_usage("wrong number of arguments for %s", cur->name);
+		die_usage("wrong number of arguments for %s", cmdname);
 	g.argc = npos;
 	g.argv = pos;
 	nm_dm_set_verbose(g.verbose);
