@@ -20,7 +20,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 export PREFIX DESTDIR
 
-.PHONY: all module lib tools deps check unit vmtest demo fuzz install clean checkpatch
+.PHONY: all module lib tools deps check unit vmtest vm-selftest demo fuzz install clean checkpatch
 
 all: module lib tools
 
@@ -41,6 +41,10 @@ unit: lib
 
 vmtest: all
 	tests/vm/suite.sh
+
+# the testbed's own self-tests: passes when each tests/vm/selftest/ test FAILs
+vm-selftest:
+	tests/vm/selftest/run.sh
 
 check: all
 	scripts/check.sh

@@ -4,7 +4,7 @@
 #   tests/bench/run.sh [--no-build] [--reps N]
 #
 # Builds the module, library and tools (unless --no-build), boots one VM
-# running tests/vm/guest/bench.sh through tests/vm/vm.sh (as
+# running tests/vm/tools/bench.sh through tests/vm/vm.sh (as
 # tests/vm/run-test.sh would; `tests/vm/run-test.sh bench` works too), extracts the
 # result table (console lines starting with "NMBENCH: ") from build/vm/bench.log
 # into build/bench/results.txt and prints it.  The per-run samples (NMLOG
@@ -38,7 +38,7 @@ hostload() {
 }
 load0=$(hostload)
 # like tests/vm/run-test.sh, but with the repetition count on the kernel command line
-g=$top/tests/vm/guest/bench.sh
+g=$top/tests/vm/tools/bench.sh
 tmo=$(head -n 30 "$g" | sed -n 's/^#[[:space:]]*timeout:[[:space:]]*//p' | head -1)
 mem=$(head -n 30 "$g" | sed -n 's/^#[[:space:]]*mem:[[:space:]]*//p' | head -1)
 "$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((${tmo:-1500} + 120)) \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Two-node netmirror demo: boots node b (peer) and node a, which runs
-# tests/vm/guest/demo.sh; streams node a's console (kernel messages filtered
+# tests/vm/tools/demo.sh; streams node a's console (kernel messages filtered
 # out) to this terminal.  Logs: build/vm/demo-a.log, build/vm/demo-b.log.
 #
 #   tests/vm/demo.sh          (make demo)
@@ -10,7 +10,7 @@ vm_traps
 
 echo "demo: building the VM image..."
 vm_build || exit 1
-tmo=$(sed -n 's/^#[[:space:]]*timeout:[[:space:]]*//p' "$NM_VMDIR/guest/demo.sh" | head -1)
+tmo=$(sed -n 's/^#[[:space:]]*timeout:[[:space:]]*//p' "$NM_VMDIR/tools/demo.sh" | head -1)
 tmo=${tmo:-300}
 pa=$((20000 + ($$ * 2 + RANDOM * 2) % 40000))
 pb=$((pa + 1))

@@ -14,6 +14,8 @@
 #   nm_phase=N, ...     anything else is left to the tests
 # Console protocol (parsed by tests/vm/lib.sh on the host):
 #   NMTEST: PASS name | NMTEST: FAIL name: reason | NMTEST: SKIP name
+#   NMCHECK: PASS check | NMCHECK: FAIL check: detail   (the test's named
+#                       checks, guest-lib/lib.sh; a failed one FAILs the test)
 #   NMTEST-DONE
 #   NMDUMP-BEGIN / NMDUMP-END around dmesg dumps
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -88,8 +90,7 @@ shell)
 	;;
 esac
 
-# role=tests
-DMESG_BAD='BUG:|Oops|WARNING:|Call Trace:|blocked for more than|soft lockup|general protection|KASAN|kmemleak'
+# role=tests (NM_DMESG_BAD: from lib.sh, defined in dmesg-bad.sh)
 T=${nm_timeout:-300}
 for t in $(echo "$nm_tests" | tr ',' ' '); do
 	f=/tests/$t.sh
@@ -97,7 +98,7 @@ for t in $(echo "$nm_tests" | tr ',' ' '); do
 		echo "NMTEST: FAIL $t: no such test $f"
 		continue
 	fi
-	rm -f /tmp/nm_fail_reason
+	rm -f /tmp/nm_fail_reason /tmp/nm_checks
 	echo "NMTEST-START $t" > /dev/kmsg
 	start=$(cut -d' ' -f1 /proc/uptime)
 	# GNU timeout: own process group, the whole test tree gets the signal
@@ -118,10 +119,15 @@ for t in $(echo "$nm_tests" | tr ',' ' '); do
 		;;
 	*) verdict=FAIL; reason=$(cat /tmp/nm_fail_reason 2>/dev/null); reason=${reason:-exit status $rc} ;;
 	esac
+	nbad=$(grep -c '^FAIL ' /tmp/nm_checks 2>/dev/null)
+	if [ "${nbad:-0}" -gt 0 ]; then
+		verdict=FAIL
+		reason="${reason:+$reason; }$nbad of $(wc -l < /tmp/nm_checks) checks failed: $(grep '^FAIL ' /tmp/nm_checks | cut -d' ' -f2 | head -5 | tr '\n' ' ' | sed 's/ $//')"
+	fi
 	newlog=$(dmesg | sed -n "/NMTEST-START $t\$/,\$p")
 	# marker gone (ring buffer wrapped): check all that is left
 	[ -n "$newlog" ] || newlog=$(dmesg)
-	bad=$(echo "$newlog" | grep -E "$DMESG_BAD" | head -5)
+	bad=$(echo "$newlog" | grep -E "$NM_DMESG_BAD" | head -5)
 	if [ -n "$bad" ]; then
 		verdict=FAIL
 		reason="${reason:+$reason; }dmesg: $(echo "$bad" | head -1 | sed 's/^\[[ 0-9.]*\] //')"

@@ -23,7 +23,17 @@
 #                            count.  Returns 1 if anything failed.
 #   vm_cleanup               SIGKILL every VM this shell started
 #   vm_traps                 trap vm_cleanup on EXIT, and exit on INT/TERM
+#   vm_checks LOG...         the named checks (NMCHECK lines) of these console
+#                            logs, one "PASS check" / "FAIL check" line per
+#                            name in first-seen order (a name seen several
+#                            times: FAIL if any failed)
+#   nm_test_file NAME        path of the guest script NAME (guest/, nodes/,
+#                            selftest/, tools/), or status 1
 #   nm_result VERDICT NAME [REASON]   human line + $NM_RESULTS line
+#
+# With NM_VM_LOGS set (a file; run-test.sh sets it per test), vm_start
+# appends each console log path to it, so the runner finds the checks of
+# every VM and phase a scenario booted.
 
 NM_VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NM_TOP=$(cd "$NM_VMDIR/../.." && pwd)
@@ -32,6 +42,18 @@ NM_OUT=$NM_TOP/build/vm
 NM_INITRD=
 NM_VM_PIDS=()
 mkdir -p "$NM_OUT"
+# NM_DMESG_BAD, NM_CONSOLE_BAD: shared with the guest
+. "$NM_VMDIR/guest-lib/dmesg-bad.sh"
+# where guest scripts live (all installed flat as /tests/NAME.sh in the VM)
+NM_GUEST_DIRS="guest nodes selftest tools"
+
+nm_test_file() {
+	local d
+	for d in $NM_GUEST_DIRS; do
+		[ -f "$NM_VMDIR/$d/$1.sh" ] && { echo "$NM_VMDIR/$d/$1.sh"; return 0; }
+	done
+	return 1
+}
 
 vm_build() {
 	[ -n "$NM_INITRD" ] && return 0
@@ -109,6 +131,7 @@ vm_start() {
 	fi
 	VM_LOG=$NM_OUT/$name.log
 	: > "$VM_LOG"
+	[ -n "${NM_VM_LOGS:-}" ] && echo "$VM_LOG" >> "$NM_VM_LOGS"
 	echo "NMHOST: $(date +%T) qemu ${args[*]}" > "$VM_LOG.cmd"
 	qemu-system-x86_64 "${args[@]}" < /dev/null >> "$VM_LOG" 2>&1 &
 	VM_PID=$!
@@ -186,8 +209,8 @@ nm_console() {
 vm_verdict() {
 	local log=$1 tests=${2:--} con crash= t line rc=0 last=
 	con=$(nm_console "$log")
-	crash=$(echo "$con" | grep -E 'NMHOST: host timeout|Kernel panic - not syncing|BUG: |Oops: |general protection fault' |
-		grep -v '^NMTEST' | head -1 | sed 's/^\[[ 0-9.]*\] //' || true)
+	crash=$(echo "$con" | grep -E "NMHOST: host timeout|$NM_CONSOLE_BAD" |
+		grep -vE '^NM(TEST|CHECK|LOG|PEER|MARK)' | head -1 | sed 's/^\[[ 0-9.]*\] //' || true)
 	if ! echo "$con" | grep -q '^NMTEST-DONE' && [ -z "$crash" ] && [ "$tests" != - ]; then
 		crash="VM ended without NMTEST-DONE"
 	fi
@@ -224,6 +247,16 @@ vm_verdict() {
 	return $rc
 }
 
+vm_checks() {
+	local l
+	for l in "$@"; do
+		[ -f "$l" ] && nm_console "$l"
+	done | sed -n 's/^NMCHECK: \(PASS\|FAIL\) \([^ :]*\).*/\1 \2/p' |
+		awk '{ if (!($2 in v)) { o[++n] = $2; v[$2] = $1 } else if ($1 == "FAIL") v[$2] = "FAIL" }
+		END { for (i = 1; i <= n; i++) print v[o[i]], o[i] }'
+}
+
+# NAME is written as given (run-test.sh passes vm/<test>, vm/<test>/<check>)
 nm_result() {
 	local v=$1 name=$2 reason=${3:-}
 	echo "[$v] $name${reason:+: $reason}"

@@ -1,8 +1,14 @@
 #!/bin/bash
 # Build the small overlay cpio laid over the base layer (rebuilt every run):
 #   /init                         tests/vm/init.sh
-#   /tests/                       tests/vm/guest/* (lib.sh + guest tests)
-#   /usr/bin/{nmrpc,pattern,wlat} built from tests/vm/src/*.c (static) into
+#   /tests/                       flat: the guest scripts of tests/vm/guest/
+#                                 (tests), nodes/ (scenario halves),
+#                                 selftest/, tools/, and the libraries of
+#                                 guest-lib/ (lib.sh, nmlib.sh, dmesg-bad.sh)
+#   /tests/nm-status-fields.sh    NM_SF_<field>=<index> for every status
+#                                 field of dm-mirror-net/nm_params.h (made
+#                                 by build/vm/bin/nmfields; nmlib's nm_status)
+#   /usr/bin/{nmrpc,pattern,...}  built from tests/vm/src/*.c (static) into
 #                                 build/vm/bin/
 #   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it
 #   /usr/sbin/nmsetup             if tools/nmsetup is built (+ its libraries)
@@ -24,8 +30,8 @@ mkdir -p "$BIN"
 CC=${CC:-gcc}
 for src in "$VMDIR"/src/*.c; do
 	b=$BIN/$(basename "$src" .c)
-	if [ ! -x "$b" ] || [ "$src" -nt "$b" ]; then
-		$CC -O2 -g -Wall -Wextra -Werror -static -o "$b.tmp.$$" "$src" -lm
+	if [ ! -x "$b" ] || [ "$src" -nt "$b" ] || [ "$TOP/dm-mirror-net/nm_params.h" -nt "$b" ]; then
+		$CC -O2 -g -Wall -Wextra -Werror -static -I"$TOP/dm-mirror-net" -o "$b.tmp.$$" "$src" -lm
 		mv "$b.tmp.$$" "$b"
 	fi
 done
@@ -34,7 +40,14 @@ ST=$(mktemp -d "$OUT/overlay-stage.XXXXXX")
 trap 'rm -rf "$ST"' EXIT
 mkdir -p "$ST/usr/bin" "$ST/usr/sbin" "$ST/usr/lib/x86_64-linux-gnu" "$ST/tests"
 install -m 755 "$VMDIR/init.sh" "$ST/init"
-cp -r "$VMDIR"/guest/. "$ST/tests/"
+# one flat /tests: a name must be unique over the folders
+for d in guest-lib guest nodes selftest tools; do
+	for f in "$VMDIR/$d"/*; do
+		[ -e "$ST/tests/$(basename "$f")" ] && { echo "mkoverlay: $d/$(basename "$f") clashes with another guest file" >&2; exit 1; }
+		cp "$f" "$ST/tests/"
+	done
+done
+"$BIN/nmfields" > "$ST/tests/nm-status-fields.sh"
 cp "$BIN"/* "$ST/usr/bin/"
 
 ko=$TOP/dm-mirror-net/dm-netmirror.ko

@@ -4,7 +4,10 @@
 #   tests/vm/run-test.sh NAME [NAME...]
 #
 # NAME is a guest test, tests/vm/guest/NAME.sh, or a host-side scenario,
-# tests/vm/scenarios/NAME.sh (a guest test wins if both exist).
+# tests/vm/scenarios/NAME.sh (a guest test wins if both exist); a harness
+# self-test (tests/vm/selftest/, expected to FAIL: make vm-selftest) or a
+# tool (tests/vm/tools/: bench, demo, bootinfo) runs the same way.  The
+# two-node scenario halves in tests/vm/nodes/ are run by their scenarios.
 #
 # A guest test's header comments (first 30 lines) tell the runner:
 #   # vms: 1|2          one VM, or node a (runs the test) + node b (nmrpc peer)
@@ -18,9 +21,14 @@
 # A scenario is run with bash; exit 0 = PASS, 77 = SKIP, else FAIL.  It uses
 # tests/vm/lib.sh (vm_start, vm_wait_marker, vm_kill, vm_wait, vm_verdict).
 #
-# One line per test goes to $NM_RESULTS when set ("PASS name", "FAIL name",
-# "SKIP name").  Console logs stay in build/vm/ (NAME.log, or NAME-a.log and
-# NAME-b.log); a failed test's log path and last 40 lines are printed.
+# Results, also appended to $NM_RESULTS when set: one line per test ("PASS
+# vm/NAME", "FAIL vm/NAME", "SKIP vm/NAME") after one line per named check
+# of the test ("PASS vm/NAME/CHECK", "FAIL vm/NAME/CHECK"; the guest's
+# check helpers, guest-lib/lib.sh), collected from every console log the
+# test's VMs wrote.  A failed check fails the test.  Only failed checks and
+# a count are printed.  Console logs stay in build/vm/ (NAME.log, or
+# NAME-a.log and NAME-b.log); a failed test's log path and last 40 lines
+# are printed.
 # Exit status: 0 if nothing failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -31,9 +39,11 @@ child=
 nm_runner_cleanup() {
 	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null
 	vm_cleanup
-	rm -f "$tmpout"
+	rm -f "$tmpout" "$NM_VM_LOGS"
 }
 tmpout=$(mktemp)
+NM_VM_LOGS=$(mktemp)
+export NM_VM_LOGS
 trap nm_runner_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -62,7 +72,7 @@ make_disks() { # make_disks SPEC PREFIX -> --disk args on stdout
 }
 
 run_guest() {
-	local name=$1 f=$NM_VMDIR/guest/$1.sh vms disks tmo mem smp envs hto e out rc=0
+	local name=$1 f=$2 vms disks tmo mem smp envs hto e out rc=0
 	vms=$(hdr "$f" vms 1)
 	disks=$(hdr "$f" disks none)
 	tmo=$(hdr "$f" timeout 300)
@@ -118,9 +128,10 @@ fails=0
 vm_build || { echo "run-test: building the VM image failed" >&2; exit 1; }
 for name in "$@"; do
 	t0=$SECONDS
+	: > "$NM_VM_LOGS"
 	# not in a $(...) subshell: the VMs must stay known to vm_cleanup
-	if [ -f "$NM_VMDIR/guest/$name.sh" ]; then
-		run_guest "$name" > "$tmpout" 2>&1
+	if f=$(nm_test_file "$name"); then
+		run_guest "$name" "$f" > "$tmpout" 2>&1
 		rc=$?
 	elif [ -f "$NM_VMDIR/scenarios/$name.sh" ]; then
 		bash "$NM_VMDIR/scenarios/$name.sh" > "$tmpout" 2>&1 &
@@ -134,10 +145,25 @@ for name in "$@"; do
 	fi
 	dt=$((SECONDS - t0))
 	sed 's/^/  /' "$tmpout"
+	mapfile -t checks < <(vm_checks $(sort -u "$NM_VM_LOGS"))
+	cp=0 cf=0
+	for c in "${checks[@]}"; do
+		if [ "${c%% *}" = PASS ]; then
+			cp=$((cp + 1))
+			[ -n "${NM_RESULTS:-}" ] && echo "PASS vm/$name/${c#* }" >> "$NM_RESULTS"
+		else
+			cf=$((cf + 1))
+			nm_result FAIL "vm/$name/${c#* }"
+		fi
+	done
+	[ $((cp + cf)) -gt 0 ] && echo "  vm/$name: $((cp + cf)) checks, $cp passed, $cf failed"
+	# every check's failure fails the test (a scenario may have lost the
+	# guest's verdict of a killed phase)
+	[ "$cf" -gt 0 ] && [ "$rc" = 0 -o "$rc" = 77 ] && rc=1
 	case $rc in
-	0) nm_result PASS "$name" "${dt}s" ;;
-	77) nm_result SKIP "$name" "${dt}s" ;;
-	*) nm_result FAIL "$name" "${dt}s"; fails=$((fails + 1)) ;;
+	0) nm_result PASS "vm/$name" "${dt}s" ;;
+	77) nm_result SKIP "vm/$name" "${dt}s" ;;
+	*) nm_result FAIL "vm/$name" "${dt}s"; fails=$((fails + 1)) ;;
 	esac
 done
 [ "$fails" = 0 ]

@@ -1,9 +1,25 @@
 # shellcheck shell=sh disable=SC2034,SC3043
 # Guest-side library for netmirror VM tests (busybox ash).  Sourced by /init
-# and, before each test, into the test's shell.  Tests are sourced with
-# "set -e" NOT in effect: check results and call fail/skip yourself.
+# and, before each test, into the test's shell (installed as /tests/lib.sh,
+# from tests/vm/guest-lib/).  Tests are sourced with "set -e" NOT in effect:
+# check results and call fail/skip yourself.
 #
-#   fail "msg"            end the test as FAIL with that reason
+# Named checks (assertions; the test goes on after a failed one and FAILs at
+# its end; each check is one result line "PASS|FAIL vm/<test>/<NAME>" on the
+# host).  NAME: one word ([A-Za-z0-9._@,=+/-], anything else becomes _),
+# unique within the test (repeats are merged on the host: one FAIL fails it).
+# Each returns 0 if the check passed, 1 if not.  Checks run on node a only.
+#   check NAME CMD [ARG...]   passes if CMD (a command or function, not a
+#                         string) exits 0; its output goes to the detail
+#   check_fail NAME CMD [ARG...]   passes if CMD exits non-zero
+#   check_eq NAME GOT WANT    passes if the strings are equal
+#   check_match NAME TEXT ERE passes if TEXT matches the extended regex ERE
+#   check_wait NAME SECS "CMD"   passes if wait_for "CMD" SECS succeeds
+#   check_ok NAME / check_bad NAME DETAIL   a verdict the test worked out
+#   Console: "NMCHECK: PASS NAME" / "NMCHECK: FAIL NAME: detail".
+#
+#   fail "msg"            end the test as FAIL with that reason (setup
+#                         failures, or when going on makes no sense)
 #   skip "msg"            end the test as SKIP (exit 77)
 #   log "msg"             print "NMLOG: msg" on the console
 #   wait_for "cmd" SECS   poll cmd (eval'd in a subshell: functions work) every 0.2 s until it succeeds;
@@ -37,7 +53,8 @@ STAT=/usr/bin/stat
 KVER=$(uname -r)
 NM_PEER_IP=169.254.0.2
 NM_RPC_PORT=${nm_rpc_port:-7000}
-NM_DMESG_BAD='BUG:|Oops|WARNING:|Call Trace:|blocked for more than|soft lockup|general protection|KASAN|kmemleak'
+# NM_DMESG_BAD (and NM_CONSOLE_BAD): defined once, in dmesg-bad.sh
+. /tests/dmesg-bad.sh
 
 log() { echo "NMLOG: $*"; }
 
@@ -51,6 +68,73 @@ skip() {
 	echo "$*" > /tmp/nm_fail_reason
 	echo "SKIP: $*" >&2
 	exit 77
+}
+
+# --- named checks (see the top); results in /tmp/nm_checks, read by /init
+nm_check_name() {
+	echo "$1" | tr -c 'A-Za-z0-9._@,=+/\n-' '_'
+}
+
+check_ok() {
+	local n
+	n=$(nm_check_name "$1")
+	echo "PASS $n" >> /tmp/nm_checks
+	echo "NMCHECK: PASS $n"
+	return 0
+}
+
+check_bad() {
+	local n
+	n=$(nm_check_name "$1")
+	echo "FAIL $n" >> /tmp/nm_checks
+	echo "NMCHECK: FAIL $n: $(echo "$2" | tr '\n' ' ' | cut -c1-300)"
+	return 1
+}
+
+check() {
+	local n=$1 rc
+	shift
+	"$@" > /tmp/nm_check_out 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		check_ok "$n"
+	else
+		check_bad "$n" "exit $rc: $*: $($HEAD -c 300 /tmp/nm_check_out)"
+	fi
+}
+
+check_fail() {
+	local n=$1
+	shift
+	if "$@" > /tmp/nm_check_out 2>&1; then
+		check_bad "$n" "succeeded but should have failed: $*: $($HEAD -c 300 /tmp/nm_check_out)"
+	else
+		check_ok "$n"
+	fi
+}
+
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		check_ok "$1"
+	else
+		check_bad "$1" "got '$2', want '$3'"
+	fi
+}
+
+check_match() {
+	if echo "$2" | grep -qE -- "$3"; then
+		check_ok "$1"
+	else
+		check_bad "$1" "'$2' does not match /$3/"
+	fi
+}
+
+check_wait() {
+	if wait_for "$3" "$2"; then
+		check_ok "$1"
+	else
+		check_bad "$1" "not within $2 s: $3"
+	fi
 }
 
 wait_for() {

@@ -1,20 +1,29 @@
 # netmirror helpers for guest tests (busybox ash); source after lib.sh:
 #   . /tests/nmlib.sh
 #
-#   nm_field DEV N        word N of "dmsetup status DEV" after the target
-#                         name: 1 role, 2 connection, 3 disk/peer_disk,
-#                         4 in_sync/total, 5 writes_sent, 6 writes_received,
-#                         7 pending, 8 bytes_sent, 9 bytes_received,
-#                         10 writes_rejected, 11 last_error
+#   nm_status DEV FIELD   one status field of "dmsetup status DEV", by its
+#                         name in NM_STATUS_FIELDS (dm-mirror-net/nm_params.h):
+#                         role connection disks regions writes_sent
+#                         writes_received pending bytes_sent bytes_received
+#                         writes_rejected last_error resync_kibs eta_seconds
+#                         resync_bytes; or a half of disks/regions, named as
+#                         in "nmsetup status --json": disk peer_disk
+#                         in_sync_regions total_regions.  An unknown name
+#                         fails the test.  Indexes: /tests/nm-status-fields.sh,
+#                         generated from the header (src/nmfields.c).
+#   nm_status_pick FIELD  the same, from a "dmsetup status" line on stdin
+#                         (e.g. on_peer 'dmsetup status nm0' | nm_status_pick role)
 #   wait_eval CMD SECS    like wait_for, CMD evaluated in this shell
 #   nm_wait_conn DEV STATE SECS   wait until DEV's connection is STATE
 #   nm_wait_synced DEV SECS       connected and in_sync == total
-#   nm_local_pair PROTO ORD [SECTORS]
-#                         nma (primary, /dev/ram0, listens 127.0.0.1:7789)
-#                         and nmb (secondary, /dev/ram1, 127.0.0.1:7790)
-#                         in this VM, connected; fails the test otherwise
+#   nm_local_pair PROTO ORD [SECTORS [DEV_A DEV_B [OPTS_A [OPTS_B]]]]
+#                         nma (primary, DEV_A = /dev/ram0, listens
+#                         127.0.0.1:7789) and nmb (secondary, DEV_B =
+#                         /dev/ram1, 127.0.0.1:7790) in this VM, OPTS_A/OPTS_B
+#                         (option words, e.g. "on_io_error pass_on") added to
+#                         their tables; connected and in sync, or the test
+#                         fails.  SECTORS "" = DEV_A's size.
 #   nm_local_unpair       remove both
-#   nm_expect_fail DESC CMD...   CMD must fail
 
 # like wait_for, but evaluates CMD in this shell (so it can call functions)
 wait_eval() {
@@ -27,25 +36,45 @@ wait_eval() {
 	return 0
 }
 
-nm_field() {
-	dmsetup status "$1" | awk -v n="$2" '{ print $(3 + n) }'
+. /tests/nm-status-fields.sh
+
+nm_status_pick() {
+	local f=$1 half= i
+	case $f in
+	disk) f=disks half=1 ;;
+	peer_disk) f=disks half=2 ;;
+	in_sync_regions) f=regions half=1 ;;
+	total_regions) f=regions half=2 ;;
+	esac
+	eval "i=\${NM_SF_$f:-}"
+	# a failed check too: this runs in a pipeline's subshell
+	[ -n "$i" ] || { check_bad "nm_status/$1" "no status field '$1' in nm_params.h"; fail "nm_status: no status field '$1'"; }
+	# "0 SECTORS netmirror FIELD0 FIELD1 ..."
+	awk -v n=$((i + 4)) -v h="$half" '{ if (h != "") { split($n, p, "/"); print p[h] } else print $n }'
+}
+
+nm_status() {
+	dmsetup status "$1" | nm_status_pick "$2"
 }
 
 nm_wait_conn() {
-	wait_for "[ \"\$(dmsetup status $1 | awk '{print \$5}')\" = $2 ]" "${3:-30}"
+	wait_for "[ \"\$(nm_status $1 connection)\" = $2 ]" "${3:-30}"
 }
 
 # connected, and every region in sync (the resync after a connect is over)
 nm_wait_synced() {
-	wait_eval "dmsetup status $1 | awk '{ split(\$7, r, \"/\"); exit !(\$5 == \"connected\" && r[1] == r[2]) }'" "${2:-60}"
+	wait_eval "[ \"\$(nm_status $1 connection)\" = connected ] && [ \"\$(nm_status $1 in_sync_regions)\" = \"\$(nm_status $1 total_regions)\" ]" "${2:-60}"
 }
 
 nm_local_pair() {
-	local proto=$1 ord=$2 sz=${3:-$(( $(dev_size /dev/ram0) / 512 ))}
-	dmsetup create nmb --table "0 $sz netmirror /dev/ram1 127.0.0.1:7789 $proto $ord 2 listen 127.0.0.1:7790" ||
-		fail "create nmb ($proto $ord)"
-	dmsetup create nma --table "0 $sz netmirror /dev/ram0 127.0.0.1:7790 $proto $ord 4 listen 127.0.0.1:7789 role primary" ||
-		fail "create nma ($proto $ord)"
+	local proto=$1 ord=$2 sz=${3:-} da=${4:-/dev/ram0} db=${5:-/dev/ram1} oa=${6:-} ob=${7:-} na nb
+	[ -n "$sz" ] || sz=$(( $(dev_size "$da") / 512 ))
+	# shellcheck disable=SC2086
+	na=$(( 4 + $(echo $oa | wc -w) )) nb=$(( 2 + $(echo $ob | wc -w) ))
+	dmsetup create nmb --table "0 $sz netmirror $db 127.0.0.1:7789 $proto $ord $nb listen 127.0.0.1:7790${ob:+ $ob}" ||
+		fail "create nmb ($proto $ord $ob)"
+	dmsetup create nma --table "0 $sz netmirror $da 127.0.0.1:7790 $proto $ord $na listen 127.0.0.1:7789 role primary${oa:+ $oa}" ||
+		fail "create nma ($proto $ord $oa)"
 	nm_wait_synced nma 60 || fail "nma did not connect and sync ($proto $ord): $(dmsetup status nma)"
 	nm_wait_synced nmb 30 || fail "nmb did not connect and sync ($proto $ord): $(dmsetup status nmb)"
 }
@@ -53,12 +82,4 @@ nm_local_pair() {
 nm_local_unpair() {
 	dmsetup remove nma || fail "remove nma"
 	dmsetup remove nmb || fail "remove nmb"
-}
-
-nm_expect_fail() {
-	local desc=$1
-	shift
-	if "$@" >/tmp/nm_out 2>&1; then
-		fail "$desc: succeeded but should have failed"
-	fi
 }

@@ -17,18 +17,18 @@ while read -r name table; do
 	dmsetup create "$name" --table "$table" || fail "dmsetup create $name --table '$table'"
 	# reprint: canonical, devices as major:minor
 	want=$(echo "$table" | sed 's|/dev/ram\([0-3]\)|1:\1|g')
-	[ "$(dmsetup table "$name")" = "$want" ] || fail "$name reprints [$(dmsetup table "$name")] for [$table]"
+	check_eq "pair$((n + 1))/$name-reprint" "$(dmsetup table "$name")" "$want"
 	[ "$name" = nma ] || continue
 	n=$((n + 1))
 	nm_wait_synced nma 90 || fail "pair $n: no sync: $(dmsetup status nma)"
 	nm_wait_synced nmb 30 || fail "pair $n: nmb: $(dmsetup status nmb)"
 	pattern write /dev/mapper/nma $((40 + n)) 2M --offset $((n * 2))M --direct --quiet || fail "pair $n: write"
-	wait_eval "[ \$(nm_field nma 7) = 0 ]" 30 || fail "pair $n: pending: $(dmsetup status nma)"
-	[ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ] || fail "pair $n: disks differ: $(dmsetup status nma)"
+	check_wait "pair$n/settled" 30 "[ \$(nm_status nma pending) = 0 ]"
+	check_eq "pair$n/identical" "$(dev_sum /dev/ram0)" "$(dev_sum /dev/ram1)"
 	log "pair $n: $(dmsetup table nma | cut -d' ' -f4-) ok"
 	dmsetup remove nma || fail "remove nma"
 	dmsetup remove nmb || fail "remove nmb"
 done < /tmp/tables
-[ $n = 4 ] || fail "$n pairs run from dmsetup-tables.txt, want 4"
+check_eq pairs-run "$n" 4
 log "examples/dmsetup-tables.txt: $n pairs ok ($(cut -d" " -f1 /proc/uptime)s)"
 exit 0

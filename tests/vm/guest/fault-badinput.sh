@@ -199,7 +199,7 @@ resume_resync 1|wrong number of words
 MSG
 cp /tmp/msgs /tmp/msgs.
 grep -E '^(foo|primary now|resync_rate|resync_rate fast|resync_rate 1 2|disconnect now)\|' /tmp/msgs > /tmp/msgs.short
-state_of() { echo "$(dmsetup table "$1")|$(nm_field "$1" 1)|$(nm_field "$1" 2)|$(dmsetup info -c --noheadings -o attr "$1")"; }
+state_of() { echo "$(dmsetup table "$1")|$(nm_status "$1" role)|$(nm_status "$1" connection)|$(dmsetup info -c --noheadings -o attr "$1")"; }
 msg_bad() { # msg_bad DEV WORDS WANT
 	local before after got
 	before=$(state_of "$1")
@@ -235,7 +235,7 @@ msgs_all nmx standalone short
 dmsetup remove nmx || fail "remove nmx"
 # an inconsistent standalone secondary (sync full, no history) cannot be primary
 dmsetup create nmx --table "0 $S netmirror /dev/ram3 127.0.0.1:7799 C flush 2 listen 127.0.0.1:7798" || fail "create nmx secondary"
-[ "$(nm_field nmx 3 | cut -d/ -f1)" = inconsistent ] || fail "fresh secondary not inconsistent: $(dmsetup status nmx)"
+[ "$(nm_status nmx disk)" = inconsistent ] || fail "fresh secondary not inconsistent: $(dmsetup status nmx)"
 msg_bad nmx primary "local disk is not usable"
 dmsetup remove nmx || fail "remove nmx"
 
@@ -324,16 +324,16 @@ ntab=$((ntab + 1))
 reload nma "0 $S netmirror /dev/ram0 127.0.0.1:7790 C flush 2 listen 127.0.0.1:7789"
 reload nmb "0 $S netmirror /dev/ram1 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 role primary"
 nm_wait_synced nmb 30 || fail "no connection after the switch-over: nmb $(dmsetup status nmb); nma $(dmsetup status nma)"
-[ "$(nm_field nmb 1)/$(nm_field nma 1)" = primary/secondary ] || fail "roles after the switch-over: nmb $(nm_field nmb 1) nma $(nm_field nma 1)"
+[ "$(nm_status nmb role)/$(nm_status nma role)" = primary/secondary ] || fail "roles after the switch-over: nmb $(nm_status nmb role) nma $(nm_status nma role)"
 pattern write /dev/mapper/nmb 5 4M --size 16M --direct --quiet || fail "write through the new primary"
 pattern verify /dev/ram0 5 4M --size 16M --direct --quiet || fail "seed 5 not on the new secondary"
 $DD if=/dev/zero of=/dev/mapper/nma bs=4k count=1 oflag=direct status=none 2>/dev/null && fail "write to the new secondary accepted"
 sums_equal "switch-over by reload"
 # 4. region_size changed against the peer: refused at the handshake, named
 reload nma "0 $S netmirror /dev/ram0 127.0.0.1:7790 C flush 4 listen 127.0.0.1:7789 region_size 512"
-wait_for "[ \"\$(dmsetup status nma | awk '{print \$14}')\" = region_size_mismatch ] || [ \"\$(dmsetup status nmb | awk '{print \$14}')\" = region_size_mismatch ]" 20 ||
+wait_for "[ \"\$(nm_status nma last_error)\" = region_size_mismatch ] || [ \"\$(nm_status nmb last_error)\" = region_size_mismatch ]" 20 ||
 	fail "region_size change not refused by name: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
-[ "$(nm_field nma 2)" != connected ] || fail "connected with different region sizes"
+[ "$(nm_status nma connection)" != connected ] || fail "connected with different region sizes"
 reload nma "0 $S netmirror /dev/ram0 127.0.0.1:7790 C flush 2 listen 127.0.0.1:7789"
 nm_wait_synced nmb 30 || fail "no reconnect after restoring region_size: $(dmsetup status nmb)"
 pattern write /dev/mapper/nmb 6 2M --size 16M --direct --quiet || fail "write 6"

@@ -63,7 +63,7 @@ run_case() {
 	# "-": no new error word (the one before the case stays; an accepted
 	# handshake clears it)
 	wword=$want
-	case $c in h-*) ;; *) [ "$want" = - ] && wword=$(nm_field "$dev" 11) ;; esac
+	case $c in h-*) ;; *) [ "$want" = - ] && wword=$(nm_status "$dev" last_error) ;; esac
 	case ",${nm_hostile_skip:-}," in *",$c,"*) log "$dev $c: skipped (nm_hostile_skip)"; return 1 ;; esac
 	out=$(nmhostile run 127.0.0.1 "$port" "$c") || fail "nmhostile $c against $dev: $out"
 	line=$(echo "$out" | grep "^NMH case=")
@@ -86,14 +86,14 @@ run_case() {
 	[ "$c" = slowloris ] && { [ "$cl" -ge 0 ] && [ "$cl" -le 4000 ] || fail "$dev slowloris held the handshake: $line"; }
 	[ "$c" = drip ] && log "drip (1 byte / 400 ms): $line"
 	if [ "$want" != '*' ]; then
-		if ! wait_for "[ \"\$(dmsetup status $dev | awk '{print \$14}')\" = '$wword' ]" 3; then
+		if ! wait_for "[ \"\$(nm_status $dev last_error)\" = '$wword' ]" 3; then
 			[ -n "${nm_hostile_workaround:-}" ] ||
-				fail "$dev $c: last_error $(nm_field "$dev" 11), want $wword: $line; $(dmsetup status "$dev")"
-			log "KNOWN-BUG $dev $c: last_error $(nm_field "$dev" 11), want $wword"
+				fail "$dev $c: last_error $(nm_status "$dev" last_error), want $wword: $line; $(dmsetup status "$dev")"
+			log "KNOWN-BUG $dev $c: last_error $(nm_status "$dev" last_error), want $wword"
 			workarounds=$((workarounds + 1))
 		fi
 	fi
-	err=$(nm_field "$dev" 11)
+	err=$(nm_status "$dev" last_error)
 	echo "NMLOG: $dev $c -> $err: $line"
 }
 
@@ -110,7 +110,7 @@ pair_check() {
 	fi
 	nm_wait_synced nma 40 || fail "$what: nma did not get its real peer back: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	nm_wait_synced nmb 20 || fail "$what: nmb: $(dmsetup status nmb)"
-	if [ -n "${nm_hostile_workaround:-}" ] && [ "$(nm_field nmb 3)" != uptodate/uptodate ]; then
+	if [ -n "${nm_hostile_workaround:-}" ] && [ "$(nm_status nmb disks)" != uptodate/uptodate ]; then
 		log "KNOWN-BUG $what: disks after reconnect: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 		workarounds=$((workarounds + 1))
 		nm_reload_pair
@@ -121,7 +121,7 @@ pair_check() {
 	nm_wait_synced nma 20 || fail "$what: nma after write: $(dmsetup status nma)"
 	a=$(dev_sum /dev/ram0) b=$(dev_sum /dev/ram1)
 	[ "$a" = "$b" ] || fail "$what: ram0 $a != ram1 $b; $(dmsetup status nma); $(dmsetup status nmb)"
-	wait_eval '[ "$(nm_field nma 3)" = uptodate/uptodate ] && [ "$(nm_field nmb 3)" = uptodate/uptodate ]' 5 ||
+	wait_eval '[ "$(nm_status nma disks)" = uptodate/uptodate ] && [ "$(nm_status nmb disks)" = uptodate/uptodate ]' 5 ||
 		fail "$what: disks not uptodate/uptodate: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 }
 workarounds=0
@@ -203,7 +203,7 @@ dmsetup create nmd --table "0 $S netmirror /dev/ram3 127.0.0.1:7791 C flush 4 li
 nm_wait_synced nmd 60 || fail "nmc's real peer did not connect and sync: nmd $(dmsetup status nmd); nmc $(dmsetup status nmc)"
 nm_wait_synced nmc 20 || fail "nmc: $(dmsetup status nmc)"
 [ "$(dev_sum /dev/ram2)" = "$(dev_sum /dev/ram3)" ] || fail "nmc/nmd differ after sync"
-[ "$(nm_field nmc 3)" = uptodate/uptodate ] || fail "nmc disks $(nm_field nmc 3)"
+[ "$(nm_status nmc disks)" = uptodate/uptodate ] || fail "nmc disks $(nm_status nmc disks)"
 dmsetup remove nmd && dmsetup remove nmc || fail "remove nmc/nmd"
 nm_local_unpair
 [ "$workarounds" = 0 ] || fail "$workarounds cases needed the workaround (see KNOWN-BUG lines)"

@@ -16,7 +16,7 @@ S=$(( $(dev_size /dev/ram0) / 512 ))
 dmsetup create nmprobe --table "0 $S netmirror /dev/ram2 127.0.0.1:7799 C flush 2 integrity crc32c" 2>/dev/null ||
 	fail "the module refuses the integrity option"
 dmsetup remove nmprobe
-le() { nm_field "$1" 11; }
+le() { nm_status "$1" last_error; }
 reload() { dmsetup suspend "$1" && dmsetup load "$1" --table "$2" && dmsetup resume "$1" || fail "reload $1: $2"; }
 TB="0 $S netmirror /dev/ram1 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 integrity crc32c"
 
@@ -27,10 +27,10 @@ nm_wait_synced nma 60 || fail "integrity pair: nma $(dmsetup status nma); nmb $(
 pattern write /dev/mapper/nma 1 8M --direct --quiet || fail "write 1"
 nm_wait_synced nma 30 || fail "after write 1"
 [ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ] || fail "integrity pair: ram0 != ram1"
-log "pair with integrity: connected, replicated ($(nm_field nma 8) bytes sent)"
+log "pair with integrity: connected, replicated ($(nm_status nma bytes_sent) bytes sent)"
 # 2. one side without it
 reload nmb "0 $S netmirror /dev/ram1 127.0.0.1:7789 C flush 2 listen 127.0.0.1:7790"
-wait_for "[ \"\$(dmsetup status nma | awk '{print \$14}')\" = integrity_mismatch ]" 20 ||
+wait_for "[ \"\$(nm_status nma last_error)\" = integrity_mismatch ]" 20 ||
 	fail "integrity on one side only: nma $(dmsetup status nma)"
 pattern write /dev/mapper/nma 2 2M --direct --quiet || fail "write 2"
 reload nmb "$TB"
@@ -52,7 +52,7 @@ c() { # c MODE SECTOR WANT_ERROR
 	out=$(nmhostile crc 127.0.0.1 7791 "$1" "$2") || fail "nmhostile crc $1: $out"
 	echo "$out" | grep -q " accepted=1 " || fail "crc $1: handshake not accepted: $out"
 	if [ -n "$3" ]; then
-		if ! wait_for "[ \"\$(dmsetup status nmc | awk '{print \$14}')\" = $3 ]" 5; then
+		if ! wait_for "[ \"\$(nm_status nmc last_error)\" = $3 ]" 5; then
 			# reported at the end, after the other checks
 			log "FINDING: crc $1: last_error $(le nmc), want $3"
 			echo "crc $1: last_error $(le nmc), want $3 ($(dmesg | grep 'netmirror' | tail -3 | sed 's/^\[[ 0-9.]*\] //' | tr '\n' '|'))" >> /tmp/findings

@@ -1,84 +1,96 @@
-# Local disk errors (on_io_error; dm-netmirror 1.4): dm-flakey (every I/O
-# failing) swapped in by table reload under the primary's local device.
-# pass_on: the failing write returns EIO to the submitter, the device stays
-# up; after the fault is removed the pair resyncs to identical.
-# detach: the failing write completes (its copy reached the peer), the
-# disk shows "diskless" (last_error disk_failed), later writes and all reads
-# are served through the peer and stay correct; after the fault is removed,
-# "attach" takes the disk back, the peer resyncs it, both identical, the
-# writes made while diskless are on the primary's own disk.
+# Local disk errors (on_io_error; dm-netmirror 1.4), with dm-flakey (every
+# I/O failing) swapped in by a table reload under a node's backing device
+# (dm-linear lowa over /dev/ram0, lowb over /dev/ram1):
+#  - detach (the default) on the primary: the write that hits the failing
+#    disk completes (its copy reached the peer), the disk shows "diskless"
+#    (last_error disk_failed), later writes and all reads are served through
+#    the peer and stay correct; after the fault is removed, "attach" takes
+#    the disk back, the peer resyncs it, both identical, the writes made while
+#    diskless are on the primary's own disk.
+#  - pass_on on the primary: the failing write returns EIO to the writer,
+#    the disk stays uptodate and the connection up, the region is counted
+#    out of sync; after the fault is removed it is resynced: identical.
+#  - the secondary's disk fails (protocol C and A): it detaches, the primary
+#    counts the regions out of sync; attach + resync: identical.
 # vms: 1
 # disks: none
-# timeout: 400
+# timeout: 600
 load_netmirror
 . /tests/nmlib.sh
 modprobe dm-flakey || fail "modprobe dm-flakey"
-brd_setup 16 2
-S=$(( $(dev_size /dev/ram0) / 512 ))
+brd_setup 32 2
+S=65536
 dmsetup create nmprobe --table "0 $S netmirror /dev/ram1 127.0.0.1:7799 C flush 2 on_io_error pass_on" 2>/dev/null ||
 	fail "the module refuses the on_io_error option"
-dmsetup remove nmprobe
-swap() { # swap linear|flakey: the primary's local device
-	local t="0 $S linear /dev/ram0 0"
-	[ "$1" = flakey ] && t="0 $S flakey /dev/ram0 0 0 3600"
-	dmsetup suspend fa && dmsetup load fa --table "$t" && dmsetup resume fa || fail "swap fa to $1"
+dmsetup remove nmprobe || fail "remove nmprobe"
+lower() { # lower ok|bad DEV BACKING: linear, or flakey with every I/O failing
+	local t="0 $S linear $3 0"
+	[ "$1" = bad ] && t="0 $S flakey $3 0 0 3600"
+	dmsetup reload "$2" --table "$t" && dmsetup resume "$2" || fail "$2: lower $1"
 }
-pair() { # pair MODE
-	$DD if=/dev/zero of=/dev/ram0 bs=1M oflag=direct status=none 2>/dev/null
-	$DD if=/dev/zero of=/dev/ram1 bs=1M oflag=direct status=none 2>/dev/null
-	dmsetup create fa --table "0 $S linear /dev/ram0 0" || fail "create fa"
-	dmsetup create nmb --table "0 $S netmirror /dev/ram1 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 sync none" || fail "create nmb"
-	dmsetup create nma --table "0 $S netmirror /dev/mapper/fa 127.0.0.1:7790 C flush 8 listen 127.0.0.1:7789 role primary sync none on_io_error $1" || fail "create nma ($1)"
-	nm_wait_synced nma 60 || fail "$1: no connection: $(dmsetup status nma)"
-	pattern write /dev/mapper/nma 1 4M --size 8M --direct --quiet || fail "$1: write 1"
-	nm_wait_synced nma 30 || fail "$1: after write 1"
-}
-unpair() { dmsetup remove nma && dmsetup remove nmb && dmsetup remove fa || fail "remove"; }
-same() { [ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ] || fail "$1: ram0 != ram1: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"; }
-
-# ---- pass_on ----
-pair pass_on
-swap flakey
+dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
+dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
+same() { check_eq "$1" "$(dev_sum /dev/ram0)" "$(dev_sum /dev/ram1)" || log "nma $(dmsetup status nma); nmb $(dmsetup status nmb)"; }
+blk_sum() { $DD if="$1" bs=64k skip=40 count=1 iflag=direct status=none | $MD5SUM; }
 $DD if=/dev/urandom of=/tmp/blk bs=64k count=1 status=none
-if $DD if=/tmp/blk of=/dev/mapper/nma bs=64k seek=40 count=1 oflag=direct status=none 2>/dev/null; then
-	fail "pass_on: a write to the failing disk succeeded: $(dmsetup status nma)"
-fi
-log "pass_on: write failed with an error as it should: $(dmsetup status nma)"
-[ "$(nm_field nma 2)" != standalone ] || fail "pass_on: connection given up"
-swap linear
-pattern write /dev/mapper/nma 2 2M --size 8M --direct --quiet || fail "pass_on: write after the repair"
-nm_wait_synced nma 60 || fail "pass_on: no resync after the repair: $(dmsetup status nma)"
-nm_wait_synced nmb 30 || fail "pass_on: nmb $(dmsetup status nmb)"
-same "pass_on after the repair"
-pattern verify /dev/ram1 2 2M --size 8M --direct --quiet || fail "pass_on: seed 2 not on the peer"
-log "pass_on: after the repair identical: $(dmsetup status nma)"
-unpair
+BLK=$($MD5SUM < /tmp/blk)
 
-# ---- detach ----
-pair detach
-swap flakey
-$DD if=/tmp/blk of=/dev/mapper/nma bs=64k seek=40 count=1 oflag=direct status=none ||
-	fail "detach: the write that hit the failing disk failed: $(dmsetup status nma)"
-wait_for "[ \"\$(dmsetup status nma | awk '{print \$6}' | cut -d/ -f1)\" = diskless ]" 10 ||
-	fail "detach: disk not diskless: $(dmsetup status nma)"
-[ "$(nm_field nma 11)" = disk_failed ] || fail "detach: last_error $(nm_field nma 11)"
+# ---- detach (default) on the primary ----
+nm_local_pair C flush "" /dev/mapper/lowa /dev/mapper/lowb
+pattern write /dev/mapper/nma 1 8M --direct --quiet || fail "detach: write before the fault"
+lower bad lowa /dev/ram0
+check detach/failed-write-completes $DD if=/tmp/blk of=/dev/mapper/nma bs=64k seek=40 count=1 oflag=direct conv=notrunc status=none
+check_wait detach/diskless 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
+check_eq detach/last-error "$(nm_status nma last_error)" disk_failed
 log "detach: $(dmsetup status nma)"
 # later writes and every read go through the peer
-pattern write /dev/mapper/nma 3 2M --size 8M --offset 8M --direct --quiet || fail "detach: writes while diskless"
-pattern verify /dev/mapper/nma 3 2M --size 8M --offset 8M --direct --quiet || fail "detach: reads while diskless"
-pattern verify /dev/ram1 3 2M --size 8M --offset 8M --direct --quiet || fail "detach: seed 3 not on the peer"
-got=$($DD if=/dev/mapper/nma bs=64k skip=40 count=1 iflag=direct status=none | $MD5SUM)
-[ "$got" = "$($MD5SUM < /tmp/blk)" ] || fail "detach: the failed write does not read back"
-# repair and attach: the peer resyncs the whole disk back
-swap linear
+check detach/write-diskless pattern write /dev/mapper/nma 2 8M --size 16M --offset 8M --direct --quiet
+check detach/read-diskless pattern verify /dev/mapper/nma 2 8M --size 16M --offset 8M --direct --quiet
+check detach/peer-has-writes pattern verify /dev/ram1 2 8M --size 16M --offset 8M --direct --quiet
+check_eq detach/failed-write-reads-back "$(blk_sum /dev/mapper/nma)" "$BLK"
+# repair and attach: the peer resyncs the disk back
+lower ok lowa /dev/ram0
 dmsetup message nma 0 attach || fail "attach: $(dmsetup status nma)"
-nm_wait_synced nma 120 || fail "detach: no resync after attach: $(dmsetup status nma)"
-wait_for "[ \"\$(dmsetup status nma | awk '{print \$6}')\" = uptodate/uptodate ]" 30 ||
-	fail "detach: disks after attach: $(dmsetup status nma); nmb $(dmsetup status nmb)"
-same "detach after attach"
-pattern verify /dev/ram0 3 2M --size 8M --offset 8M --direct --quiet || fail "detach: seed 3 not on the primary's disk after attach"
-got=$($DD if=/dev/ram0 bs=64k skip=40 count=1 iflag=direct status=none | $MD5SUM)
-[ "$got" = "$($MD5SUM < /tmp/blk)" ] || fail "detach: the failed write not on the primary's disk after attach"
-log "detach: after attach identical: $(dmsetup status nma)"
-unpair
+check detach/resync-after-attach nm_wait_synced nma 120
+check_wait detach/uptodate-after-attach 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
+same detach/identical-after-attach
+check detach/writes-on-own-disk pattern verify /dev/ram0 2 8M --size 16M --offset 8M --direct --quiet
+check_eq detach/failed-write-on-own-disk "$(blk_sum /dev/ram0)" "$BLK"
+log "detach: attach resynced $(nm_status nmb resync_bytes) bytes from the secondary: $(dmsetup status nma)"
+nm_local_unpair
+
+# ---- pass_on on the primary ----
+nm_local_pair C flush "" /dev/mapper/lowa /dev/mapper/lowb "on_io_error pass_on"
+pattern write /dev/mapper/nma 3 4M --size 8M --direct --quiet || fail "pass_on: write before the fault"
+lower bad lowa /dev/ram0
+check_fail pass_on/write-gets-eio $DD if=/tmp/blk of=/dev/mapper/nma bs=64k seek=40 count=1 oflag=direct conv=notrunc status=none
+log "pass_on: $(dmsetup status nma)"
+check_eq pass_on/disk-stays-uptodate "$(nm_status nma disk)" uptodate
+check pass_on/connection-kept [ "$(nm_status nma connection)" != standalone ]
+check pass_on/failed-write-out-of-sync [ "$(nm_status nma in_sync_regions)" -lt "$(nm_status nma total_regions)" ]
+lower ok lowa /dev/ram0
+check pass_on/write-after-repair pattern write /dev/mapper/nma 4 2M --size 8M --offset 8M --direct --quiet
+check pass_on/resync-after-repair nm_wait_synced nma 60
+check pass_on/secondary-in-sync nm_wait_synced nmb 30
+same pass_on/identical
+check pass_on/peer-has-writes pattern verify /dev/ram1 4 2M --size 8M --offset 8M --direct --quiet
+log "pass_on: EIO to the writer, region resynced after the repair: $(dmsetup status nma)"
+nm_local_unpair
+
+# ---- the secondary's disk fails (protocol C and A) ----
+for proto in C A; do
+	nm_local_pair "$proto" flush "" /dev/ram0 /dev/mapper/lowb
+	lower bad lowb /dev/ram1
+	check "secondary-$proto/primary-writes-go-on" pattern write /dev/mapper/nma 5 4M --direct --quiet
+	check_wait "secondary-$proto/diskless" 10 "[ \"\$(nm_status nmb disk)\" = diskless ]"
+	check_wait "secondary-$proto/out-of-sync-on-primary" 10 "[ \$(nm_status nma in_sync_regions) -lt \$(nm_status nma total_regions) ]"
+	lower ok lowb /dev/ram1
+	dmsetup message nmb 0 attach || fail "$proto: attach secondary"
+	check "secondary-$proto/resync-after-attach" nm_wait_synced nma 60
+	check_wait "secondary-$proto/identical" 20 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
+	log "secondary disk failure ($proto): $(dmsetup status nma)"
+	nm_local_unpair
+done
+dmsetup remove lowa || fail "remove lowa"
+dmsetup remove lowb || fail "remove lowb"
 exit 0

@@ -82,15 +82,15 @@ compare() { # compare WHAT PEERDEV
 		blocks /dev/ram0 > /tmp/blk.a
 		on_peer ". /tests/lib.sh; i=0; while [ \$i -lt $((S / 128)) ]; do \$DD if=$2 bs=64k skip=\$i count=1 iflag=direct status=none | \$MD5SUM | cut -c1-8; i=\$((i + 1)); done" > /tmp/blk.b
 		bad=$(paste /tmp/blk.a /tmp/blk.b | awk '$1 != $2' | wc -l)
-		fail "$1: backing devices differ in $bad of $((S / 128)) 64 KiB blocks: $(dmsetup status nm0); peer $(on_peer 'dmsetup status nm0')"
+		check_bad "$1/identical" "backing devices differ in $bad of $((S / 128)) 64 KiB blocks: $(dmsetup status nm0); peer $(on_peer 'dmsetup status nm0')"
+	else
+		check_ok "$1/identical"
 	fi
 	# the last seed of each window is intact on both sides
 	local j=$last k=0
 	while [ $k -lt 4 ] && [ $j -gt 0 ]; do
-		pattern verify /dev/ram0 $j 1M --size $W --offset $(( (j % 4) * W )) --direct --quiet ||
-			fail "$1: seed $j wrong on node a's backing device"
-		on_peer "pattern verify $2 $j 1M --size $W --offset $(( (j % 4) * W )) --direct --quiet" ||
-			fail "$1: seed $j wrong on node b's backing device"
+		check "$1/seed-$k-back/a" pattern verify /dev/ram0 $j 1M --size $W --offset $(( (j % 4) * W )) --direct --quiet
+		check "$1/seed-$k-back/b" on_peer "pattern verify $2 $j 1M --size $W --offset $(( (j % 4) * W )) --direct --quiet"
 		j=$((j - 1)) k=$((k + 1))
 	done
 	log "$1: identical ($a), last seeds verified on both"
@@ -136,7 +136,7 @@ load_stop
 settle plain
 compare plain /dev/ram0
 reconn=$(( $(kmsg_conn) - c0 ))
-[ "$reconn" -ge 1 ] || fail "plain: the long cut did not drop the link"
+check plain/long-cut-drops-link [ "$reconn" -ge 1 ]
 log "plain: $cycles cuts + 1 long (${cmin}..${cmax} ms) in $(( ($(now_ms) - t0) / 1000 )) s, $last seeds written+verified, $reconn reconnects, 0 mismatched blocks"
 
 # ---- phase 2: slow secondary disk (dm-delay) + flapping link ----

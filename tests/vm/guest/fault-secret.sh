@@ -25,7 +25,7 @@ dmsetup remove nmprobe
 ta() { echo "0 $S netmirror /dev/ram0 127.0.0.1:7790 C flush 6 listen 127.0.0.1:7789 role primary $1"; }
 tb() { echo "0 $S netmirror /dev/ram1 127.0.0.1:7789 C flush 2 listen 127.0.0.1:7790 $1" | sed 's/ 2 listen \([^ ]*\) secret/ 4 listen \1 secret/'; }
 reload() { dmsetup suspend "$1" && dmsetup load "$1" --table "$2" && dmsetup resume "$1" || fail "reload $1: $2"; }
-le() { nm_field "$1" 11; }
+le() { nm_status "$1" last_error; }
 
 # 1. the right secret on both
 dmsetup create nmb --table "$(tb 'secret nm:r0')" || fail "create nmb: $(tb 'secret nm:r0')"
@@ -41,24 +41,24 @@ log "right secret: connected, replicated, table shows only the description"
 
 # 2. a wrong secret on the secondary
 reload nmb "$(tb 'secret nm:other')"
-wait_for "[ \"\$(dmsetup status nma | awk '{print \$14}')\" = auth_failed ]" 20 ||
+wait_for "[ \"\$(nm_status nma last_error)\" = auth_failed ]" 20 ||
 	fail "wrong secret: nma last_error $(le nma): $(dmsetup status nma)"
-wait_for "[ \"\$(dmsetup status nmb | awk '{print \$14}')\" = auth_failed ]" 20 ||
+wait_for "[ \"\$(nm_status nmb last_error)\" = auth_failed ]" 20 ||
 	fail "wrong secret: nmb last_error $(le nmb): $(dmsetup status nmb)"
 pattern write /dev/mapper/nma 2 2M --direct --quiet || fail "write 2 while refused"
 for i in 1 2 3 4 5 6; do
-	[ "$(nm_field nma 2)" = connecting ] || fail "wrong secret: nma $(dmsetup status nma)"
+	[ "$(nm_status nma connection)" = connecting ] || fail "wrong secret: nma $(dmsetup status nma)"
 	sleep 0.5
 done
 log "wrong secret: refused (auth_failed on both), primary writes on"
 
 # 3. no secret on the secondary
 reload nmb "$(tb '')"
-wait_for "[ \"\$(dmsetup status nma | awk '{print \$14}')\" = auth_mismatch ]" 20 ||
+wait_for "[ \"\$(nm_status nma last_error)\" = auth_mismatch ]" 20 ||
 	fail "missing secret: nma last_error $(le nma): $(dmsetup status nma)"
-[ "$(le nmb)" = auth_mismatch ] || wait_for "[ \"\$(dmsetup status nmb | awk '{print \$14}')\" = auth_mismatch ]" 10 ||
+[ "$(le nmb)" = auth_mismatch ] || wait_for "[ \"\$(nm_status nmb last_error)\" = auth_mismatch ]" 10 ||
 	fail "missing secret: nmb last_error $(le nmb)"
-[ "$(nm_field nma 2)" = connecting ] || fail "missing secret: nma $(dmsetup status nma)"
+[ "$(nm_status nma connection)" = connecting ] || fail "missing secret: nma $(dmsetup status nma)"
 log "missing secret: refused (auth_mismatch on both)"
 
 # 4. the right one again: reconnect, resync what was missed
@@ -78,7 +78,7 @@ h() { # h MODE WANT_ACCEPTED WANT_ERROR
 	out=$(nmhostile auth 127.0.0.1 7791 "$1" "$K1") || fail "nmhostile auth $1: $out"
 	echo "$out" | grep -q " accepted=$2 " || fail "auth $1: $out; $(dmsetup status nmc)"
 	if [ -n "$3" ]; then
-		wait_for "[ \"\$(dmsetup status nmc | awk '{print \$14}')\" = $3 ]" 5 ||
+		wait_for "[ \"\$(nm_status nmc last_error)\" = $3 ]" 5 ||
 			fail "auth $1: last_error $(le nmc), want $3: $out"
 	fi
 	nm_wait_conn nmc connecting 10 || fail "auth $1: nmc not back to connecting"

@@ -36,54 +36,55 @@ cat /tmp/before
 
 out=$(nm-lvcreate -L 16M -n r0 --meta-size 4M --peer 127.0.0.1:7799 --listen 127.0.0.1:7798 --role primary vg0) ||
 	fail "nm-lvcreate: $out"
-[ "$out" = /dev/mapper/r0 ] || fail "nm-lvcreate printed [$out]"
+check_eq lvcreate/prints-device "$out" /dev/mapper/r0
 [ -b /dev/mapper/r0 ] || fail "no /dev/mapper/r0"
 tbl=$(dmsetup table r0)
 lvmaj=$(dmsetup info -c --noheadings -o major,minor vg0-r0 | tr -d ' ')
 metamaj=$(dmsetup info -c --noheadings -o major,minor vg0-r0_nmmeta | tr -d ' ')
-[ "$tbl" = "0 32768 netmirror $lvmaj 127.0.0.1:7799 C flush 6 listen 127.0.0.1:7798 role primary meta $metamaj" ] ||
-	fail "r0 table: [$tbl]"
-[ "$(dmsetup info -c --noheadings -o uuid r0)" = NETMIRROR-r0 ] || fail "r0 uuid"
-lvs --noheadings -o lv_name,lv_tags vg0 | grep -q "r0_nmmeta *netmirror" || fail "meta LV: $(lvs vg0)"
+check_eq lvcreate/table "$tbl" "0 32768 netmirror $lvmaj 127.0.0.1:7799 C flush 6 listen 127.0.0.1:7798 role primary meta $metamaj"
+check_eq lvcreate/uuid "$(dmsetup info -c --noheadings -o uuid r0)" NETMIRROR-r0
+check_match lvcreate/meta-lv-tagged "$(lvs --noheadings -o lv_name,lv_tags vg0)" "r0_nmmeta *netmirror"
 # the example config, as written, on the LVs nm-lvcreate made
 want="dmsetup create r0 --uuid NETMIRROR-r0 --table '0 32768 netmirror /dev/vg0/r0 192.168.10.2:7789 C flush 10 listen 192.168.10.1:7789 role primary meta /dev/vg0/r0_nmmeta region_size 1024 resync_rate 0'"
-got=$(nmsetup -c /examples/netmirror.conf --host alpha -n up r0) || fail "example config (alpha): $got"
-[ "$got" = "$want" ] || fail "example config alpha: [$got] want [$want]"
-got=$(nmsetup -c /examples/netmirror.conf --host beta table r0) || fail "example config (beta): $got"
-[ "$got" = "0 32768 netmirror /dev/vg0/r0 192.168.10.1:7789 C flush 8 listen 192.168.10.2:7789 meta /dev/vg0/r0_nmmeta region_size 1024 resync_rate 0" ] ||
-	fail "example config beta: [$got]"
+got=$(nmsetup -c /examples/netmirror.conf --host alpha -n up r0 2>&1)
+check_eq example-conf/alpha "$got" "$want"
+got=$(nmsetup -c /examples/netmirror.conf --host beta table r0 2>&1)
+check_eq example-conf/beta "$got" "0 32768 netmirror /dev/vg0/r0 192.168.10.1:7789 C flush 8 listen 192.168.10.2:7789 meta /dev/vg0/r0_nmmeta region_size 1024 resync_rate 0"
 
 # nm-lvremove refuses while the device is open, and keeps the LV
 exec 3< /dev/mapper/r0
-nm-lvremove r0 vg0 2>/tmp/err && fail "nm-lvremove of an open device succeeded"
-grep -q "cannot remove netmirror device r0; vg0/r0 kept" /tmp/err || fail "open: $(cat /tmp/err)"
-lvs vg0/r0 >/dev/null 2>&1 || fail "LV gone after a refused nm-lvremove"
+check_fail lvremove/open-refused nm-lvremove r0 vg0
+check_match lvremove/open-message "$(cat /tmp/nm_check_out)" "cannot remove netmirror device r0; vg0/r0 kept"
+check lvremove/open-lv-kept lvs vg0/r0
 exec 3<&-
-nm-lvremove -t vg0/r0 | grep -q "lvremove -q -f vg0/r0_nmmeta" || fail "nm-lvremove -t: $(nm-lvremove -t vg0/r0)"
-[ -b /dev/mapper/r0 ] || fail "-t removed something"
+check_match lvremove/dry-run "$(nm-lvremove -t vg0/r0)" "lvremove -q -f vg0/r0_nmmeta"
+check lvremove/dry-run-kept [ -b /dev/mapper/r0 ]
 nm-lvremove vg0/r0 || fail "nm-lvremove"
 vg_state > /tmp/after
-cmp -s /tmp/before /tmp/after || fail "VG differs after create+remove: $(diff /tmp/before /tmp/after)"
+check lvremove/vg-as-before cmp /tmp/before /tmp/after || log "$(diff /tmp/before /tmp/after)"
 log "nm-lvcreate + nm-lvremove: VG as before ($(cut -d" " -f1 /proc/uptime)s)"
 
 # failing nm-lvcreate calls: exit code, message, nothing left behind
 # (expect_early: fails before any LVM change, so only the cheap dm check;
 # the full vgs/lvs comparison runs after those, and after each expect)
+nexp=0
 expect_early() {	# expect_early RC MESSAGE ARGS...
-	local rc=$1 msg=$2 r
+	local rc=$1 msg=$2 r c
 	shift 2
+	nexp=$((nexp + 1))
+	c=refused$nexp
 	nm-lvcreate "$@" >/tmp/out 2>/tmp/err; r=$?
-	[ $r = "$rc" ] || fail "nm-lvcreate $*: rc $r (want $rc): $(cat /tmp/err)"
-	grep -qF -- "$msg" /tmp/err || fail "nm-lvcreate $*: [$(cat /tmp/err)] lacks [$msg]"
-	[ ! -s /tmp/out ] || fail "nm-lvcreate $* printed $(cat /tmp/out)"
-	[ "$(dmsetup ls | sort)" = "$(tail -n "$(dmsetup ls | wc -l)" /tmp/before)" ] ||
-		fail "nm-lvcreate $* left a device: $(dmsetup ls)"
+	log "$c: nm-lvcreate $*"
+	check_eq "$c/rc" "$r" "$rc"
+	check "$c/message" grep -qF -- "$msg" /tmp/err
+	check_eq "$c/no-output" "$(cat /tmp/out)" ""
+	check_eq "$c/no-device-left" "$(dmsetup ls | sort)" "$(tail -n "$(dmsetup ls | wc -l)" /tmp/before)"
 }
 expect() {	# expect RC MESSAGE ARGS...
 	expect_early "$@"
 	shift 2
 	vg_state > /tmp/after
-	cmp -s /tmp/before /tmp/after || fail "nm-lvcreate $* left: $(diff /tmp/before /tmp/after)"
+	check "refused$nexp/vg-as-before" cmp /tmp/before /tmp/after
 }
 P="--peer 127.0.0.1:7799"
 expect 2 "logical volume vg0/keep already exists" -L 16M -n keep $P vg0
@@ -95,7 +96,7 @@ expect_early 2 'invalid size "0"' -L 0 -n m1 $P vg0
 expect_early 2 'invalid LV name' -L 16M -n 'bad/name' $P vg0
 expect_early 2 'region_size must be a power of two' -L 16M -n m1 --region-size 100 $P vg0
 vg_state > /tmp/after
-cmp -s /tmp/before /tmp/after || fail "early failures changed the VG: $(diff /tmp/before /tmp/after)"
+check early-refusals/vg-as-before cmp /tmp/before /tmp/after
 expect 5 'volume group "novg" not found' -L 16M -n m1 $P novg
 expect_early 1 "-L SIZE is required" -n m1 $P vg0
 expect 3 "lvcreate vg0/m1 failed" -L 1G -n m1 $P vg0
@@ -113,7 +114,7 @@ expect 2 'device-mapper device "m1" already exists' -L 16M -n m1 $P vg0
 dmsetup remove m1 || fail "remove m1"
 vg_state > /tmp/before
 nm-lvremove nosuch vg0 2>/tmp/err; r=$?
-[ $r = 5 ] || fail "nm-lvremove nosuch: rc $r $(cat /tmp/err)"
+check_eq lvremove/nosuch-rc "$r" 5
 log "failing nm-lvcreate calls leave nothing behind ($(cut -d" " -f1 /proc/uptime)s)"
 lvremove -q -f vg0/keep >/dev/null || fail "lvremove keep"
 vgremove -q vg0 >/dev/null || fail "vgremove"
@@ -123,10 +124,11 @@ pvremove -q /dev/ram0 >/dev/null || fail "pvremove"
 modprobe ext4 || fail "modprobe ext4 (ext2 for the walk-through's filesystem)"
 DISK_A=/dev/ram0 DISK_B=/dev/ram1 sh /examples/lvm-stacking.sh > /tmp/walk 2>&1; rc=$?
 cat /tmp/walk
-[ $rc = 0 ] || fail "examples/lvm-stacking.sh failed (rc $rc): $(tail -n 5 /tmp/walk | tr '\n' '|')"
-grep -q "^one: OK" /tmp/walk && grep -q "^three: OK" /tmp/walk || fail "walk-through: files not read back"
-[ -z "$(dmsetup ls | grep -v 'No devices found')" ] || fail "walk-through left devices: $(dmsetup ls)"
-[ -z "$(pvs --noheadings 2>/dev/null)" ] || fail "walk-through left PVs: $(pvs)"
+check_eq walkthrough/rc "$rc" 0
+check walkthrough/file-one grep -q "^one: OK" /tmp/walk
+check walkthrough/file-three grep -q "^three: OK" /tmp/walk
+check_eq walkthrough/no-devices-left "$(dmsetup ls | grep -v 'No devices found')" ""
+check_eq walkthrough/no-pvs-left "$(pvs --noheadings 2>/dev/null)" ""
 log "examples/lvm-stacking.sh ok ($(cut -d" " -f1 /proc/uptime)s)"
 
 exit 0

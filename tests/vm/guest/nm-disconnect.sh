@@ -14,16 +14,16 @@ on_peer "dmsetup create nm0 --table '0 $S netmirror /dev/ram0 169.254.0.1:7789 C
 dmsetup create nm0 --table "0 $S netmirror /dev/ram0 169.254.0.2:7789 C flush 2 role primary" || fail "create"
 nm_wait_synced nm0 60 || fail "no connection/initial sync: $(dmsetup status nm0)"
 pattern write /dev/mapper/nm0 1 16M --direct --quiet || fail "write while connected"
-total=$(nm_field nm0 4 | cut -d/ -f2)
+total=$(nm_status nm0 total_regions)
 
 # 1. by message
 dmsetup message nm0 0 disconnect || fail "disconnect message"
-nm_wait_conn nm0 standalone 10 || fail "not standalone after disconnect: $(dmsetup status nm0)"
-on_peer ". /tests/lib.sh; . /tests/nmlib.sh; nm_wait_conn nm0 connecting 15" || fail "peer did not notice: $(on_peer 'dmsetup status nm0')"
-pattern write /dev/mapper/nm0 2 8M --direct --quiet || fail "write while standalone"
-pattern verify /dev/ram0 2 8M --direct --quiet || fail "local write lost while standalone"
-insync=$(nm_field nm0 4 | cut -d/ -f1)
-[ "$insync" -lt "$total" ] || fail "writes while disconnected not counted out of sync: $(dmsetup status nm0)"
+check message/standalone nm_wait_conn nm0 standalone 10
+check message/peer-connecting on_peer ". /tests/lib.sh; . /tests/nmlib.sh; nm_wait_conn nm0 connecting 15"
+check message/write-standalone pattern write /dev/mapper/nm0 2 8M --direct --quiet
+check message/local-data pattern verify /dev/ram0 2 8M --direct --quiet
+insync=$(nm_status nm0 in_sync_regions)
+check message/out-of-sync-counted [ "$insync" -lt "$total" ]
 dmsetup message nm0 0 connect || fail "connect message"
 nm_wait_conn nm0 connected 30 || fail "no reconnect after connect message: $(dmsetup status nm0)"
 log "message: standalone -> connected, in_sync $insync/$total"
@@ -32,17 +32,18 @@ log "message: standalone -> connected, in_sync $insync/$total"
 on_peer "(ip link set eth0 down; sleep 8; ip link set eth0 up) >/dev/null 2>&1 </dev/null &"
 pattern write /dev/mapper/nm0 3 32M --direct --quiet > /tmp/load.out 2>&1 &
 lp=$!
-nm_wait_conn nm0 connecting 15 || fail "link cut not detected: $(dmsetup status nm0)"
+check linkcut/detected nm_wait_conn nm0 connecting 15
 log "link cut: $(dmsetup status nm0)"
-wait $lp || fail "write across the link cut failed: $(cat /tmp/load.out)"
-pattern verify /dev/ram0 3 32M --direct --quiet || fail "local write lost across the link cut"
+wait $lp
+check_eq linkcut/write-across "$?" 0 || log "$(cat /tmp/load.out)"
+check linkcut/local-data pattern verify /dev/ram0 3 32M --direct --quiet
 nm_wait_conn nm0 connected 60 || fail "no reconnect after the link came back: $(dmsetup status nm0)"
 on_peer ". /tests/lib.sh; . /tests/nmlib.sh; nm_wait_conn nm0 connected 30" || fail "peer not connected"
 # writes flow again (protocol C: on the peer when they return)
 $DD if=/dev/urandom of=/tmp/blk bs=4k count=1 status=none
 $DD if=/tmp/blk of=/dev/mapper/nm0 bs=4k seek=5 count=1 oflag=direct,dsync conv=notrunc status=none || fail "write after reconnect"
 got=$(on_peer "$DD if=/dev/ram0 bs=4k skip=5 count=1 iflag=direct status=none | $MD5SUM")
-[ "$got" = "$($MD5SUM < /tmp/blk)" ] || fail "write after reconnect not replicated"
+check_eq linkcut/replicated-after-reconnect "$got" "$($MD5SUM < /tmp/blk)"
 log "link cut: connecting -> connected, replication resumed"
 dmsetup remove nm0 || fail "remove"
 on_peer "dmsetup remove nm0" || fail "peer remove"

@@ -21,12 +21,11 @@ for proto in A B C; do
 		dmsetup create nm0 --table "0 $S netmirror /dev/ram0 $B $proto $ord 2 role primary" || fail "create ($proto $ord)"
 		nm_wait_conn nm0 connected 30 || fail "$proto/$ord: no connection: $(dmsetup status nm0)"
 		pattern write /dev/mapper/nm0 "$seed" 64M $mode --quiet || fail "$proto/$ord: pattern write ($mode)"
-		wait_eval "[ \$(nm_field nm0 7) = 0 ]" 30 || fail "$proto/$ord: writes pending: $(dmsetup status nm0)"
+		check_wait "$proto/$ord/settled" 30 "[ \$(nm_status nm0 pending) = 0 ]"
 		mine=$(dev_sum /dev/ram0)
-		wait_eval "[ \"\$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')\" = $mine ]" 30 ||
-			fail "$proto/$ord ($mode): backing devices differ: $mine vs $(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')"
-		on_peer "pattern verify /dev/ram0 $seed 64M --direct --quiet" || fail "$proto/$ord: peer's data wrong"
-		log "$proto/$ord $mode: $(nm_field nm0 5) writes, $(nm_field nm0 8) bytes sent, both $mine"
+		check_wait "$proto/$ord/identical" 30 "[ \"\$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')\" = $mine ]"
+		check "$proto/$ord/peer-data" on_peer "pattern verify /dev/ram0 $seed 64M --direct --quiet"
+		log "$proto/$ord $mode: $(nm_status nm0 writes_sent) writes, $(nm_status nm0 bytes_sent) bytes sent, both $mine"
 		dmsetup remove nm0 || fail "remove"
 		on_peer "dmsetup remove nm0" || fail "peer remove"
 		if [ "$mode" = --direct ]; then mode=--fsync; else mode=--direct; fi

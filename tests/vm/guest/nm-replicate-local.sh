@@ -18,16 +18,15 @@ for proto in A B C; do
 		pattern write /dev/mapper/nma "$seed" 64M $mode --quiet ||
 			fail "$proto/$ord: pattern write through the primary ($mode)"
 		# A and B complete before the peer's disk has the data: settle
-		wait_eval "[ \$(nm_field nma 7) = 0 ]" 30 || fail "$proto/$ord: writes still pending: $(dmsetup status nma)"
-		wait_eval "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]" 20 ||
-			fail "$proto/$ord ($mode): backing devices differ: $(dev_sum /dev/ram0) vs $(dev_sum /dev/ram1)"
-		pattern verify /dev/ram1 "$seed" 64M --direct --quiet || fail "$proto/$ord: secondary's data wrong"
-		sent=$(nm_field nma 5)
-		recv=$(nm_field nmb 6)
-		[ "$sent" -gt 0 ] && [ "$sent" = "$recv" ] || fail "$proto/$ord: writes sent $sent, received $recv"
-		[ "$(nm_field nma 4)" = "$(nm_field nma 4 | cut -d/ -f2)/$(nm_field nma 4 | cut -d/ -f2)" ] ||
-			fail "$proto/$ord: regions out of sync: $(dmsetup status nma)"
-		log "$proto/$ord $mode: $sent writes, $(nm_field nma 8) bytes on the wire, identical $(dev_sum /dev/ram1)"
+		check_wait "$proto/$ord/settled" 30 "[ \$(nm_status nma pending) = 0 ]"
+		check_wait "$proto/$ord/identical" 20 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
+		check "$proto/$ord/secondary-data" pattern verify /dev/ram1 "$seed" 64M --direct --quiet
+		sent=$(nm_status nma writes_sent)
+		recv=$(nm_status nmb writes_received)
+		check "$proto/$ord/sent-gt-0" [ "$sent" -gt 0 ]
+		check_eq "$proto/$ord/sent-eq-received" "$recv" "$sent"
+		check_eq "$proto/$ord/regions-in-sync" "$(nm_status nma in_sync_regions)" "$(nm_status nma total_regions)"
+		log "$proto/$ord $mode: $sent writes, $(nm_status nma bytes_sent) bytes on the wire, identical $(dev_sum /dev/ram1)"
 		nm_local_unpair
 		if [ "$mode" = --direct ]; then mode=--fsync; else mode=--direct; fi
 	done

@@ -15,9 +15,9 @@ RS=1024			# region size, sectors (512 KiB)
 on_peer "dmsetup create nm0 --table '0 $S netmirror /dev/ram0 169.254.0.1:7789 C flush 2 sync none'" || fail "peer create"
 dmsetup create nm0 --table "0 $S netmirror /dev/ram0 169.254.0.2:7789 C flush 4 role primary sync none" || fail "create"
 nm_wait_conn nm0 connected 30 || fail "no connection: $(dmsetup status nm0)"
-total=$(nm_field nm0 4 | cut -d/ -f2)
-[ "$(nm_field nm0 4)" = "$total/$total" ] || fail "sync none: not in sync at start: $(dmsetup status nm0)"
-[ "$(nm_field nm0 14)" = 0 ] || fail "sync none resent data: $(dmsetup status nm0)"
+total=$(nm_status nm0 total_regions)
+check_eq sync-none/in-sync-at-start "$(nm_status nm0 in_sync_regions)" "$total"
+check_eq sync-none/nothing-resent "$(nm_status nm0 resync_bytes)" 0
 
 # write one 4 KiB block into each of N distinct random regions
 write_regions() {
@@ -43,7 +43,7 @@ watch_resync() {
 		n=$((n + 1))
 		[ $n -lt 600 ] || fail "$who: resync did not run to the end in 120 s: $st"
 		if [ "$who" = peer ]; then st=$(on_peer "dmsetup status nm0"); else st=$(dmsetup status nm0); fi
-		cur=$(echo "$st" | awk '{print $7}' | cut -d/ -f1)
+		cur=$(echo "$st" | nm_status_pick in_sync_regions)
 		case $st in *sync_source*|*sync_target*) started=1 ;; esac
 		if [ $started = 1 ]; then
 			[ "$cur" -ge "$prev" ] || fail "$who in_sync went down during the resync: $prev -> $cur ($st)"
@@ -57,21 +57,24 @@ watch_resync() {
 
 check_round() {
 	local name=$1 n=$2 before
-	before=$(nm_field nm0 14)
-	insync=$(nm_field nm0 4 | cut -d/ -f1)
-	[ "$insync" = $((total - n)) ] || fail "$name: want $((total - n))/$total out of sync before reconnect: $(dmsetup status nm0)"
+	before=$(nm_status nm0 resync_bytes)
+	insync=$(nm_status nm0 in_sync_regions)
+	check_eq "$name/in-sync-before" "$insync" $((total - n))
 	: > /tmp/watch.me
 	[ "$3" = message ] && { dmsetup message nm0 0 connect || fail "connect"; }
 	watch_resync me
 	on_peer ". /tests/lib.sh; . /tests/nmlib.sh; nm_wait_conn nm0 connected 30" || fail "$name: peer not connected"
-	resent=$(( $(nm_field nm0 14) - before ))
+	resent=$(( $(nm_status nm0 resync_bytes) - before ))
 	want=$((n * RS * 512))
-	[ "$resent" -ge "$want" ] && [ "$resent" -le $((want + RS * 512)) ] ||
-		fail "$name: resent $resent bytes, want about $want ($n regions x $((RS * 512)))"
+	if [ "$resent" -ge "$want" ] && [ "$resent" -le $((want + RS * 512)) ]; then
+		check_ok "$name/resent-only-those"
+	else
+		check_bad "$name/resent-only-those" "resent $resent bytes, want about $want ($n regions x $((RS * 512)))"
+	fi
 	mine=$(dev_sum /dev/ram0)
 	theirs=$(on_peer ". /tests/lib.sh; dev_sum /dev/ram0")
-	[ "$mine" = "$theirs" ] || fail "$name: devices differ after resync: $mine vs $theirs"
-	[ "$(on_peer "dmsetup status nm0" | awk '{print $6}')" = uptodate/uptodate ] || fail "$name: peer disk states: $(on_peer 'dmsetup status nm0')"
+	check_eq "$name/identical" "$theirs" "$mine"
+	check_eq "$name/peer-disks" "$(on_peer "dmsetup status nm0" | nm_status_pick disks)" uptodate/uptodate
 	log "$name: $n regions, in_sync $((total - n))/$total -> $total/$total, resent $resent bytes, $(wc -l < /tmp/watch.me) samples, both $mine"
 }
 
@@ -98,8 +101,9 @@ dmsetup message nm0 0 connect
 : > /tmp/watch.peer
 watch_resync peer
 nm_wait_synced nm0 60 || fail "round 3 not connected and in sync"
-[ "$(dev_sum /dev/ram0)" = "$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')" ] || fail "round 3 differ"
-log "peer view: $(wc -l < /tmp/watch.peer) samples, first: $(head -1 /tmp/watch.peer | awk '{print $4,$5,$7,$15,$16,$17}')"
+check_eq peer-view/identical "$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')" "$(dev_sum /dev/ram0)"
+first=$(head -1 /tmp/watch.peer)
+log "peer view: $(wc -l < /tmp/watch.peer) samples, first: $(for f in role connection regions resync_kibs eta_seconds resync_bytes; do echo "$first" | nm_status_pick $f; done | tr '\n' ' ')"
 dmsetup remove nm0 || fail "remove"
 on_peer "dmsetup remove nm0" || fail "peer remove"
 exit 0

@@ -48,76 +48,77 @@ SUM_A=$(dev_sum /dev/ram0)
 # -n: the dmsetup command, nothing created
 want="dmsetup create nm0 --uuid NETMIRROR-nm0 --table '0 $S netmirror /dev/ram0 169.254.0.2:7789 C flush 6 listen 169.254.0.1:7789 role primary resync_rate 0'"
 got=$(nmsetup -n up r0) || fail "nmsetup -n up r0 failed"
-[ "$got" = "$want" ] || fail "-n up: got [$got] want [$want]"
-[ "$(nmsetup -n down r0)" = "dmsetup remove --retry nm0" ] || fail "-n down: $(nmsetup -n down r0)"
-dmsetup info nm0 >/dev/null 2>&1 && fail "-n up created nm0"
-nmsetup table r0 | grep -q "^0 $S netmirror /dev/ram0 169.254.0.2:7789 C flush 6 listen" || fail "table r0: $(nmsetup table r0)"
-on_peer "nmsetup table r0" | grep -q "^0 $S netmirror /dev/ram0 169.254.0.1:7789 C flush 4 listen 169.254.0.2:7789 resync_rate 0\$" ||
-	fail "peer table r0: $(on_peer 'nmsetup table r0')"
+check_eq dry-run/up "$got" "$want"
+check_eq dry-run/down "$(nmsetup -n down r0)" "dmsetup remove --retry nm0"
+check_fail dry-run/nothing-created dmsetup info nm0
+check_match table/a "$(nmsetup table r0)" "^0 $S netmirror /dev/ram0 169.254.0.2:7789 C flush 6 listen"
+check_eq table/b "$(on_peer "nmsetup table r0")" "0 $S netmirror /dev/ram0 169.254.0.1:7789 C flush 4 listen 169.254.0.2:7789 resync_rate 0"
 
 # up on both
 on_peer "nmsetup up r0" || fail "peer: nmsetup up r0"
 nmsetup up r0 || fail "nmsetup up r0"
-[ "$(dmsetup info -c --noheadings -o uuid nm0)" = NETMIRROR-nm0 ] || fail "uuid: $(dmsetup info -c --noheadings -o uuid nm0)"
-dmsetup table nm0 | grep -q " netmirror 1:0 169.254.0.2:7789 C flush 6 listen 169.254.0.1:7789 role primary resync_rate 0\$" ||
-	fail "live table: $(dmsetup table nm0)"
-nmsetup up r0 2>/tmp/err && fail "second up succeeded"
-grep -q "already exists" /tmp/err || fail "second up: $(cat /tmp/err)"
-nmsetup adjust r0 || fail "adjust on an up-to-date device: $(cat /tmp/err)"
+check_eq up/uuid "$(dmsetup info -c --noheadings -o uuid nm0)" NETMIRROR-nm0
+check_match up/live-table "$(dmsetup table nm0)" " netmirror 1:0 169.254.0.2:7789 C flush 6 listen 169.254.0.1:7789 role primary resync_rate 0\$"
+check_fail up/second-up-refused nmsetup up r0
+check up/second-up-message grep -q "already exists" /tmp/nm_check_out
+check up/adjust-up-to-date nmsetup adjust r0
 
 # wait-sync: plain lines with rate and ETA (not a terminal), exit 0 in sync
 t0=$(cut -d. -f1 /proc/uptime)
 nmsetup wait-sync r0 --timeout 120 > /tmp/ws || fail "wait-sync: rc $?, $(cat /tmp/ws), $(dmsetup status nm0)"
 t1=$(cut -d. -f1 /proc/uptime)
 cat /tmp/ws
-tail -n 1 /tmp/ws | grep -q "^nm0: connected 100.0% " || fail "wait-sync last line: $(tail -n 1 /tmp/ws)"
-grep -q " rate [0-9]* KiB/s" /tmp/ws || fail "wait-sync shows no rate: $(cat /tmp/ws)"
-nm_wait_synced nm0 1 || fail "wait-sync returned but not in sync: $(dmsetup status nm0)"
+check_match wait-sync/last-line "$(tail -n 1 /tmp/ws)" "^nm0: connected 100.0% "
+check wait-sync/rate grep -q " rate [0-9]* KiB/s" /tmp/ws
+check wait-sync/in-sync nm_wait_synced nm0 1
 log "initial full sync of 64 MiB took ~$((t1 - t0)) s by wait-sync"
 on_peer "nmsetup wait-sync r0 --timeout 60" >/dev/null || fail "peer wait-sync"
 
 # status --json: valid JSON, agrees with dmsetup status (word by word)
 nmsetup status r0 --json > /tmp/js || fail "status --json"
-jsoncheck < /tmp/js || fail "status --json is not JSON: $(cat /tmp/js)"
+check json/valid jsoncheck < /tmp/js
 st=$(dmsetup status nm0)
-set -- $st
-shift 3		# start len netmirror
-keys="name role connection disk peer_disk in_sync_regions total_regions writes_sent writes_received pending bytes_sent bytes_received writes_rejected last_error resync_kibs eta_seconds resync_bytes"
-# shellcheck disable=SC2086
-vals=$(jsoncheck $keys < /tmp/js | tr '\n' ' ') || fail "json keys missing: $(cat /tmp/js)"
-want="nm0 $1 $2 ${3%/*} ${3#*/} ${4%/*} ${4#*/} $5 $6 $7 $8 $9 ${10} ${11} ${12} ${13} ${14} "
-[ "$vals" = "$want" ] || fail "json [$vals] != dmsetup status [$want] ($st)"
-[ "$(jsoncheck sync_percent < /tmp/js)" = 100.00 ] || fail "sync_percent: $(cat /tmp/js)"
+check_eq json/name "$(jsoncheck name < /tmp/js)" nm0
+# every status field of nm_params.h (disks and regions split, as in --json)
+for k in $(sed -n 's/^NM_SF_\([a-z_]*\)=.*/\1/p' /tests/nm-status-fields.sh); do
+	case $k in
+	disks) ks="disk peer_disk" ;;
+	regions) ks="in_sync_regions total_regions" ;;
+	*) ks=$k ;;
+	esac
+	for kk in $ks; do
+		check_eq "json/$kk" "$(jsoncheck $kk < /tmp/js)" "$(echo "$st" | nm_status_pick $kk)"
+	done
+done
+check_eq json/sync_percent "$(jsoncheck sync_percent < /tmp/js)" 100.00
 # the 1.2 counters: the initial sync copied the whole device
-[ "${14}" -ge $((S * 512)) ] || fail "resync_bytes ${14} < device size: $st"
+check json/resync-bytes-whole-device [ "$(echo "$st" | nm_status_pick resync_bytes)" -ge $((S * 512)) ]
 on_peer "nmsetup status r0 --json" > /tmp/jsb || fail "peer status --json"
-jsoncheck < /tmp/jsb || fail "peer json: $(cat /tmp/jsb)"
-[ "$(jsoncheck role connection disk < /tmp/jsb | tr '\n' ' ')" = "secondary connected uptodate " ] ||
-	fail "peer json: $(cat /tmp/jsb)"
+check json/peer-valid jsoncheck < /tmp/jsb
+check_eq json/peer-values "$(jsoncheck role connection disk < /tmp/jsb | tr '\n' ' ')" "secondary connected uptodate "
 # all devices: a JSON array
 nmsetup status --json > /tmp/jsall || fail "status --json (all)"
-jsoncheck < /tmp/jsall || fail "status --json (all): $(cat /tmp/jsall)"
-grep -q '^\[{"name":"nm0",' /tmp/jsall || fail "status --json (all): $(cat /tmp/jsall)"
-nmsetup status nm0 | grep -q "^nm0: role primary, connection connected" || fail "status text: $(nmsetup status nm0)"
+check json/all-valid jsoncheck < /tmp/jsall
+check json/all-array grep -q '^\[{"name":"nm0",' /tmp/jsall
+check_match status-text "$(nmsetup status nm0)" "^nm0: role primary, connection connected"
 
 # the initial sync made b's disk a copy of a's
-[ "$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')" = "$SUM_A" ] || fail "initial sync: disks differ"
+check_eq initial-sync-identical "$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')" "$SUM_A"
 
 # data written on the primary is on the secondary
 pattern write /dev/mapper/nm0 21 16M --offset 8M --direct --quiet || fail "write on the primary"
-wait_eval "[ \$(nm_field nm0 7) = 0 ]" 30 || fail "writes pending: $(dmsetup status nm0)"
+check_wait replicate/settled 30 "[ \$(nm_status nm0 pending) = 0 ]"
 mine=$(dev_sum /dev/ram0)
-[ "$mine" != "$SUM_A" ] || fail "write did not change the disk"
-wait_eval "[ \"\$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')\" = $mine ]" 30 ||
-	fail "secondary differs: $mine vs $(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')"
-on_peer "pattern verify /dev/ram0 21 16M --offset 8M --direct --quiet" || fail "secondary's data wrong"
+check replicate/disk-changed [ "$mine" != "$SUM_A" ]
+check_wait replicate/identical 30 "[ \"\$(on_peer '. /tests/lib.sh; dev_sum /dev/ram0')\" = $mine ]"
+check replicate/secondary-data on_peer "pattern verify /dev/ram0 21 16M --offset 8M --direct --quiet"
 
 # messages through nmsetup reach the kernel (accepted; the device stays sane)
-nmsetup resync-rate nm0 4096 || fail "resync-rate"
-nmsetup pause-sync nm0 || fail "pause-sync"
-nmsetup resume-sync nm0 || fail "resume-sync"
-nmsetup message nm0 frobnicate 2>/tmp/err && fail "bad message accepted"
-nm_wait_synced nm0 10 || fail "not in sync after messages: $(dmsetup status nm0)"
+check message/resync-rate nmsetup resync-rate nm0 4096
+check message/pause-sync nmsetup pause-sync nm0
+check message/resume-sync nmsetup resume-sync nm0
+check_fail message/bad-refused nmsetup message nm0 frobnicate
+check message/in-sync-after nm_wait_synced nm0 10
 
 # every option nmsetup knows, on a spare ramdisk: the kernel takes the
 # table and reprints exactly libdmnet's canonical form (devices as
@@ -139,18 +140,18 @@ fi
 want=$(nmsetup table nmx /dev/ram1 127.0.0.1:7791 $opts | sed 's|/dev/ram1|1:1|') || fail "table nmx"
 # shellcheck disable=SC2086
 nmsetup create nmx /dev/ram1 127.0.0.1:7791 $opts || fail "create nmx ($want)"
-[ "$(dmsetup table nmx)" = "$want" ] || fail "nmx: kernel reprints [$(dmsetup table nmx)], libdmnet [$want]"
-[ "$(dmsetup info -c --noheadings -o uuid nmx)" = NETMIRROR-nmx ] || fail "nmx uuid"
+check_eq all-options/kernel-reprint-equals-libdmnet "$(dmsetup table nmx)" "$want"
+check_eq all-options/uuid "$(dmsetup info -c --noheadings -o uuid nmx)" NETMIRROR-nmx
 log "1.$minor options: $want"
 nmsetup remove nmx || fail "remove nmx"
 
 # down on both: gone; down again is fine
 nmsetup down r0 || fail "down"
 on_peer "nmsetup down r0" || fail "peer down"
-dmsetup info nm0 >/dev/null 2>&1 && fail "nm0 still there after down"
-on_peer "dmsetup info nm0" >/dev/null 2>&1 && fail "peer nm0 still there after down"
-nmsetup down r0 || fail "second down"
+check_fail down/gone dmsetup info nm0
+check_fail down/peer-gone on_peer "dmsetup info nm0"
+check down/again nmsetup down r0
 nmsetup status nm0 2>/dev/null; rc=$?
-[ $rc = 5 ] || fail "status of a removed device: rc $rc (want 5)"
+check_eq down/status-rc "$rc" 5
 log "nmsetup up/status --json/wait-sync/down on two nodes ok"
 exit 0

@@ -3,7 +3,6 @@
 # vms: 1
 # disks: 1x64M
 # timeout: 120
-bad=
 for c in "dmsetup version" "lvm version" "/usr/lib/drbd/drbdsetup-84 --version" \
 	"/usr/lib/drbd/drbdadm-84 --version" "drbdmeta --version" "nbd-client --version" \
 	"nbd-server --version" "fio --version" "/usr/sbin/ip -V" "kmod --version" \
@@ -14,28 +13,26 @@ for c in "dmsetup version" "lvm version" "/usr/lib/drbd/drbdsetup-84 --version" 
 	rc=$?
 	# some print usage and exit non-zero (drbd tools: 20); only a missing
 	# binary, loader or library counts
+	tool=$(basename "${c%% *}")
 	case $out in
-	*"error while loading shared libraries"*) bad="$bad [$c: $(echo "$out" | head -1)]" ;;
-	*) [ $rc -lt 126 ] || bad="$bad [$c: exit $rc]" ;;
+	*"error while loading shared libraries"*) check_bad "tool/$tool" "$c: $(echo "$out" | head -1)" ;;
+	*) if [ $rc -lt 126 ]; then check_ok "tool/$tool"; else check_bad "tool/$tool" "$c: exit $rc"; fi ;;
 	esac
 done
-[ -z "$bad" ] || fail "tools broken:$bad"
 for m in dm-mod dm-log dm-region-hash dm-mirror dm-flakey dm-delay dm-log-writes \
 	dm-zero dm-snapshot brd loop null_blk nbd drbd libcrc32c sch_netem raid1; do
-	modprobe "$m" || bad="$bad $m"
+	check "module/$m" modprobe "$m"
 done
-[ -z "$bad" ] || fail "modules do not load:$bad"
 for t in mirror flakey delay log-writes zero snapshot linear striped error; do
-	dmsetup targets | grep -q "^$t " || bad="$bad $t"
+	check_match "target/$t" "$(dmsetup targets)" "^$t "
 done
-[ -z "$bad" ] || fail "dm targets missing:$bad"
 # lvm works without udev
-pvcreate -q /dev/vda >/dev/null || fail "pvcreate"
-vgcreate -q nmvg /dev/vda >/dev/null || fail "vgcreate"
-lvcreate -q -y -L 16M -n lv0 nmvg >/dev/null || fail "lvcreate"
-[ -b /dev/nmvg/lv0 ] || [ -b /dev/mapper/nmvg-lv0 ] || fail "LV device node missing"
-pattern write /dev/mapper/nmvg-lv0 9 4M --direct --quiet || fail "write to LV"
-pattern verify /dev/mapper/nmvg-lv0 9 4M --direct --quiet || fail "verify LV"
-vgchange -q -an nmvg >/dev/null || fail "vgchange -an"
+check lvm/pvcreate pvcreate -q /dev/vda
+check lvm/vgcreate vgcreate -q nmvg /dev/vda
+check lvm/lvcreate lvcreate -q -y -L 16M -n lv0 nmvg
+check lvm/lv-node sh -c '[ -b /dev/nmvg/lv0 ] || [ -b /dev/mapper/nmvg-lv0 ]'
+check lvm/write pattern write /dev/mapper/nmvg-lv0 9 4M --direct --quiet
+check lvm/verify pattern verify /dev/mapper/nmvg-lv0 9 4M --direct --quiet
+check lvm/deactivate vgchange -q -an nmvg
 log "tools, modules, dm targets and lvm ok"
 exit 0

@@ -4,9 +4,8 @@
 # The primary keeps writing (no write fails while the peer is away); the
 # reborn secondary is recreated on its old data and metadata disks, resyncs
 # what it missed, and both backing devices must be identical.
-# vms: 2
-# disks: 64M,4M
-# timeout: 900
+# (Run by the scenario, tests/vm/lib.sh vm_peer_kill_scenario: 64M data +
+# 4M metadata disks per node, timeouts there; no runner header.)
 load_netmirror
 . /tests/nmlib.sh
 S=$(( $(dev_size /dev/vda) / 512 ))
@@ -32,8 +31,8 @@ while [ $i -le $cycles ]; do
 	# the load goes on without the peer for a moment, then stops
 	sleep 0.3
 	kill $lp; wait $lp 2>/dev/null
-	before=$(nm_field nm0 4)
-	last_rs=$(nm_field nm0 14)
+	before=$(nm_status nm0 regions)
+	last_rs=$(nm_status nm0 resync_bytes)
 	on_peer_wait 120 true || fail "cycle $i: peer did not come back"
 	peer_up || fail "cycle $i: recreate the secondary on its old metadata"
 	log "cycle $i: peer back: $(on_peer 'dmsetup status nm0')"
@@ -41,10 +40,10 @@ while [ $i -le $cycles ]; do
 	on_peer ". /tests/lib.sh; . /tests/nmlib.sh; nm_wait_synced nm0 30" || fail "cycle $i: peer state"
 	mine=$(dev_sum /dev/vda)
 	theirs=$(on_peer ". /tests/lib.sh; dev_sum /dev/vda")
-	[ "$mine" = "$theirs" ] || fail "cycle $i: backing devices differ: $mine vs $theirs"
-	resent=$(( $(nm_field nm0 14) - ${last_rs:-$(nm_field nm0 14)} ))
-	[ -z "${last_rs:-}" ] || [ "$resent" -le $((16 * 1048576)) ] || fail "cycle $i: resent $resent bytes, more than the 16 MiB written"
-	log "cycle $i: in_sync while apart $before, resent $resent bytes (total $(nm_field nm0 14)), identical $mine"
+	check_eq "cycle$i/identical" "$theirs" "$mine"
+	resent=$(( $(nm_status nm0 resync_bytes) - ${last_rs:-$(nm_status nm0 resync_bytes)} ))
+	check "cycle$i/resent-at-most-written" [ "$resent" -le $((16 * 1048576)) ]
+	log "cycle $i: in_sync while apart $before, resent $resent bytes (total $(nm_status nm0 resync_bytes)), identical $mine"
 	i=$((i + 1))
 done
 exit 0

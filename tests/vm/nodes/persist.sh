@@ -16,7 +16,7 @@ case ${nm_phase:-} in
 	fail "phase 1 was not killed"
 	;;
 2)
-	pattern verify /dev/vda "$SEED" "$BYTES" --direct || fail "pattern lost after SIGKILL of qemu"
+	check data-survives-sigkill pattern verify /dev/vda "$SEED" "$BYTES" --direct
 	;;
 *) skip "needs nm_phase=1|2 (run the kill-reboot scenario)" ;;
 esac

@@ -3,7 +3,7 @@
 # times.  Node b (secondary, metadata device) stays up.  Each new boot of
 # node a recreates the primary on the same data and metadata disks; the
 # regions that were in flight are resynced and both backing devices must be
-# identical (checked by the guest, tests/vm/guest/crash-primary-node.sh).
+# identical (checked by the guest, tests/vm/nodes/crash-primary-node.sh).
 # NM_CRASHES (default 5) sets the number of crashes (the soak script sets
 # more).
 set -uo pipefail

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Scenario: the secondary VM is SIGKILLed during a protocol-C write load and
 # booted again with the same disks, NM_CYCLES times (default 3).  Node a
-# (tests/vm/guest/crash-secondary-node.sh) drives: it prints
+# (tests/vm/nodes/crash-secondary-node.sh) drives: it prints
 # "NMMARK: kill-peer N", this script kills node b and boots it again.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"

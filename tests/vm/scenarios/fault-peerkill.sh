@@ -1,7 +1,7 @@
 #!/bin/bash
 # Scenario: the secondary VM is SIGKILLed during a protocol-C write load
 # (NM_CYCLES times, default 1) and booted again with its disks.  Node a
-# (tests/vm/guest/fault-peerkill-node.sh) measures the longest single write
+# (tests/vm/nodes/fault-peerkill-node.sh) measures the longest single write
 # latency around the kill (must stay below the peer timeout + 2 s), checks
 # the primary notices the death within the timeout and keeps writing, and
 # that after the peer returns (recreated on its old data and metadata) the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Scenario: data written with O_DIRECT+O_DSYNC survives a SIGKILL of QEMU.
-# Phase 1 boots VM A with a file-backed disk; the guest (tests/vm/guest/
+# Phase 1 boots VM A with a file-backed disk; the guest (tests/vm/nodes/
 # persist.sh) writes a seeded pattern and prints "NMMARK: written"; the host
 # SIGKILLs qemu.  Phase 2 boots the same disk again and verifies the pattern.
 # Exit 0 = PASS.

@@ -1,4 +1,4 @@
-# Testbed self-test (not in suite.list): the test exits 0 but a "BUG:" line
+# Testbed self-test (not in suite.list; make vm-selftest): the test exits 0 but a "BUG:" line
 # appears in dmesg; the runner must report FAIL.
 # vms: 1
 # disks: none

@@ -1,4 +1,4 @@
-# Testbed self-test (not in suite.list): the test never ends; the guest
+# Testbed self-test (not in suite.list; make vm-selftest): the test never ends; the guest
 # timeout must fire and the runner must report FAIL.
 # vms: 1
 # disks: none

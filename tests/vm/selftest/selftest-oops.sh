@@ -1,4 +1,4 @@
-# Testbed self-test (not in suite.list): the kernel panics in the middle of
+# Testbed self-test (not in suite.list; make vm-selftest): the kernel panics in the middle of
 # the test; the runner must report FAIL.
 # vms: 1
 # disks: none

@@ -1,4 +1,4 @@
-# Testbed self-test (not in suite.list): node b panics while node a's test
+# Testbed self-test (not in suite.list; make vm-selftest): node b panics while node a's test
 # goes on and passes; the runner must report FAIL (peer crash).
 # vms: 2
 # disks: none

@@ -1,4 +1,4 @@
-# Testbed self-test (not in suite.list): node b's dmesg gets a WARNING line;
+# Testbed self-test (not in suite.list; make vm-selftest): node b's dmesg gets a WARNING line;
 # node a's test passes, but the runner must report FAIL (dirty peer).
 # vms: 2
 # disks: none

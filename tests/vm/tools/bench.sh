@@ -53,7 +53,7 @@ median() { # values on stdin, one a line
 # settle COL: between runs let async protocols drain before the next one
 settle() {
 	case $1 in
-	nm-*) [ -b /dev/mapper/nma ] && wait_eval "[ \$(nm_field nma 7) = 0 ]" 30 ;;
+	nm-*) [ -b /dev/mapper/nma ] && wait_eval "[ \$(nm_status nma pending) = 0 ]" 30 ;;
 	drbd-*) sleep 0.3 ;;
 	esac
 	return 0
@@ -92,7 +92,7 @@ measure() {
 
 # wait until nma reports all regions in sync (no resync under the benchmark)
 nm_wait_insync() {
-	wait_eval "[ \"\$(nm_field nma 4 | cut -d/ -f1)\" = \"\$(nm_field nma 4 | cut -d/ -f2)\" ]" 60 ||
+	wait_eval "[ \"\$(nm_status nma in_sync_regions)\" = \"\$(nm_status nma total_regions)\" ]" 60 ||
 		log "bench: nma not in sync after 60 s: $(dmsetup status nma)"
 }
 

@@ -37,7 +37,7 @@ say "md5 of the backing devices: a $a, b $b"
 [ "$a" = "$b" ] || fail "backing devices differ"
 say "writes to the secondary are refused:"
 if on_peer "$DD if=/dev/zero of=/dev/mapper/nm0 bs=4k count=1 oflag=direct status=none" 2>/dev/null; then fail "secondary accepted a write"; fi
-say "  (write on b failed as it should; writes_rejected on b = $(on_peer 'dmsetup status nm0' | awk '{print $13}'))"
+say "  (write on b failed as it should; writes_rejected on b = $(on_peer 'dmsetup status nm0' | nm_status_pick writes_rejected))"
 say "disconnect, write 8 regions on a, reconnect:"
 dmsetup message nm0 0 disconnect
 nm_wait_conn nm0 standalone 10
@@ -45,11 +45,11 @@ for r in 3 17 40 41 99 150 200 250; do
 	$DD if=/dev/urandom of=/dev/mapper/nm0 bs=4k count=1 seek=$((r * 128)) oflag=direct conv=notrunc status=none
 done
 show
-rs0=$(nm_field nm0 14)
+rs0=$(nm_status nm0 resync_bytes)
 dmsetup message nm0 0 connect
 nm_wait_synced nm0 60 || fail "catch-up resync"
 show
-say "  resync sent $(( $(nm_field nm0 14) - rs0 )) bytes (8 regions x 512 KiB = 4194304)"
+say "  resync sent $(( $(nm_status nm0 resync_bytes) - rs0 )) bytes (8 regions x 512 KiB = 4194304)"
 a=$(dev_sum /dev/vda); b=$(on_peer '. /tests/lib.sh; dev_sum /dev/vda')
 say "md5 of the backing devices: a $a, b $b"
 [ "$a" = "$b" ] || fail "backing devices differ after resync"
