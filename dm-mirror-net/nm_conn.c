@@ -85,23 +85,190 @@ static int nm_sender(void *arg)
 	return 0;
 }
 
+/* The fixed part of every packet type, as the receiver reads it. */
+union nm_rx_payload {
+	struct nm_p_hello hello;
+	struct nm_p_state state;
+	struct nm_p_data data;
+	struct nm_p_ack ack;
+	struct nm_p_barrier barrier;
+	struct nm_p_ping ping;
+	struct nm_p_bitmap bitmap;
+	struct nm_p_count count;
+	struct nm_p_rs_ack rs_ack;
+	struct nm_p_auth auth;
+};
+
+/*
+ * Receive handlers.  Each runs in the nm_conn thread with the packet's
+ * fixed part read and checked (nm_payload_check); a handler of a packet
+ * with a variable tail (nm_has_tail()) reads the tail and the trailer
+ * itself.
+ * A non-zero return drops the link.
+ */
+typedef int (*nm_rx_fn)(struct nm_dev *nm, u16 type,
+			union nm_rx_payload *p, u32 len);
+
+/* P_STATE: the peer's role or disk changed. */
+static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		      u32 len)
+{
+	unsigned long flags;
+	int r = 0;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->peer_role = nm_h32(p->state.role);
+	nm->peer_disk = nm_h32(p->state.disk);
+	if (nm->peer_role == NM_ROLE_PRIMARY && nm->role == NM_ROLE_PRIMARY)
+		r = -EBUSY;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_peer_reset(nm);
+	nm_sync_kick(nm);
+	dm_table_event(nm->ti->table);
+	if (r) {
+		nm_err(nm, "both nodes are primary: disconnecting");
+		nm_set_error(nm, "both_primary");
+	}
+	return r;
+}
+
+static int nm_h_data(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		     u32 len)
+{
+	return nm_peer_data(nm, &p->data);
+}
+
+static int nm_h_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		    u32 len)
+{
+	int r = 0;
+
+	nm_handle_ack(nm, type, &p->ack, &r);
+	return r;
+}
+
+static int nm_h_barrier(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			u32 len)
+{
+	return nm_peer_barrier(nm, nm_h32(p->barrier.epoch));
+}
+
+static int nm_h_ignore(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		       u32 len)
+{
+	return 0;
+}
+
+static int nm_h_bitmap(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		       u32 len)
+{
+	return nm_recv_bitmap(nm, &p->bitmap, len);
+}
+
+static int nm_h_bitmap_done(struct nm_dev *nm, u16 type,
+			    union nm_rx_payload *p, u32 len)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->bm_peer_done = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_sync_kick(nm);
+	return 0;
+}
+
+static int nm_h_rs_start(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			 u32 len)
+{
+	return nm_peer_rs_start(nm, nm_h64(p->count.count));
+}
+
+static int nm_h_rs_data(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			u32 len)
+{
+	return nm_peer_rs_data(nm, &p->data);
+}
+
+static int nm_h_rs_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		       u32 len)
+{
+	nm_rs_ack(nm, &p->rs_ack);
+	return 0;
+}
+
+static int nm_h_rs_done(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			u32 len)
+{
+	return nm_peer_rs_done(nm);
+}
+
+static int nm_h_sync(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		     u32 len)
+{
+	return nm_peer_sync(nm, p->ping.cookie);
+}
+
+static int nm_h_sync_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			 u32 len)
+{
+	WRITE_ONCE(nm->sync_acked, nm_h64(p->ping.cookie));
+	nm_sync_kick(nm);
+	return 0;
+}
+
+static int nm_h_read_req(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			 u32 len)
+{
+	return nm_peer_read(nm, &p->data);
+}
+
+static int nm_h_read_reply(struct nm_dev *nm, u16 type,
+			   union nm_rx_payload *p, u32 len)
+{
+	return nm_recv_read_reply(nm, &p->ack, len);
+}
+
+static int nm_h_neg_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			u32 len)
+{
+	nm_neg_ack(nm, &p->rs_ack);
+	return 0;
+}
+
+static int nm_h_ping(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		     u32 len)
+{
+	return nm_send_ctrl(nm, NM_P_PING_ACK, &p->ping, sizeof(p->ping));
+}
+
+static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
+	/* P_HELLO only in the handshake: no handler, drops the link */
+	[NM_P_STATE]		= nm_h_state,
+	[NM_P_DATA]		= nm_h_data,
+	[NM_P_RECV_ACK]		= nm_h_ack,
+	[NM_P_WRITE_ACK]	= nm_h_ack,
+	[NM_P_BARRIER]		= nm_h_barrier,
+	[NM_P_BARRIER_ACK]	= nm_h_ignore,
+	[NM_P_PING]		= nm_h_ping,
+	[NM_P_PING_ACK]		= nm_h_ignore,
+	[NM_P_BITMAP]		= nm_h_bitmap,
+	[NM_P_BITMAP_DONE]	= nm_h_bitmap_done,
+	[NM_P_RS_START]		= nm_h_rs_start,
+	[NM_P_RS_DATA]		= nm_h_rs_data,
+	[NM_P_RS_ACK]		= nm_h_rs_ack,
+	[NM_P_RS_DONE]		= nm_h_rs_done,
+	[NM_P_SYNC]		= nm_h_sync,
+	[NM_P_SYNC_ACK]		= nm_h_sync_ack,
+	[NM_P_READ_REQ]		= nm_h_read_req,
+	[NM_P_READ_REPLY]	= nm_h_read_reply,
+	[NM_P_NEG_ACK]		= nm_h_neg_ack,
+};
+
 /* Receive and dispatch until the link fails; returns the reason. */
 static int nm_receive(struct nm_dev *nm, struct socket *s)
 {
-	union {
-		struct nm_p_hello hello;
-		struct nm_p_state state;
-		struct nm_p_data data;
-		struct nm_p_ack ack;
-		struct nm_p_barrier barrier;
-		struct nm_p_ping ping;
-		struct nm_p_bitmap bitmap;
-		struct nm_p_count count;
-		struct nm_p_rs_ack rs_ack;
-		struct nm_p_auth auth;
-	} p;
+	union nm_rx_payload p;
 	struct nm_hdr h;
-	unsigned long flags;
 	u16 type;
 	u32 len;
 	int r;
@@ -125,8 +292,7 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		if (r)
 			return r;
 		/* variable payloads end in their handler, which checks */
-		if (type != NM_P_DATA && type != NM_P_RS_DATA &&
-		    type != NM_P_BITMAP && type != NM_P_READ_REPLY) {
+		if (!nm_has_tail(type)) {
 			r = nm_rx_trailer(nm);
 			if (r)
 				return r;
@@ -139,81 +305,8 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 			nm_set_error(nm, "bad_packet");
 			return r;
 		}
-		switch (type) {
-		case NM_P_STATE:
-			spin_lock_irqsave(&nm->lock, flags);
-			nm->peer_role = nm_h32(p.state.role);
-			nm->peer_disk = nm_h32(p.state.disk);
-			if (nm->peer_role == NM_ROLE_PRIMARY &&
-			    nm->role == NM_ROLE_PRIMARY)
-				r = -EBUSY;
-			spin_unlock_irqrestore(&nm->lock, flags);
-			nm_peer_reset(nm);
-			nm_sync_kick(nm);
-			dm_table_event(nm->ti->table);
-			if (r) {
-				nm_err(nm, "both nodes are primary: disconnecting");
-				nm_set_error(nm, "both_primary");
-			}
-			break;
-		case NM_P_DATA:
-			r = nm_peer_data(nm, &p.data);
-			break;
-		case NM_P_RECV_ACK:
-		case NM_P_WRITE_ACK:
-			nm_handle_ack(nm, type, &p.ack, &r);
-			break;
-		case NM_P_BARRIER:
-			r = nm_peer_barrier(nm, nm_h32(p.barrier.epoch));
-			break;
-		case NM_P_BARRIER_ACK:
-		case NM_P_PING_ACK:
-			break;
-		case NM_P_BITMAP:
-			r = nm_recv_bitmap(nm, &p.bitmap, len);
-			break;
-		case NM_P_BITMAP_DONE:
-			spin_lock_irqsave(&nm->lock, flags);
-			nm->bm_peer_done = true;
-			spin_unlock_irqrestore(&nm->lock, flags);
-			nm_sync_kick(nm);
-			break;
-		case NM_P_RS_START:
-			r = nm_peer_rs_start(nm, nm_h64(p.count.count));
-			break;
-		case NM_P_RS_DATA:
-			r = nm_peer_rs_data(nm, &p.data);
-			break;
-		case NM_P_RS_ACK:
-			nm_rs_ack(nm, &p.rs_ack);
-			break;
-		case NM_P_RS_DONE:
-			r = nm_peer_rs_done(nm);
-			break;
-		case NM_P_SYNC:
-			r = nm_peer_sync(nm, p.ping.cookie);
-			break;
-		case NM_P_SYNC_ACK:
-			WRITE_ONCE(nm->sync_acked, nm_h64(p.ping.cookie));
-			nm_sync_kick(nm);
-			break;
-		case NM_P_READ_REQ:
-			r = nm_peer_read(nm, &p.data);
-			break;
-		case NM_P_READ_REPLY:
-			r = nm_recv_read_reply(nm, &p.ack, len);
-			break;
-		case NM_P_NEG_ACK:
-			nm_neg_ack(nm, &p.rs_ack);
-			break;
-		case NM_P_PING:
-			r = nm_send_ctrl(nm, NM_P_PING_ACK, &p.ping,
-					 sizeof(p.ping));
-			break;
-		default:	/* P_HELLO after the handshake */
-			r = -EPROTO;
-			break;
-		}
+		r = nm_rx_handlers[type] ?
+		    nm_rx_handlers[type](nm, type, &p, len) : -EPROTO;
 		if (r) {
 			if (r != -ENOTCONN && r != -EPIPE && r != -EBADMSG &&
 			    r != -EBUSY) {

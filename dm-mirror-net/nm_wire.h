@@ -207,6 +207,13 @@ static inline __u32 nm_fixed_len(__u16 type)
 	return 0;
 }
 
+/* Packet types whose payload has a variable tail after the fixed part. */
+static inline int nm_has_tail(__u16 type)
+{
+	return type == NM_P_DATA || type == NM_P_RS_DATA ||
+	       type == NM_P_READ_REPLY || type == NM_P_BITMAP;
+}
+
 /*
  * Check a received header.  @expect_seq is the next sequence number the
  * receiver expects.  Returns 0 or a negative errno; never reads past @h.
@@ -225,12 +232,11 @@ static inline int nm_hdr_check(const struct nm_hdr *h, __u32 expect_seq)
 		return -EPROTO;
 	if (nm_h32(h->seq) != expect_seq)
 		return -EILSEQ;
-	if (type == NM_P_DATA || type == NM_P_RS_DATA ||
-	    type == NM_P_READ_REPLY) {
-		if (len < fixed || len - fixed > NM_MAX_DATA)
-			return -EMSGSIZE;
-	} else if (type == NM_P_BITMAP) {
+	if (type == NM_P_BITMAP) {
 		if (len < fixed || len - fixed > NM_BITMAP_MAX_BITS / 8)
+			return -EMSGSIZE;
+	} else if (nm_has_tail(type)) {
+		if (len < fixed || len - fixed > NM_MAX_DATA)
 			return -EMSGSIZE;
 	} else if (len != fixed) {
 		return -EMSGSIZE;
