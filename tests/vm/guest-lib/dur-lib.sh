@@ -1,5 +1,5 @@
 # shellcheck shell=sh disable=SC3043
-# Helpers of the durability tests (tests/vm/guest/dur-*.sh, issue 10);
+# Helpers of the durability tests (tests/vm/guest/dur-*.sh, issue 10; installed as /tests/dur-lib.sh);
 # busybox ash, source after lib.sh and nmlib.sh.  Not a test itself.
 #
 #   dur_check NAME OK|FAIL DETAIL   record one named check: prints
@@ -58,7 +58,7 @@ dur_pair() {
 dur_settle() {
 	local secs=${1:-90}
 	nm_wait_synced nma "$secs" && nm_wait_synced nmb 30 &&
-		wait_eval "[ \$(nm_field nma 3) = uptodate/uptodate ] && [ \$(nm_field nmb 3) = uptodate/uptodate ] && [ \$(nm_field nma 7) = 0 ]" 30
+		wait_eval "[ \$(nm_status nma disks) = uptodate/uptodate ] && [ \$(nm_status nmb disks) = uptodate/uptodate ] && [ \$(nm_status nma pending) = 0 ]" 30
 }
 
 dur_sha() {
