@@ -11,6 +11,13 @@ export NM_RESULTS=$PWD/build/results.txt
 
 rc=0
 make -s -C tests/unit check || rc=1
+if scripts/callgraph.sh > build/callgraph.txt 2>&1; then
+	echo "PASS static/callgraph" >> "$NM_RESULTS"
+else
+	cat build/callgraph.txt
+	echo "FAIL static/callgraph" >> "$NM_RESULTS"
+	rc=1
+fi
 tests/vm/suite.sh || rc=1
 
 scripts/summarize.sh "$NM_RESULTS" || rc=1
