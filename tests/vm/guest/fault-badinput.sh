@@ -140,24 +140,10 @@ if [ $v13 = 1 ]; then
 /dev/ram0 127.0.0.1:7789 C flush 2 secret nm:%x|Invalid secret key description
 BAD
 fi
-n=0
-while IFS='|' read -r params want; do
-	n=$((n + 1))
-	echo "NMLOG-MARK t$n" > /dev/kmsg
-	if dmsetup create nmbad --table "0 $S netmirror $params" >/tmp/out 2>&1; then
-		t=$(dmsetup table nmbad)
-		dmsetup remove nmbad
-		fail "bad table $n accepted: '$params' (reprinted as '$t')"
-	fi
-	got=$(dmesg | sed -n "/NMLOG-MARK t$n\$/,\$p" | grep 'device-mapper: table' | tail -1)
-	case $got in
-	*"$want"*) ;;
-	*) fail "bad table $n '$params': want '$want', kernel said '$got'" ;;
-	esac
-	dmsetup info nmbad >/dev/null 2>&1 && fail "bad table $n left a device behind"
-done < /tmp/bad
-ntab=$n
-log "$ntab invalid tables refused, each with its message (1.3 options: $v13)"
+. /tests/tables.sh
+nm_refuse_tables bad-table "$S" < /tmp/bad
+ntab=$NM_TBL_N
+log "$ntab invalid tables tried, $NM_TBL_BAD not refused with their message (1.3 options: $v13)"
 
 # kernel bugs found are collected and reported together at the end
 : > /tmp/findings

@@ -60,27 +60,13 @@ cat > /tmp/bad <<BAD
 /dev/ram0 127.0.0.1:7789 C flush 2 resync_rate -5|Invalid resync_rate
 /dev/ram0 127.0.0.1:7789 C flush 4 sync full sync none|Duplicate optional argument: sync
 BAD
-n=0
-while IFS='|' read -r params want; do
-	n=$((n + 1))
-	echo "NMLOG-MARK $n" > /dev/kmsg
-	if dmsetup create nmbad --table "0 $S netmirror $params" >/tmp/out 2>&1; then
-		dmsetup remove nmbad
-		fail "bad table $n accepted: '$params'"
-	fi
-	got=$(dmesg | sed -n "/NMLOG-MARK $n\$/,\$p" | grep 'device-mapper: table' | tail -1)
-	case $got in
-	*"$want"*) ;;
-	*) fail "bad table $n '$params': want '$want', kernel said '$got'" ;;
-	esac
-	dmsetup info nmbad >/dev/null 2>&1 && fail "bad table $n left a device behind"
-done < /tmp/bad
-log "$n invalid tables refused, each with its message"
+. /tests/tables.sh
+nm_refuse_tables bad-table "$S" < /tmp/bad
+log "$NM_TBL_N invalid tables tried, $NM_TBL_BAD not refused with their message"
 dmsetup remove nmtiny
 
 # bigger than the local device
-dmsetup create nmbad --table "0 $((S + 8)) netmirror /dev/ram0 127.0.0.1:7789 C flush" 2>/dev/null &&
-	fail "target larger than the local device accepted"
+check_fail bigger-than-local-refused dmsetup create nmbad --table "0 $((S + 8)) netmirror /dev/ram0 127.0.0.1:7789 C flush"
 dmsetup remove nmbad 2>/dev/null
 
 # valid lines: reprinted exactly (local_dev as major:minor, like every target)
@@ -100,26 +86,24 @@ GOOD
 m=0
 while read -r params; do
 	m=$((m + 1))
-	dmsetup create nmgood --table "0 $S netmirror $params" || fail "valid table refused: '$params'"
-	got=$(dmsetup table nmgood)
-	[ "$got" = "0 $S netmirror $params" ] || fail "table not reprinted exactly: '$got' vs '0 $S netmirror $params'"
+	check "good-table/$m/accepted" dmsetup create nmgood --table "0 $S netmirror $params" || continue
+	check_eq "good-table/$m/reprint" "$(dmsetup table nmgood)" "0 $S netmirror $params"
 	dmsetup remove nmgood || fail "remove nmgood"
 done < /tmp/good
 # option order and an empty group are canonicalised
 dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 4 role primary listen 127.0.0.1:7790" || fail "reordered options refused"
-[ "$(dmsetup table nmgood)" = "0 $S netmirror $D 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 role primary" ] ||
-	fail "canonical form wrong: $(dmsetup table nmgood)"
+check_eq canonical-order "$(dmsetup table nmgood)" "0 $S netmirror $D 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 role primary"
 dmsetup remove nmgood
 dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 0" || fail "empty group refused"
-[ "$(dmsetup table nmgood)" = "0 $S netmirror $D 127.0.0.1:7789 C flush" ] || fail "empty group not dropped"
+check_eq empty-group-dropped "$(dmsetup table nmgood)" "0 $S netmirror $D 127.0.0.1:7789 C flush"
 # I/O maps to the local device (standalone primary)
 dmsetup reload nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary" || fail "reload"
 dmsetup resume nmgood || fail "resume after reload"
 pattern write /dev/mapper/nmgood 7 8M --direct --quiet || fail "write through a standalone primary"
-pattern verify /dev/ram0 7 8M --direct --quiet || fail "data not on the local device"
+check standalone-primary-io pattern verify /dev/ram0 7 8M --direct --quiet
 # the module cannot go while a device uses it
-rmmod dm_netmirror 2>/dev/null && fail "module unloaded while a device exists"
+check_fail rmmod-refused-while-used rmmod dm_netmirror
 dmsetup remove nmgood || fail "remove"
-rmmod dm_netmirror || fail "rmmod after the last device went"
+check rmmod-after-last-device rmmod dm_netmirror
 log "$m valid tables reprinted exactly"
 exit 0
