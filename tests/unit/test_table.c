@@ -10,9 +10,12 @@
 #include <string.h>
 
 #include "libdmnet.h"
+#pragma GCC diagnostic ignored "-Wformat-truncation"	/* FAILWHY details */
+#include "nm_wire.h"	/* both headers in one file: no clashing names */
 
 static unsigned npass, nfail;
 static FILE *results;
+static const char *group = "test_table";	/* unit/<group>/<case> */
 
 static void report(int ok, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -20,10 +23,12 @@ static void report(int ok, const char *fmt, ...)
 #include <stdarg.h>
 static void report_detail(int ok, const char *name, const char *detail)
 {
-	printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name,
+	printf("%s %s%s%s%s%s\n", ok ? "PASS" : "FAIL",
+	       strcmp(group, "test_table") ? group : "",
+	       strcmp(group, "test_table") ? "/" : "", name,
 	       detail && *detail ? ": " : "", detail ? detail : "");
 	if (results)
-		fprintf(results, "%s unit/test_table/%s\n", ok ? "PASS" : "FAIL", name);
+		fprintf(results, "%s unit/%s/%s\n", ok ? "PASS" : "FAIL", group, name);
 	if (ok)
 		npass++;
 	else
@@ -188,21 +193,21 @@ static void test_fields(void)
 			     &t, err, sizeof(err)) &&
 	     !strcmp(t.local_dev, "/dev/vdb") && t.peer.family != 0 &&
 	     t.peer.port == 7789 && t.peer.addr[0] == 1 && t.peer.addr[3] == 4 &&
-	     t.protocol == NM_PROTO_B && t.ordering == NM_ORDER_DRAIN &&
-	     t.role == NM_ROLE_PRIMARY && t.listen.port == 9 &&
+	     t.protocol == DMNET_PROTO_B && t.ordering == DMNET_ORDER_DRAIN &&
+	     t.role == DMNET_ROLE_PRIMARY && t.listen.port == 9 &&
 	     t.opts == (NM_OPT_BIT(NM_OPT_ROLE) | NM_OPT_BIT(NM_OPT_LISTEN));
 	if (!ok)
 		FAILWHY("fields");
 	report(ok, "fields/basic");
 
 	nm_table_init(&t);
-	ok = t.protocol == NM_PROTO_C && t.ordering == NM_ORDER_FLUSH &&
-	     t.role == NM_ROLE_SECONDARY && t.opts == 0 && t.sync == NM_SYNC_FULL &&
-	     t.on_io_error == NM_IOERR_DETACH;
+	ok = t.protocol == DMNET_PROTO_C && t.ordering == DMNET_ORDER_FLUSH &&
+	     t.role == DMNET_ROLE_SECONDARY && t.opts == 0 && t.sync == DMNET_SYNC_FULL &&
+	     t.on_io_error == DMNET_IOERR_DETACH;
 	report(ok, "fields/defaults");
 
 	ok = !nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush", &t, err, sizeof(err)) &&
-	     t.role == NM_ROLE_SECONDARY && t.opts == 0;
+	     t.role == DMNET_ROLE_SECONDARY && t.opts == 0;
 	report(ok, "fields/default-role");
 
 	/* A struct built by hand formats and validates. */
@@ -221,12 +226,12 @@ static void test_fields(void)
 		report(ok, "build/enospc");
 	}
 	ok = nm_table_set_option(&t, "colour", "red", err, sizeof(err)) == -EINVAL &&
-	     strstr(err, "unknown option \"colour\"");
+	     strstr(err, "Unknown optional argument \"colour\"");
 	if (!ok)
 		FAILWHY("%s", err);
 	report(ok, "set_option/unknown");
 	ok = nm_table_set_option(&t, "role", "boss", err, sizeof(err)) == -EINVAL &&
-	     strstr(err, "option role \"boss\": role must be primary or secondary");
+	     !strcmp(err, "Invalid role (want primary or secondary)");
 	if (!ok)
 		FAILWHY("%s", err);
 	report(ok, "set_option/bad-value");
@@ -235,18 +240,18 @@ static void test_fields(void)
 	nm_table_init(&t);
 	strcpy(t.local_dev, "/dev/sdb");
 	ok = nm_table_validate(&t, err, sizeof(err)) == -EINVAL &&
-	     strstr(err, "peer address not set");
+	     !strcmp(err, "Invalid peer address (want a.b.c.d:port or [v6]:port)");
 	report(ok, "validate/no-peer");
 	nm_parse_addr("1.2.3.4:5", &t.peer, NULL, 0);
-	t.protocol = (enum nm_protocol)7;
+	t.protocol = (enum dmnet_protocol)7;
 	ok = nm_table_validate(&t, err, sizeof(err)) == -EINVAL &&
-	     strstr(err, "protocol must be");
+	     !strcmp(err, "Invalid protocol (want A, B or C)");
 	report(ok, "validate/bad-protocol");
-	t.protocol = NM_PROTO_A;
+	t.protocol = DMNET_PROTO_A;
 	t.opts = NM_OPT_BIT(NM_OPT_REGION_SIZE);
 	t.region_size = 100;
 	ok = nm_table_validate(&t, err, sizeof(err)) == -EINVAL &&
-	     strstr(err, "option region_size: invalid value");
+	     !strcmp(err, "Invalid region_size (want a power of two, 8..2048 sectors)");
 	report(ok, "validate/bad-region");
 	t.opts = 1u << 30;
 	ok = nm_table_validate(&t, err, sizeof(err)) == -EINVAL &&
@@ -263,7 +268,7 @@ static void test_versions(void)
 	int ok;
 
 	d = nm_opt_defs(&n);
-	ok = n == NM__OPT_COUNT && !strcmp(d[0].keyword, "listen") &&
+	ok = n == NM_OPT_COUNT && !strcmp(d[0].keyword, "listen") &&
 	     !strcmp(d[1].keyword, "role") && d[0].min_minor <= NM_TARGET_MINOR &&
 	     d[1].min_minor <= NM_TARGET_MINOR;
 	/* meta, region_size, sync, resync_rate: 1.2; timeout, ping,
@@ -272,7 +277,7 @@ static void test_versions(void)
 		ok = ok && d[i].min_minor == (i < NM_OPT_TIMEOUT ? 2u :
 					      i == NM_OPT_ON_IO_ERROR ? 4u : 3u) &&
 		     (unsigned)d[i].id == i;
-	ok = ok && NM_TARGET_MINOR == 4 && NM_MINOR_NEXT == 5;
+	ok = ok && NM_TARGET_MINOR >= 4;
 	report(ok, "version/option-table");
 
 	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 4 listen 1.2.3.5:1 role primary",
@@ -340,97 +345,21 @@ static const struct { const char *in, *frag; } invalid[] = {
 	{ "/dev/vdb", "word 2: missing peer_addr" },
 	{ "/dev/vdb 1.2.3.4:7789", "word 3: missing protocol" },
 	{ "/dev/vdb 1.2.3.4:7789 C", "word 4: missing ordering" },
-	{ "/dev/vdb 1.2.3.4:7789 D flush", "word 3 \"D\": protocol must be A, B or C" },
-	{ "/dev/vdb 1.2.3.4:7789 c flush", "word 3 \"c\": protocol must be A, B or C" },
-	{ "/dev/vdb 1.2.3.4:7789 AB flush", "word 3 \"AB\": protocol must be A, B or C" },
-	{ "/dev/vdb 1.2.3.4:7789 C Flush", "word 4 \"Flush\": ordering must be flush, drain or none" },
-	{ "/dev/vdb 1.2.3.4:7789 C sync", "word 4 \"sync\": ordering must be flush, drain or none" },
-	{ "vdb 1.2.3.4:7789 C flush", "word 1 \"vdb\": local_dev: device must be an absolute path or major:minor" },
-	{ "8: 1.2.3.4:7789 C flush", "word 1 \"8:\": local_dev: device must be an absolute path or major:minor" },
-	{ ":16 1.2.3.4:7789 C flush", "word 1 \":16\": local_dev: device must be an absolute path" },
-	{ "8:016 1.2.3.4:7789 C flush", "word 1 \"8:016\": local_dev: device must be an absolute path" },
-	{ "-8:16 1.2.3.4:7789 C flush", "word 1 \"-8:16\": local_dev: device must be" },
-	{ "8:16:1 1.2.3.4:7789 C flush", "word 1 \"8:16:1\": local_dev: device must be" },
-	{ "4096:0 1.2.3.4:7789 C flush", "word 1 \"4096:0\": local_dev: device number out of range" },
-	{ "8:1048576 1.2.3.4:7789 C flush", "word 1 \"8:1048576\": local_dev: device number out of range" },
-	{ "/ 1.2.3.4:7789 C flush", "word 1 \"/\": local_dev: device path \"/\" is not a device" },
-	{ "/dev/a\\b 1.2.3.4:7789 C flush", "local_dev: device contains whitespace, control character or backslash" },
-	{ "/dev/a\x01 1.2.3.4:7789 C flush", "local_dev: device contains whitespace, control character" },
-	{ "/dev/vdb 1.2.3.4 C flush", "word 2 \"1.2.3.4\": peer_addr: missing port" },
-	{ "/dev/vdb 1.2.3.4: C flush", "word 2 \"1.2.3.4:\": peer_addr: missing port" },
-	{ "/dev/vdb 1.2.3.4:0 C flush", "word 2 \"1.2.3.4:0\": peer_addr: port must be a decimal number 1..65535" },
-	{ "/dev/vdb 1.2.3.4:65536 C flush", "peer_addr: port must be a decimal number 1..65535" },
-	{ "/dev/vdb 1.2.3.4:07789 C flush", "peer_addr: port must be a decimal number 1..65535" },
-	{ "/dev/vdb 1.2.3.4:77x C flush", "peer_addr: port must be a decimal number 1..65535" },
-	{ "/dev/vdb 1.2.3.4:+1 C flush", "peer_addr: port must be a decimal number 1..65535" },
-	{ "/dev/vdb 256.1.1.1:1 C flush", "word 2 \"256.1.1.1:1\": peer_addr: bad IPv4 address" },
-	{ "/dev/vdb 1.2.3:1 C flush", "peer_addr: bad IPv4 address" },
-	{ "/dev/vdb 1.2.3.4.5:1 C flush", "peer_addr: bad IPv4 address" },
-	{ "/dev/vdb 01.2.3.4:1 C flush", "peer_addr: bad IPv4 address" },
-	{ "/dev/vdb a.b.c.d:1 C flush", "peer_addr: bad IPv4 address" },
-	{ "/dev/vdb 1.2.3.-4:1 C flush", "peer_addr: bad IPv4 address" },
-	{ "/dev/vdb 1.2.3.4x:1 C flush", "peer_addr: bad IPv4 address" },
-	{ "/dev/vdb 1111.2.3.4:1 C flush", "peer_addr: bad IPv4 address" },
-	{ "/dev/vdb ::1:7789 C flush", "peer_addr: IPv6 address must be in brackets" },
-	{ "/dev/vdb [::1:7789 C flush", "peer_addr: missing ']' after IPv6 address" },
-	{ "/dev/vdb [::1]7789 C flush", "peer_addr: expected ':port' after ']'" },
-	{ "/dev/vdb [::1] C flush", "word 2 \"[::1]\": peer_addr: missing port" },
-	{ "/dev/vdb [::1]: C flush", "peer_addr: missing port" },
-	{ "/dev/vdb [::g]:1 C flush", "peer_addr: bad IPv6 address" },
-	{ "/dev/vdb []:1 C flush", "peer_addr: bad IPv6 address" },
-	{ "/dev/vdb [1.2.3.4]:1 C flush", "peer_addr: bad IPv6 address" },
-	{ "/dev/vdb [fe80::1%eth0]:1 C flush", "peer_addr: bad IPv6 address" },
-	{ "/dev/vdb [::1]:1x C flush", "peer_addr: port must be a decimal number" },
-	{ "/dev/vdb host.example:7789 C flush", "peer_addr: bad IPv4 address" },
-	{ P " x", "word 5 \"x\": option count must be a decimal number" },
-	{ P " 2", "word 5 \"2\": option count is 2 but 0 words follow" },
-	{ P " 1 role primary", "word 5 \"1\": option count is 1 but 2 words follow" },
-	{ P " 3 role primary", "word 5 \"3\": option count is 3 but 2 words follow" },
-	{ P " 02 role primary", "word 5 \"02\": option count must be a decimal number" },
-	{ P " -2 role primary", "word 5 \"-2\": option count must be a decimal number" },
-	{ P " 18446744073709551616 role primary", "option count must be a decimal number" },
-	{ P " 1 role", "word 6 \"role\": missing value for role (primary|secondary)" },
-	{ P " 3 role primary listen", "word 8 \"listen\": missing value for listen" },
-	{ P " 2 foo bar", "word 6 \"foo\": unknown option (known: listen, role, meta" },
-	{ P " 2 Role primary", "word 6 \"Role\": unknown option" },
-	{ P " 4 role primary 2 x", "word 8 \"2\": unknown option" },
-	{ P " 2 role boss", "word 7 \"boss\": role must be primary or secondary" },
-	{ P " 2 role Primary", "word 7 \"Primary\": role must be primary or secondary" },
-	{ P " 4 role primary role secondary", "word 8 \"role\": option role given twice" },
-	{ P " 4 role secondary role primary", "word 8 \"role\": option role given twice" },
-	{ P " 4 listen 1.2.3.4:1 listen 1.2.3.4:2", "word 8 \"listen\": option listen given twice" },
-	{ P " 2 listen 1.2.3.4", "word 7 \"1.2.3.4\": listen: missing port" },
-	{ P " 2 listen 1.2.3.4:0", "listen: port must be a decimal number 1..65535" },
+	{ "vdb 1.2.3.4:7789 C flush", "Invalid local_dev \"vdb\": device must be an absolute path or major:minor" },
+	{ "8: 1.2.3.4:7789 C flush", "Invalid local_dev \"8:\": device must be an absolute path or major:minor" },
+	{ ":16 1.2.3.4:7789 C flush", "Invalid local_dev \":16\": device must be an absolute path" },
+	{ "8:016 1.2.3.4:7789 C flush", "Invalid local_dev \"8:016\": device must be an absolute path" },
+	{ "-8:16 1.2.3.4:7789 C flush", "Invalid local_dev \"-8:16\": device must be" },
+	{ "8:16:1 1.2.3.4:7789 C flush", "Invalid local_dev \"8:16:1\": device must be" },
+	{ "4096:0 1.2.3.4:7789 C flush", "Invalid local_dev \"4096:0\": device number out of range" },
+	{ "8:1048576 1.2.3.4:7789 C flush", "Invalid local_dev \"8:1048576\": device number out of range" },
+	{ "/ 1.2.3.4:7789 C flush", "Invalid local_dev \"/\": device path \"/\" is not a device" },
+	{ "/dev/a\\b 1.2.3.4:7789 C flush", "device contains whitespace, control character or backslash" },
+	{ "/dev/a\x01 1.2.3.4:7789 C flush", "device contains whitespace, control character" },
+	/* only libdmnet checks these (the corpus has what the kernel checks) */
 	{ P " 2 listen [::1]:1", "listen and peer addresses must both be IPv4 or both IPv6" },
-	{ P " 2 meta vdc", "word 7 \"vdc\": meta: device must be an absolute path or major:minor" },
-	{ P " 2 meta /dev/vdb", "meta device must differ from local_dev" },
-	{ P " 2 region_size 12", "word 7 \"12\": region_size must be a power of two between 8 and 2048 sectors" },
-	{ P " 2 region_size 4096", "word 7 \"4096\": region_size must be a power of two between 8 and 2048 sectors" },
-	{ P " 2 region_size 2047", "region_size must be a power of two" },
-	{ P " 2 region_size 4", "region_size must be a power of two" },
-	{ P " 2 region_size 0", "region_size must be a power of two" },
-	{ P " 2 region_size 4194304", "region_size must be a power of two" },
-	{ P " 2 region_size 010", "region_size must be a power of two" },
-	{ P " 2 sync partial", "word 7 \"partial\": sync must be full or none" },
-	{ P " 2 resync_rate 00", "word 7 \"00\": resync_rate (KiB/s, 0 = adaptive) must be a decimal number 0..4294967295" },
-	{ P " 2 resync_rate 4294967296", "resync_rate (KiB/s, 0 = adaptive) must be a decimal number" },
-	{ P " 2 resync_rate 10M", "resync_rate (KiB/s, 0 = adaptive) must be a decimal number" },
-	{ P " 2 resync_rate -1", "resync_rate (KiB/s, 0 = adaptive) must be a decimal number" },
-	{ P " 2 timeout -1", "word 7 \"-1\": timeout (ms) must be a decimal number" },
-	{ P " 2 ping 1.5", "word 7 \"1.5\": ping (ms) must be a decimal number" },
-	{ P " 2 on_io_error ignore", "word 7 \"ignore\": on_io_error must be detach or pass_on" },
-	{ P " 2 integrity sha256", "word 7 \"sha256\": integrity must be crc32c" },
-	{ P " 2 secret a\\b", "secret key description must be printable, without backslash" },
-	{ P " 2 secret a%b", "word 7 \"a%b\": secret key description must be printable, without backslash or '%'" },
-	{ P " 2 secret 0123456789012345678901234567890123456789012345678901234567890123",
-	  "secret key description must be 1..63 characters" },
-	{ P " 2 timeout 499", "word 7 \"499\": timeout (ms) must be a decimal number 500..600000" },
-	{ P " 2 timeout 600001", "timeout (ms) must be a decimal number 500..600000" },
-	{ P " 2 ping 99", "word 7 \"99\": ping (ms) must be a decimal number 100..60000" },
-	{ P " 2 ping 60001", "ping (ms) must be a decimal number 100..60000" },
-	{ P " 2 ping 6000", "ping (6000 ms) must be shorter than timeout (6000 ms)" },
-	{ P " 2 timeout 2000", "ping (2000 ms) must be shorter than timeout (2000 ms)" },
-	{ P " 4 timeout 1000 ping 1000", "ping (1000 ms) must be shorter than timeout (1000 ms)" },
+	{ P " 2 secret a\\b", "Invalid secret (want a logon key description, 1..63 characters)" },
+	{ P " 2 secret a%b", "Invalid secret (want a logon key description, 1..63 characters)" },
 };
 
 static const struct { const char *in, *frag; } invalid_line[] = {
@@ -443,9 +372,9 @@ static const struct { const char *in, *frag; } invalid_line[] = {
 	{ "18446744073709551615 2 netmirror " P, "word 2 \"2\": start + length overflows" },
 	{ "0 8 linear /dev/vdb 0", "word 3 \"linear\": target type must be \"netmirror\"" },
 	{ "0 8 netmirror", "word 4: missing local_dev" },
-	{ "0 8 netmirror /dev/vdb 1.2.3.4:7789 D flush", "word 6 \"D\": protocol must be A, B or C" },
-	{ "0 8 netmirror " P " 1", "word 8 \"1\": option count is 1 but 0 words follow" },
-	{ "0 8 netmirror " P " 2 role x", "word 10 \"x\": role must be primary or secondary" },
+	{ "0 8 netmirror /dev/vdb 1.2.3.4:7789 D flush", "Invalid protocol (want A, B or C)" },
+	{ "0 8 netmirror " P " 1", "Optional argument count does not match the words given" },
+	{ "0 8 netmirror " P " 2 role x", "Invalid role (want primary or secondary)" },
 };
 
 static void test_invalid(void)
@@ -515,8 +444,8 @@ static void test_status(void)
 	static const struct { const char *in, *frag; } bad[] = {
 		{ "", "word 1: missing role" },
 		{ "primary", "word 2: missing connection" },
-		{ "primary connected", "word 3: missing disk/peer_disk" },
-		{ "primary connected uptodate/uptodate", "word 4: missing in_sync/total regions" },
+		{ "primary connected", "word 3: missing disks" },
+		{ "primary connected uptodate/uptodate", "word 4: missing regions" },
 		{ "boss connected uptodate/uptodate 1/1", "word 1 \"boss\": role must be primary or secondary" },
 		{ "primary Connected uptodate/uptodate 1/1", "word 2 \"Connected\": bad connection state" },
 		{ "primary connected uptodate 1/1", "word 3 \"uptodate\": expected disk/peer_disk" },
@@ -561,15 +490,15 @@ static void test_status(void)
 	}
 
 	nm_status_parse(rt[0].in, &s, err, sizeof(err));
-	ok = s.role == NM_ROLE_PRIMARY && s.conn == NM_CONN_CONNECTED &&
-	     s.disk == NM_DISK_UPTODATE && s.peer_disk == NM_DISK_UPTODATE &&
+	ok = s.role == DMNET_ROLE_PRIMARY && s.conn == DMNET_CONN_CONNECTED &&
+	     s.disk == DMNET_DISK_UPTODATE && s.peer_disk == DMNET_DISK_UPTODATE &&
 	     s.in_sync_regions == 100 && s.total_regions == 100 &&
 	     s.writes_sent == 5 && s.bytes_sent == 20480 && s.nextra == 0 &&
 	     nm_status_is_synced(&s) && nm_status_sync_percent(&s) == 100.0;
 	report(ok, "status/fields");
 
 	nm_status_parse(rt[1].in, &s, err, sizeof(err));
-	ok = s.conn == NM_CONN_SYNC_TARGET && s.disk == NM_DISK_INCONSISTENT &&
+	ok = s.conn == DMNET_CONN_SYNC_TARGET && s.disk == DMNET_DISK_INCONSISTENT &&
 	     !nm_status_is_synced(&s) && nm_status_sync_percent(&s) == 10.0 &&
 	     s.pending == 1 && s.bytes_received == 20480;
 	report(ok, "status/progress");
@@ -582,7 +511,7 @@ static void test_status(void)
 
 	nm_status_parse(rt[9].in, &s, err, sizeof(err));
 	ok = s.ngroups == 11 && s.writes_rejected == 3 &&
-	     !strcmp(s.last_error, "peer_timeout") && s.disk == NM_DISK_OUTDATED;
+	     !strcmp(s.last_error, "peer_timeout") && s.disk == DMNET_DISK_OUTDATED;
 	report(ok, "status/last-error");
 
 	/* A module that stops after eta_seconds. */
@@ -592,7 +521,7 @@ static void test_status(void)
 	report(ok, "status/partial-1.2-fields");
 
 	nm_status_parse(rt[11].in, &s, err, sizeof(err));
-	ok = s.ngroups == 14 && s.conn == NM_CONN_SYNC_SOURCE &&
+	ok = s.ngroups == 14 && s.conn == DMNET_CONN_SYNC_SOURCE &&
 	     s.resync_kibs == 20480 && s.eta_seconds == 9 &&
 	     s.resync_bytes == 109051904 && s.nextra == 0 &&
 	     !nm_status_is_synced(&s);
@@ -629,12 +558,12 @@ static void test_status(void)
 	report(ok, "status/old-module-4-groups");
 
 	nm_status_parse(rt[7].in, &s, err, sizeof(err));
-	ok = s.conn == NM_CONN_OTHER && !strcmp(s.conn_str, "verifying");
+	ok = s.conn == DMNET_CONN_OTHER && !strcmp(s.conn_str, "verifying");
 	report(ok, "status/unknown-state-kept");
 
 	nm_status_parse(rt[8].in, &s, err, sizeof(err));
-	ok = s.disk == NM_DISK_OTHER && !strcmp(s.disk_str, "attaching") &&
-	     s.peer_disk == NM_DISK_UPTODATE;
+	ok = s.disk == DMNET_DISK_OTHER && !strcmp(s.disk_str, "attaching") &&
+	     s.peer_disk == DMNET_DISK_UPTODATE;
 	report(ok, "status/unknown-disk-kept");
 
 	nm_status_parse(rt[3].in, &s, err, sizeof(err));
@@ -679,8 +608,8 @@ static void test_config(void)
 		{ "resource { }", "netmirror.conf:1: expected a resource name after \"resource\"" },
 		{ "foo", "netmirror.conf:1: expected \"resource\", got \"foo\"" },
 		{ "resource r0 {\n protocol C }", "netmirror.conf:2: expected ';' after \"protocol C\", got '}'" },
-		{ "resource r0 {\n protocol D; }", "netmirror.conf:2: protocol must be A, B or C" },
-		{ "resource r0 {\n ordering sync; }", "netmirror.conf:2: ordering must be flush, drain or none" },
+		{ "resource r0 {\n protocol D; }", "netmirror.conf:2: Invalid protocol (want A, B or C)" },
+		{ "resource r0 {\n ordering sync; }", "netmirror.conf:2: Invalid ordering (want flush, drain or none)" },
 		{ "resource r0 { protocol C; protocol A; }", "\"protocol\" given twice" },
 		{ "resource r0 { on a { device x; disk /d; address 1.2.3.4:1; } }",
 		  "netmirror.conf:1: resource r0 needs exactly two \"on HOST { }\" sections, has 1" },
@@ -697,7 +626,7 @@ static void test_config(void)
 		{ "resource r0 { color red; }", "unknown keyword \"color\" in resource r0" },
 		{ "resource r0 { listen 1.2.3.4:1; }", "\"listen\" is not allowed here" },
 		{ "resource r0 {\n region_size 8;\n region_size 16; }", "netmirror.conf:3: \"region_size\" given twice (first on line 2)" },
-		{ "resource r0 { region_size 12; }", "option region_size \"12\": region_size must be a power of two" },
+		{ "resource r0 { region_size 12; }", "netmirror.conf:1: Invalid region_size (want a power of two, 8..2048 sectors)" },
 		{ "resource r0 { role; }", "expected a value after \"role\", got ';'" },
 		{ "resource r0 { on a { device \"x; } }", "unterminated quoted string" },
 		{ "resource r0 { on a { size 0; } }", "size must be a decimal sector count > 0" },
@@ -774,6 +703,279 @@ static void test_config(void)
 }
 
 /* ---------------------------------------------------------------- */
+/* libdmnet's enums carry the wire's values.                         */
+
+static void test_wire_values(void)
+{
+	int ok = (int)DMNET_DISK_UNKNOWN == (int)NM_DISK_UNKNOWN &&
+		 (int)DMNET_DISK_UPTODATE == (int)NM_DISK_UPTODATE &&
+		 (int)DMNET_DISK_INCONSISTENT == (int)NM_DISK_INCONSISTENT &&
+		 (int)DMNET_DISK_OUTDATED == (int)NM_DISK_OUTDATED &&
+		 (int)DMNET_DISK_DISKLESS == (int)NM_DISK_DISKLESS &&
+		 (int)DMNET_DISK_OTHER == (int)NM_DISK_MAX &&
+		 (int)DMNET_ROLE_PRIMARY == (int)NM_ROLE_PRIMARY &&
+		 (int)DMNET_ROLE_SECONDARY == (int)NM_ROLE_SECONDARY &&
+		 (int)DMNET_PROTO_A == (int)NM_PROTO_A && (int)DMNET_PROTO_C == (int)NM_PROTO_C &&
+		 (int)DMNET_ORDER_FLUSH == (int)NM_ORD_FLUSH && (int)DMNET_ORDER_NONE == (int)NM_ORD_NONE;
+
+	report(ok, "enums/wire-values");
+	ok = !strcmp(nm_disk_str(DMNET_DISK_DISKLESS), "diskless") &&
+	     !strcmp(nm_disk_str((enum dmnet_disk)NM_DISK_UNKNOWN), "unknown") &&
+	     !strcmp(nm_disk_str(DMNET_DISK_OTHER), "other");
+	report(ok, "enums/disk-words");
+}
+
+/* ---------------------------------------------------------------- */
+/* The shared corpus (tests/corpus, format in its README.md): the    */
+/* kernel must give the same verdicts (tests/vm).                    */
+
+#define DEV "/dev/vdb"
+#define META "/dev/vdc"
+#define SECTORS "2097152"
+
+static const char *corpus_dir(void)
+{
+	const char *d = getenv("NM_CORPUS");
+
+	return d && *d ? d : "../corpus";
+}
+
+/* Replace @DEV@, @META@, @SECTORS@. */
+static void subst(const char *in, char *out, size_t len)
+{
+	static const struct { const char *ph, *val; } ph[] = {
+		{ "@DEV@", DEV }, { "@META@", META }, { "@SECTORS@", SECTORS },
+	};
+	size_t o = 0, i;
+
+	while (*in && o + 1 < len) {
+		for (i = 0; i < sizeof(ph) / sizeof(ph[0]); i++) {
+			size_t n = strlen(ph[i].ph);
+
+			if (!strncmp(in, ph[i].ph, n) &&
+			    o + strlen(ph[i].val) + 1 < len) {
+				strcpy(out + o, ph[i].val);
+				o += strlen(ph[i].val);
+				in += n;
+				break;
+			}
+		}
+		if (i == sizeof(ph) / sizeof(ph[0]))
+			out[o++] = *in++;
+	}
+	out[o] = '\0';
+}
+
+/* Split a corpus line into its 4 tab-separated fields; 0 if not a case. */
+static int fields(char *line, char *f[4])
+{
+	size_t n = strcspn(line, "\r\n");
+	int i;
+
+	line[n] = '\0';
+	if (!*line || *line == '#')
+		return 0;
+	for (i = 0; i < 4; i++) {
+		f[i] = line;
+		line = strchr(line, '\t');
+		if (i < 3) {
+			if (!line)
+				return -1;
+			*line++ = '\0';
+		}
+	}
+	return strchr(f[3], '\t') ? -1 : 1;
+}
+
+typedef int (*corpus_fn)(const char *in, const char *verdict,
+			 const char *expect);
+
+static int table_case(const char *in, const char *verdict, const char *expect)
+{
+	char line[NM_LINE_MAX], want[NM_LINE_MAX], buf[NM_LINE_MAX], err[NM_ERRLEN];
+	struct nm_table t;
+	int r;
+
+	subst(in, line, sizeof(line));
+	subst(expect, want, sizeof(want));
+	r = nm_table_parse_line(line, &t, err, sizeof(err));
+	if (!strcmp(verdict, "ok")) {
+		if (r) {
+			FAILWHY("refused: %s", err);
+			return 0;
+		}
+		if (nm_table_format_line(&t, buf, sizeof(buf)) < 0 || strcmp(buf, want)) {
+			FAILWHY("reprint \"%s\", want \"%s\"", buf, want);
+			return 0;
+		}
+		return 1;
+	}
+	if (!r) {
+		FAILWHY("accepted, want \"%s\"", want);
+		return 0;
+	}
+	if (strcmp(err, want)) {
+		FAILWHY("error \"%s\", want \"%s\"", err, want);
+		return 0;
+	}
+	return 1;
+}
+
+static int message_case(const char *in, const char *verdict, const char *expect)
+{
+	char err[NM_ERRLEN];
+	int r = nm_message_check(in, err, sizeof(err));
+
+	if (!strcmp(verdict, "ok")) {
+		if (r)
+			FAILWHY("refused: %s", err);
+		return !r;
+	}
+	if (!r || strcmp(err, expect)) {
+		FAILWHY("%s, want \"%s\"", r ? err : "accepted", expect);
+		return 0;
+	}
+	return 1;
+}
+
+static void run_corpus(const char *file, const char *grp, corpus_fn fn,
+		       unsigned min_cases)
+{
+	char path[512], line[NM_LINE_MAX * 2];
+	unsigned n = 0, lineno = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", corpus_dir(), file);
+	f = fopen(path, "r");
+	group = grp;
+	if (!f) {
+		FAILWHY("%s: cannot open (set NM_CORPUS)", path);
+		report(0, "open");
+		group = "test_table";
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *fl[4];
+		int k = fields(line, fl);
+
+		lineno++;
+		if (!k)
+			continue;
+		n++;
+		if (k < 0 || (strcmp(fl[1], "ok") && strcmp(fl[1], "err"))) {
+			FAILWHY("%s:%u: not name<TAB>ok|err<TAB>input<TAB>expected", path, lineno);
+			report(0, "%03u-format", n);
+			continue;
+		}
+		report(fn(fl[2], fl[1], fl[3]), "%03u-%s", n, fl[0]);
+	}
+	fclose(f);
+	if (n < min_cases)
+		FAILWHY("%u cases, want at least %u", n, min_cases);
+	report(n >= min_cases, "count");
+	group = "test_table";
+}
+
+static void test_table_corpus(void)
+{
+	run_corpus("table-lines.txt", "table-corpus", table_case, 150);
+}
+
+static void test_message_corpus(void)
+{
+	run_corpus("messages.txt", "message-corpus", message_case, 20);
+}
+
+/* ---------------------------------------------------------------- */
+/* Boundaries generated from the rows themselves (nm_opt_defs()).    */
+
+static void gen_check(const struct nm_opt_def *d, const char *val, int want_ok,
+		      const char *what)
+{
+	char line[NM_LINE_MAX * 2], err[NM_ERRLEN], want[NM_ERRLEN];
+	struct nm_table t;
+	int r;
+
+	/* keep ping < timeout out of the way of the range under test */
+	if (d->id == NM_OPT_TIMEOUT)
+		snprintf(line, sizeof(line), "%s 4 %s %s ping 100", P, d->keyword, val);
+	else if (d->id == NM_OPT_PING)
+		snprintf(line, sizeof(line), "%s 4 %s %s timeout 600000", P, d->keyword, val);
+	else
+		snprintf(line, sizeof(line), "%s 2 %s %s", P, d->keyword, val);
+	snprintf(want, sizeof(want), "Invalid %s (want %s)", d->keyword, d->want);
+	r = nm_table_parse(line, &t, err, sizeof(err));
+	if (want_ok ? r != 0 : (r == 0 || strcmp(err, want)))
+		FAILWHY("\"%s\": %s", line, r ? err : "accepted");
+	report(want_ok ? !r : r && !strcmp(err, want), "generated/%s-%s", d->keyword, what);
+}
+
+static void test_generated(void)
+{
+	size_t n, i;
+	const struct nm_opt_def *d = nm_opt_defs(&n);
+	char v[64], w[64];
+	unsigned j;
+
+	for (i = 0; i < n; i++, d++) {
+		char kw[64];
+		struct nm_table t;
+		char err[NM_ERRLEN], line[256];
+
+		switch (d->type) {
+		case NM_PT_U32:
+		case NM_PT_POW2:
+			snprintf(v, sizeof(v), "%u", (unsigned)d->min);
+			gen_check(d, v, 1, "min");
+			snprintf(v, sizeof(v), "%u", (unsigned)d->max);
+			gen_check(d, v, 1, "max");
+			if (d->min) {
+				snprintf(v, sizeof(v), "%u", (unsigned)d->min - 1);
+				gen_check(d, v, 0, "min-1");
+			}
+			snprintf(v, sizeof(v), "%llu", (unsigned long long)d->max + 1);
+			gen_check(d, v, 0, "max+1");
+			snprintf(v, sizeof(v), "0%u", (unsigned)(d->min ? d->min : 1));
+			gen_check(d, v, 0, "leading-zero");
+			snprintf(v, sizeof(v), "+%u", (unsigned)d->max);
+			gen_check(d, v, 0, "sign");
+			break;
+		case NM_PT_ENUM:
+			for (j = 0; nm_opt_word(d, j, w, sizeof(w)) >= 0; j++) {
+				char up[64], name[80];
+				size_t k;
+
+				snprintf(name, sizeof(name), "word-%s", w);
+				gen_check(d, w, 1, name);
+				for (k = 0; w[k]; k++)
+					up[k] = (char)(w[k] >= 'a' && w[k] <= 'z' ? w[k] - 32 : w[k]);
+				up[k] = '\0';
+				snprintf(name, sizeof(name), "word-%s-upper", w);
+				gen_check(d, up, 0, name);
+			}
+			break;
+		default:
+			break;
+		}
+		/* the keyword in upper case is an unknown option */
+		for (j = 0; d->keyword[j] && j + 1 < sizeof(kw); j++)
+			kw[j] = (char)(d->keyword[j] >= 'a' && d->keyword[j] <= 'z' ?
+				       d->keyword[j] - 32 : d->keyword[j]);
+		kw[j] = '\0';
+		snprintf(line, sizeof(line), "%s 2 %s x", P, kw);
+		report(nm_table_parse(line, &t, err, sizeof(err)) == -EINVAL &&
+		       !strcmp(err, "Unknown optional argument"),
+		       "generated/%s-keyword-upper", d->keyword);
+		/* default and since */
+		nm_table_init(&t);
+		report(d->min_minor >= 1 && d->min_minor <= NM_TARGET_MINOR &&
+		       (d->type != NM_PT_U32 ||
+			!memcmp((char *)&t + d->offset, &d->def, sizeof(d->def))),
+		       "generated/%s-default", d->keyword);
+	}
+}
+
+/* ---------------------------------------------------------------- */
 
 int main(void)
 {
@@ -786,6 +988,10 @@ int main(void)
 			return 2;
 		}
 	}
+	test_wire_values();
+	test_table_corpus();
+	test_message_corpus();
+	test_generated();
 	test_canonical();
 	test_combinations();
 	test_fields();
