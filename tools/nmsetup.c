@@ -74,6 +74,7 @@ struct cmd {
 
 static const struct cmd *cur;
 static void cmd_usage(FILE *f, const struct cmd *c);
+static void cmd_name(const struct cmd *c, char *buf, size_t len);
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die_usage(const char *fmt, ...)
@@ -366,17 +367,19 @@ static int cmd_remove(void)
 /* Message commands (one per NM_MESSAGES row): NAME [ARG] -> "word [ARG]" */
 static int cmd_msg(void)
 {
-	char msg[256], err[NM_ERRLEN];
+	const struct nm_msg_def *m = &nm_msg_defs(NULL)[cur->msg];
+	char msg[256], err[NM_ERRLEN], name[64];
 	size_t n = 0;
 	int i;
 
-	n = (size_t)snprintf(msg, sizeof(msg), "%s", cur->name);
+	n = (size_t)snprintf(msg, sizeof(msg), "%s", m->word);
 	for (i = 1; i < g.argc && n < sizeof(msg); i++)
 		n += (size_t)snprintf(msg + n, sizeof(msg) - n, " %s", g.argv[i]);
 	if (n >= sizeof(msg))
 		return fail(EX_USAGE, "message too long");
 	if (nm_message_check(msg, err, sizeof(err)))
-		return fail(EX_USAGE, "%s \"%s\": %s", cur->name,
+		return fail(EX_USAGE, "%s \"%s\": %s",
+			    (cmd_name(cur, name, sizeof(name)), name),
 			    g.argc > 1 ? g.argv[1] : "", err);
 	return do_message(g.argv[0], msg);
 }
@@ -1089,8 +1092,12 @@ static void cmd_usage(FILE *f, const struct cmd *c)
 {
 	char n[64];
 
+	size_t len = strlen(c->args);
+
+	while (len && c->args[len - 1] == ' ')
+		len--;			/* "NAME " "" of a message without argument */
 	cmd_name(c, n, sizeof(n));
-	fprintf(f, "%s %s", n, c->args);
+	fprintf(f, "%s %.*s", n, (int)len, c->args);
 }
 
 static void usage(FILE *f)

@@ -84,6 +84,46 @@ out resync-rate-0-dry-run 0 "dmsetup message nm0 0 resync_rate 0" -- -n resync-r
 out pause-sync-dry-run 0 "dmsetup message nm0 0 pause_resync" -- -n pause-sync nm0
 out resume-sync-dry-run 0 "dmsetup message nm0 0 resume_resync" -- -n resume-sync nm0
 out help 0 "$("$NM" --help)" -- -h
+# every table option as a flag, generated from the rows; -o still works
+out table-all-flags 0 "0 8 netmirror /dev/vdb 1.2.3.4:1 C flush 22 listen 0.0.0.0:1 role primary meta /dev/vdc region_size 64 sync none resync_rate 7 timeout 10000 ping 500 on_io_error pass_on integrity crc32c secret nm:r0" -- \
+	table nm0 /dev/vdb 1.2.3.4:1 --size 8 --secret nm:r0 --integrity crc32c --on-io-error=pass_on --ping 500 \
+	--timeout 10000 --resync-rate 7 --sync none --region-size 64 --meta /dev/vdc --role primary --listen 0.0.0.0:1
+out table-flag-and-o 0 "0 8 netmirror /dev/vdb 1.2.3.4:1 C flush 4 timeout 9000 ping 1000" -- \
+	table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o ping=1000 --timeout 9000
+out table-reprint-order 0 "0 8 netmirror /dev/vdb 1.2.3.4:1 C flush 4 on_io_error detach integrity crc32c" -- \
+	table nm0 /dev/vdb 1.2.3.4:1 --size 8 --integrity crc32c --on-io-error detach
+out attach-dry-run 0 "dmsetup message nm0 0 attach" -- -n attach nm0
+out pause-resync-dry-run 0 "dmsetup message nm0 0 pause_resync" -- -n pause-resync nm0
+out resume-resync-dry-run 0 "dmsetup message nm0 0 resume_resync" -- -n resume-resync nm0
+[ "$("$NM" --help | grep -c '^  attach NAME$')" = 1 ] && result help-attach 1 || result help-attach 0 "attach not in --help"
+for kw in $("$NM" options --json | sed -n 's/.*"keyword":"\([a-z_]*\)".*/\1/p'); do
+	flag=--$(echo "$kw" | tr _ -)
+	"$NM" --help | grep -q -- "^  $flag " && result "help-flag-$kw" 1 || result "help-flag-$kw" 0 "$flag not in --help"
+done
+out wait-sync-help 0 "$(printf 'usage: nmsetup wait-sync NAME|RESOURCE [--wait-timeout SECONDS]\n\nWait until NAME is connected and fully in sync (exit 4 on timeout).\n--timeout SECONDS is a deprecated spelling of --wait-timeout here.')" -- wait-sync --help
+# nmsetup options: the tables of nm_params.h
+n=$("$NM" options --json | grep -c '"keyword":')
+[ "$n" -ge 11 ] && result options-json-options 1 || result options-json-options 0 "$n options"
+"$NM" options --json | grep -q '"word":"attach"' && result options-json-attach 1 || result options-json-attach 0
+"$NM" options --json | grep -q '"disk_states":\["unknown","uptodate","inconsistent","outdated","diskless"\]' &&
+	result options-json-disk-states 1 || result options-json-disk-states 0 "$("$NM" options --json | tail -n 2)"
+if command -v python3 >/dev/null 2>&1; then
+	"$NM" options --json | python3 -c 'import json,sys; json.load(sys.stdin)' &&
+		result options-json-valid 1 || result options-json-valid 0 "not JSON"
+fi
+"$NM" options | grep -q '^  on_io_error ' && result options-text 1 || result options-text 0
+"$NM" options --man options | grep -q '^\.BR "on_io_error " detach|pass_on$' && result options-man 1 ||
+	result options-man 0 "$("$NM" options --man options | head -n 3)"
+"$NM" options --man flags | grep -q '^\.BI \\-\\-region\\-size " SECTORS"$' && result options-man-flags 1 ||
+	result options-man-flags 0 "$("$NM" options --man flags | head -n 3)"
+"$NM" options --rst messages | grep -q '^``attach`` ' && result options-rst 1 || result options-rst 0
+# the man pages and docs/netmirror.rst hold what "nmsetup options" prints
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+if NMSETUP=$NM "$ROOT/scripts/gen-docs.sh" --check > "$tmp/docs" 2>&1; then
+	result docs-generated-current 1
+else
+	result docs-generated-current 0 "$(cat "$tmp/docs")"
+fi
 out cmd-help 0 "$(printf 'usage: nmsetup remove NAME\n\nRemove device NAME (retries while busy).')" -- remove --help
 
 code usage-none 1 "usage: nmsetup" --
@@ -93,22 +133,35 @@ code usage-args 1 "wrong number of arguments for create" -- create nm0 /dev/vdb
 code usage-opt-not-valid 1 "--json is not valid for remove" -- remove nm0 --json
 code usage-missing-value 1 "--size needs a value" -- table nm0 /dev/vdb 1.2.3.4:1 --size
 code usage-timeout 1 '--timeout "abc": expected seconds > 0' -- wait-sync nm0 --timeout abc
+code usage-wait-timeout 1 '--wait-timeout "abc": expected seconds > 0' -- wait-sync nm0 --wait-timeout abc
+code usage-wait-timeout-deprecated 1 'wait-sync --timeout is deprecated, use --wait-timeout' -- wait-sync nm0 --timeout abc
+code usage-wait-timeout-not-valid 1 '--wait-timeout is not valid for status' -- status --wait-timeout 5
+code usage-timeout-is-table-option 1 '--timeout is not valid for status' -- status --timeout 5
+code parse-timeout-ms 2 '--timeout "499": Invalid timeout (want 500..600000 ms)' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --timeout 499
+code parse-ping-timeout 2 'ping must be shorter than timeout' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --timeout 1000
+code parse-leading-zero 2 '--resync-rate "010": Invalid resync_rate (want KiB/s, 0 = adaptive)' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --resync-rate 010
+code parse-o-upper 2 'Unknown optional argument "REGION_SIZE"' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o REGION_SIZE=8
+code usage-attach-args 1 'wrong number of arguments for attach' -- -n attach nm0 x
+code usage-message-upper 1 'unknown command "PRIMARY"' -- -n PRIMARY nm0
+code usage-options-table 1 'options: unknown table "foo"' -- options foo
+code usage-options-two 1 'options: give one of --json, --man, --rst' -- options --man --rst
+code usage-man-not-valid 1 '--man is not valid for table' -- table nm0 /dev/vdb 1.2.3.4:1 --man
 code usage-o-syntax 1 '-o "region_size": expected KEYWORD=VALUE' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o region_size
-code usage-resync-rate 1 'resync-rate "fast": expected KiB/s' -- -n resync-rate nm0 fast
+code usage-resync-rate 1 'resync-rate "fast": Invalid resync_rate (want KiB/s, 0 = adaptive)' -- -n resync-rate nm0 fast
 code usage-resync-rate-args 1 "wrong number of arguments for resync-rate" -- -n resync-rate nm0
 code usage-meta-not-valid 1 "--meta is not valid for status" -- status nm0 --meta /dev/vdc
-code parse-region-size 2 '--region-size: option region_size "4096": region_size must be a power of two between 8 and 2048 sectors' -- \
+code parse-region-size 2 '--region-size "4096": Invalid region_size (want a power of two, 8..2048 sectors)' -- \
 	table nm0 /dev/vdb 1.2.3.4:1 --size 8 --region-size 4096
-code parse-sync 2 '--sync: option sync "some"' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --sync some
+code parse-sync 2 '--sync "some": Invalid sync (want full or none)' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --sync some
 code parse-peer 2 'PEER "1.2.3.4": missing port' -- table nm0 /dev/vdb 1.2.3.4 --size 8
 code parse-dev 2 'LOCAL_DEV "vdb": device must be an absolute path or major:minor' -- table nm0 vdb 1.2.3.4:1 --size 8
-code parse-protocol 2 '--protocol "D": protocol must be A, B or C' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --protocol D
-code parse-role 2 '--role: option role "boss": role must be primary or secondary' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --role boss
-code parse-option 2 'unknown option "colour"' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o colour=red
+code parse-protocol 2 '--protocol "D": Invalid protocol (want A, B or C)' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --protocol D
+code parse-role 2 '--role "boss": Invalid role (want primary or secondary)' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --role boss
+code parse-option 2 'Unknown optional argument "colour"' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o colour=red
 code parse-size 2 '--size "0": must be a sector count > 0' -- table nm0 /dev/vdb 1.2.3.4:1 --size 0
 code parse-name 2 "NAME: device name" -- table a/b /dev/vdb 1.2.3.4:1 --size 8
 code parse-listen-family 2 "listen and peer addresses must both be IPv4 or both IPv6" -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --listen [::1]:1
-code conf-syntax 2 "bad.conf:2: protocol must be A, B or C" -- -c "$tmp/bad.conf" table r0
+code conf-syntax 2 "bad.conf:2: Invalid protocol (want A, B or C)" -- -c "$tmp/bad.conf" table r0
 code conf-missing-file 5 "No such file or directory" -- -c "$tmp/none.conf" up r0
 code conf-missing-res 5 'no resource "r9"' -- -c "$C" --host alpha up r9
 code conf-missing-host 5 'resource r0 has no "on gamma" section' -- -c "$C" --host gamma up r0
@@ -148,9 +201,9 @@ if [ -x "$LVC" ]; then
 	lvc bad-peer 2 'invalid peer "1.2.3.4"' -- -L 1G -n r0 --peer 1.2.3.4 vg0
 	lvc unknown-host 2 'invalid peer "no-such-host.invalid:7789"' -- -L 1G -n r0 --peer no-such-host.invalid:7789 vg0
 	lvc bad-port 2 'PEER "1.2.3.4:70000"' -- -L 1G -n r0 --peer 1.2.3.4:70000 vg0
-	lvc bad-protocol 2 '--protocol "D": protocol must be A, B or C' -- -L 1G -n r0 --peer 1.2.3.4:1 --protocol D vg0
-	lvc bad-region 2 'region_size must be a power of two between 8 and 2048' -- -L 1G -n r0 --peer 1.2.3.4:1 --region-size=4096 vg0
-	lvc bad-option 2 'unknown option "colour"' -- -L 1G -n r0 --peer 1.2.3.4:1 -o colour=red vg0
+	lvc bad-protocol 2 '--protocol "D": Invalid protocol (want A, B or C)' -- -L 1G -n r0 --peer 1.2.3.4:1 --protocol D vg0
+	lvc bad-region 2 'Invalid region_size (want a power of two, 8..2048 sectors)' -- -L 1G -n r0 --peer 1.2.3.4:1 --region-size=4096 vg0
+	lvc bad-option 2 'Unknown optional argument "colour"' -- -L 1G -n r0 --peer 1.2.3.4:1 -o colour=red vg0
 	lvc no-lvm 3 "lvm not found" -- -L 1G -n r0 --peer 1.2.3.4:1 vg0
 	NMSETUP=$NM LVM=/nonexistent/lvm "$LVR" 2>"$tmp/err" >/dev/null; r=$?
 	[ $r = 1 ] && grep -q "need NAME VG or VG/NAME" "$tmp/err" && result lvremove-usage 1 ||
