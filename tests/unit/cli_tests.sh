@@ -119,7 +119,7 @@ fi
 "$NM" options --rst messages | grep -q '^``attach`` ' && result options-rst 1 || result options-rst 0
 # the man pages and docs/netmirror.rst hold what "nmsetup options" prints
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-if NMSETUP=$NM "$ROOT/scripts/gen-docs.sh" --check > "$tmp/docs" 2>&1; then
+if NMSETUP=$(cd "$(dirname "$NM")" && pwd)/$(basename "$NM") "$ROOT/scripts/gen-docs.sh" --check > "$tmp/docs" 2>&1; then
 	result docs-generated-current 1
 else
 	result docs-generated-current 0 "$(cat "$tmp/docs")"
@@ -205,6 +205,11 @@ if [ -x "$LVC" ]; then
 	lvc bad-region 2 'Invalid region_size (want a power of two, 8..2048 sectors)' -- -L 1G -n r0 --peer 1.2.3.4:1 --region-size=4096 vg0
 	lvc bad-option 2 'Unknown optional argument "colour"' -- -L 1G -n r0 --peer 1.2.3.4:1 -o colour=red vg0
 	lvc no-lvm 3 "lvm not found" -- -L 1G -n r0 --peer 1.2.3.4:1 vg0
+	# table flags it does not own go to nmsetup unchanged
+	lvc pass-timeout 2 '--timeout "499": Invalid timeout (want 500..600000 ms)' -- -L 1G -n r0 --peer 1.2.3.4:1 --timeout 499 vg0
+	lvc pass-on-io-error 2 '--on-io-error "x": Invalid on_io_error' -- -L 1G -n r0 --peer 1.2.3.4:1 --on-io-error=x vg0
+	lvc pass-ok-then-no-lvm 3 "lvm not found" -- -L 1G -n r0 --peer 1.2.3.4:1 --ping 500 --integrity=crc32c --secret k vg0
+	lvc pass-missing-value 1 "--ping needs a value" -- -L 1G -n r0 --peer 1.2.3.4:1 vg0 --ping
 	NMSETUP=$NM LVM=/nonexistent/lvm "$LVR" 2>"$tmp/err" >/dev/null; r=$?
 	[ $r = 1 ] && grep -q "need NAME VG or VG/NAME" "$tmp/err" && result lvremove-usage 1 ||
 		result lvremove-usage 0 "rc=$r $(cat "$tmp/err")"
