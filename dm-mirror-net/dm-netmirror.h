@@ -287,6 +287,9 @@ void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
 			   unsigned int sectors);
 
 /* nm_state.c: state words, last error, role, detach/attach */
+enum nm_state_what { NM_ST_CSTATE, NM_ST_DISK, NM_ST_ROLE };
+int __nm_state_set(struct nm_dev *nm, enum nm_state_what what, int val);
+int nm_state_set(struct nm_dev *nm, enum nm_state_what what, int val);
 const char *nm_cstate_name(enum nm_cstate s);
 const char *nm_disk_name(enum nm_disk d);
 const char *nm_role_name(enum nm_role r);

@@ -16,6 +16,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <net/sock.h>
+#include <linux/lockdep.h>
 #include "dm-netmirror.h"
 
 static bool nm_send_pending(struct nm_dev *nm)
@@ -333,7 +334,8 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	mutex_unlock(&nm->tx_mutex);
 
 	spin_lock_irqsave(&nm->lock, flags);
-	nm->cstate = nm->want_connect ? NM_C_CONNECTING : NM_C_STANDALONE;
+	__nm_state_set(nm, NM_ST_CSTATE,
+		       nm->want_connect ? NM_C_CONNECTING : NM_C_STANDALONE);
 	/* learn the nonce again: the link may have been a stranger's */
 	nm->peer_nonce_known = false;
 	list_splice_init(&nm->send_q, &failed);
@@ -373,7 +375,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->conn_gen++;
-	nm->cstate = NM_C_CONNECTED;
+	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	nm->send_bitmap = true;
 	nm->bm_sent = false;
 	nm->bm_peer_done = false;
@@ -394,7 +396,6 @@ static int nm_conn_thread(void *arg)
 	struct nm_dev *nm = arg;
 	unsigned int backoff = 100;
 	unsigned long next_connect = jiffies;
-	unsigned long flags;
 	int r;
 
 	while (!kthread_should_stop()) {
@@ -403,16 +404,12 @@ static int nm_conn_thread(void *arg)
 
 		if (!READ_ONCE(nm->want_connect)) {
 			nm_unlisten(nm);
-			spin_lock_irqsave(&nm->lock, flags);
-			nm->cstate = NM_C_STANDALONE;
-			spin_unlock_irqrestore(&nm->lock, flags);
+			nm_state_set(nm, NM_ST_CSTATE, NM_C_STANDALONE);
 			wait_event_interruptible(nm->conn_wq,
 						 nm_should_run(nm));
 			continue;
 		}
-		spin_lock_irqsave(&nm->lock, flags);
-		nm->cstate = NM_C_CONNECTING;
-		spin_unlock_irqrestore(&nm->lock, flags);
+		nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTING);
 
 		r = nm_listen(nm);
 		if (r) {
@@ -487,6 +484,7 @@ int nm_conn_start(struct nm_dev *nm)
 
 void nm_conn_stop(struct nm_dev *nm)
 {
+	might_sleep();
 	nm_sync_stop(nm);
 	if (nm->conn_task) {
 		nm_conn_drop(nm);
@@ -499,5 +497,5 @@ void nm_conn_stop(struct nm_dev *nm)
 		nm->send_task = NULL;
 	}
 	nm_peer_drain(nm);
-	WRITE_ONCE(nm->cstate, NM_C_STANDALONE);
+	nm_state_set(nm, NM_ST_CSTATE, NM_C_STANDALONE);
 }

@@ -28,6 +28,7 @@
 #include <keys/user-type.h>
 #include <crypto/hash.h>
 #include <crypto/algapi.h>
+#include <linux/lockdep.h>
 #include "dm-netmirror.h"
 
 static int nm_addr_len(const struct sockaddr_storage *ss)
@@ -64,6 +65,7 @@ int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n,
 	};
 	int i;
 
+	lockdep_assert_held(&nm->tx_mutex);
 	if (nm->crc_on)
 		for (i = 0; i < n; i++)
 			nm->tx_crc = crc32c(nm->tx_crc, vec[i].iov_base,
@@ -79,6 +81,7 @@ int nm_send_trailer(struct nm_dev *nm)
 	struct kvec vec = { .iov_base = &crc, .iov_len = sizeof(crc) };
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 
+	lockdep_assert_held(&nm->tx_mutex);
 	if (!nm->crc_on)
 		return 0;
 	nm->tx_crc = ~0U;
@@ -97,6 +100,7 @@ int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 	size_t len = 0;
 	int i, r;
 
+	might_sleep();
 	for (i = 0; i < n; i++)
 		len += vec[i].iov_len;
 	mutex_lock(&nm->tx_mutex);

@@ -13,6 +13,7 @@
 #include <linux/bitmap.h>
 #include <linux/crc32c.h>
 #include <linux/device-mapper.h>
+#include <linux/lockdep.h>
 #include "nm_meta.h"
 
 #define DM_MSG_PREFIX "netmirror"
@@ -135,6 +136,7 @@ int nm_meta_commit(struct nm_meta *m)
 	unsigned long b;
 	int r = 0;
 
+	might_sleep();
 	mutex_lock(&m->commit_mutex);
 	for_each_set_bit(b, m->dirty, m->nr_blocks) {
 		nm_block_out(m, b);

@@ -22,6 +22,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/crc32c.h>
+#include <linux/lockdep.h>
 #include "dm-netmirror.h"
 
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors)
@@ -144,6 +145,7 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, unsigned long f,
 {
 	unsigned long r;
 
+	lockdep_assert_held(&nm->lock);
 	for (r = f; r <= l; r++)
 		if (test_bit(r, nm->rs_busy) || test_bit(r, nm->rs_writing))
 			return &nm->rs_wait;
@@ -295,6 +297,7 @@ static bool nm_read_remote_locked(struct nm_dev *nm, struct bio *bio)
 {
 	unsigned long f, l, r;
 
+	lockdep_assert_held(&nm->lock);
 	if (nm->disk == NM_DISK_DISKLESS)
 		return true;
 	if (nm->disk != NM_DISK_INCONSISTENT)

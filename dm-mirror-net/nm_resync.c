@@ -37,6 +37,7 @@
 #include <linux/bitmap.h>
 #include <linux/blkdev.h>
 #include <linux/mm.h>
+#include <linux/lockdep.h>
 #include "dm-netmirror.h"
 
 /* Sender thread: send our bitmap in chunks, then P_BITMAP_DONE. */
@@ -172,13 +173,10 @@ void nm_sync_link_down(struct nm_dev *nm)
 /* P_RS_START: this node becomes the resync target. */
 int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 {
-	unsigned long flags;
-
 	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return -EPROTO;
-	spin_lock_irqsave(&nm->lock, flags);
-	nm->cstate = NM_C_SYNC_TARGET;
-	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_TARGET))
+		return -EPROTO;
 	nm_info(nm, "resync target: %llu regions to receive", count);
 	dm_table_event(nm->ti->table);
 	return 0;
@@ -197,9 +195,10 @@ int nm_peer_rs_done(struct nm_dev *nm)
 	if (r)
 		nm_err_limit(nm, "flush of the backing device failed (%d)", r);
 	spin_lock_irqsave(&nm->lock, flags);
-	nm->cstate = NM_C_CONNECTED;
-	if (bitmap_empty(nm->oos, nm->nr_regions))
-		nm->disk = NM_DISK_UPTODATE;
+	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
+	if (bitmap_empty(nm->oos, nm->nr_regions) &&
+	    nm->disk == NM_DISK_INCONSISTENT)
+		__nm_state_set(nm, NM_ST_DISK, NM_DISK_UPTODATE);
 	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
 		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT | NM_MF_HISTORY,
 				  0);
@@ -311,6 +310,7 @@ static void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt, u32 bytes)
  */
 static bool nm_is_source(struct nm_dev *nm)
 {
+	lockdep_assert_held(&nm->lock);
 	if (nm->disk != NM_DISK_UPTODATE)
 		return false;
 	if (nm->peer_disk == NM_DISK_DISKLESS ||
@@ -334,7 +334,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->bm_sent && nm->bm_peer_done &&
 	    !bitmap_empty(nm->oos, nm->nr_regions)) {
-		nm->cstate = NM_C_SYNC_SOURCE;
+		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
 		nm->rs_cursor = 0;
 		c.count = cpu_to_be64(bitmap_weight(nm->oos, nm->nr_regions));
 		start = true;
@@ -362,7 +362,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		if (region >= nm->nr_regions) {
 			if (!nm->rs_inflight) {
 				if (bitmap_empty(nm->oos, nm->nr_regions)) {
-					nm->cstate = NM_C_CONNECTED;
+					__nm_state_set(nm, NM_ST_CSTATE,
+						       NM_C_CONNECTED);
 					done = true;
 				} else {
 					nm->rs_cursor = 0;	/* retry */

@@ -24,6 +24,7 @@
 #include <linux/blkdev.h>
 #include <linux/mm.h>
 #include <linux/bitmap.h>
+#include <linux/lockdep.h>
 #include "dm-netmirror.h"
 
 struct nm_peer_req {
@@ -145,7 +146,7 @@ static void nm_peer_go_inconsistent(struct nm_dev *nm)
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return;
 	}
-	nm->disk = NM_DISK_INCONSISTENT;
+	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
 	if (nm->meta) {
 		for_each_set_bit(r, nm->oos, nm->nr_regions)
 			nm_meta_set(nm->meta, r);
@@ -322,6 +323,7 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 	struct nm_p_barrier b = { .epoch = nm_be32(epoch) };
 	int r;
 
+	might_sleep();
 	if (nm->peer_epoch_valid && epoch != nm->peer_epoch)
 		return -EPROTO;
 	if (nm->ordering != NM_ORD_NONE)
@@ -379,6 +381,7 @@ void nm_peer_drain(struct nm_dev *nm)
 	unsigned long flags;
 	LIST_HEAD(list);
 
+	might_sleep();
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);

@@ -23,6 +23,7 @@
  */
 #include <linux/slab.h>
 #include <linux/bitmap.h>
+#include <linux/lockdep.h>
 #include "dm-netmirror.h"
 
 static const char * const nm_cstate_names[] = {
@@ -77,7 +78,7 @@ bool nm_detach(struct nm_dev *nm, int err)
 		return false;
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->disk != NM_DISK_DISKLESS) {
-		nm->disk = NM_DISK_DISKLESS;
+		__nm_state_set(nm, NM_ST_DISK, NM_DISK_DISKLESS);
 		nm->send_state = true;
 		first = true;
 	}
@@ -102,7 +103,7 @@ int nm_attach(struct nm_dev *nm)
 		nm_err(nm, "attach: the disk is not detached");
 		return -EINVAL;
 	}
-	nm->disk = NM_DISK_INCONSISTENT;
+	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
 	bitmap_fill(nm->oos, nm->nr_regions);
 	bitmap_zero(nm->rs_dirty, nm->nr_regions);
 	if (nm->meta) {
@@ -145,7 +146,7 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 		DMEMIT("refused: resync in progress");
 		return -EBUSY;
 	}
-	nm->role = role;
+	__nm_state_set(nm, NM_ST_ROLE, role);
 	nm->send_state = true;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	nm_conn_kick(nm);
@@ -157,4 +158,112 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 const char *nm_disk_name(enum nm_disk d)
 {
 	return nm_disk_names[d];
+}
+
+/*
+ * Allowed transitions, [from] = bit mask of the states it may go to.
+ * Connection: any state may fall back to standalone or connecting (the
+ * link ended); only a connected link starts a resync, and a resync ends
+ * connected.  Disk: uptodate/outdated become inconsistent at the first
+ * resync write; only an inconsistent disk becomes uptodate (resync done);
+ * any disk may detach; only a detached disk is attached (inconsistent).
+ */
+#define NM_DOWN	(BIT(NM_C_STANDALONE) | BIT(NM_C_CONNECTING))
+static const u8 nm_cstate_next[] = {
+	[NM_C_STANDALONE] = NM_DOWN,
+	[NM_C_CONNECTING] = NM_DOWN | BIT(NM_C_CONNECTED),
+	[NM_C_CONNECTED] = NM_DOWN | BIT(NM_C_CONNECTED) |
+			   BIT(NM_C_SYNC_SOURCE) | BIT(NM_C_SYNC_TARGET),
+	[NM_C_SYNC_SOURCE] = NM_DOWN | BIT(NM_C_CONNECTED) |
+			     BIT(NM_C_SYNC_SOURCE),
+	[NM_C_SYNC_TARGET] = NM_DOWN | BIT(NM_C_CONNECTED) |
+			     BIT(NM_C_SYNC_TARGET),
+};
+
+#undef NM_DOWN
+
+static const u8 nm_disk_next[NM_DISK_MAX] = {
+	[NM_DISK_UNKNOWN] = 0,
+	[NM_DISK_UPTODATE] = BIT(NM_DISK_UPTODATE) | BIT(NM_DISK_INCONSISTENT) |
+			     BIT(NM_DISK_DISKLESS),
+	[NM_DISK_INCONSISTENT] = BIT(NM_DISK_INCONSISTENT) |
+				 BIT(NM_DISK_UPTODATE) | BIT(NM_DISK_DISKLESS),
+	[NM_DISK_OUTDATED] = BIT(NM_DISK_OUTDATED) | BIT(NM_DISK_INCONSISTENT) |
+			     BIT(NM_DISK_DISKLESS),
+	[NM_DISK_DISKLESS] = BIT(NM_DISK_DISKLESS) | BIT(NM_DISK_INCONSISTENT),
+};
+
+/*
+ * The one function that changes this node's connection state, disk state
+ * or role.  Checks the transition against the tables above, logs it with
+ * the device name and raises a table event (from a work item: callers may
+ * be in any context).  Returns 0, or -EPROTO for a transition the tables
+ * forbid (nothing changes; a packet that asked for it drops the link).
+ * Caller holds nm->lock.
+ */
+int __nm_state_set(struct nm_dev *nm, enum nm_state_what what, int val)
+{
+	int old;
+	bool ok;
+
+	lockdep_assert_held(&nm->lock);
+	switch (what) {
+	case NM_ST_CSTATE:
+		old = nm->cstate;
+		ok = nm_cstate_next[old] & BIT(val);
+		break;
+	case NM_ST_DISK:
+		old = nm->disk;
+		ok = nm_disk_next[old] & BIT(val);
+		break;
+	case NM_ST_ROLE:
+		old = nm->role;
+		ok = true;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (old == val)
+		return 0;
+	if (!ok) {
+		nm_err_limit(nm, "refused %s change %s -> %s",
+			     what == NM_ST_CSTATE ? "connection" : "disk",
+			     what == NM_ST_CSTATE ? nm_cstate_name(old) :
+			     nm_disk_name(old),
+			     what == NM_ST_CSTATE ? nm_cstate_name(val) :
+			     nm_disk_name(val));
+		return -EPROTO;
+	}
+	switch (what) {
+	case NM_ST_CSTATE:
+		nm->cstate = val;
+		nm_info(nm, "connection %s -> %s", nm_cstate_name(old),
+			nm_cstate_name(val));
+		break;
+	case NM_ST_DISK:
+		nm->disk = val;
+		nm_info(nm, "disk %s -> %s", nm_disk_name(old),
+			nm_disk_name(val));
+		break;
+	case NM_ST_ROLE:
+		nm->role = val;
+		nm_info(nm, "role %s -> %s", nm_role_name(old),
+			nm_role_name(val));
+		break;
+	}
+	if (nm->wq)
+		queue_work(nm->wq, &nm->event_work);
+	return 0;
+}
+
+/* As __nm_state_set, taking nm->lock. */
+int nm_state_set(struct nm_dev *nm, enum nm_state_what what, int val)
+{
+	unsigned long flags;
+	int r;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	r = __nm_state_set(nm, what, val);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return r;
 }
