@@ -54,12 +54,12 @@ nm-lvcreate -L 32M -n data --meta-size 4M --peer 127.0.0.1:7789 \
 nm-lvcreate -L 32M -n data --meta-size 4M --peer 127.0.0.1:7790 \
 	--listen 127.0.0.1:7789 --role primary --device data_a vga
 # the primary copies the whole LV to the secondary (sync full)
-nmsetup wait-sync data_a --timeout 120
+nmsetup wait-sync data_a --wait-timeout 120
 nmsetup status data_a
 
 step "1. write on the primary, compare the two LVs"
 dd if=/dev/urandom of=/dev/mapper/data_a bs=1M count=8 seek=4 oflag=direct 2>/dev/null
-nmsetup wait-sync data_a --timeout 60 >/dev/null
+nmsetup wait-sync data_a --wait-timeout 60 >/dev/null
 A=$(sum /dev/vga/data)
 B=$(sum /dev/vgb/data)
 echo "vga/data $A"
@@ -72,7 +72,7 @@ nm-lvcreate -L 48M -n pvm --peer 127.0.0.1:7791 --listen 127.0.0.1:7792 \
 	--device pvm_b vgb
 nm-lvcreate -L 48M -n pvm --peer 127.0.0.1:7792 --listen 127.0.0.1:7791 \
 	--role primary --device pvm_a vga
-nmsetup wait-sync pvm_a --timeout 120 >/dev/null
+nmsetup wait-sync pvm_a --wait-timeout 120 >/dev/null
 # alpha (primary): the netmirror device becomes a PV of the new VG vgm
 pvcreate -q --config "$LVM_ALPHA" /dev/mapper/pvm_a
 vgcreate -q --config "$LVM_ALPHA" vgm /dev/mapper/pvm_a
@@ -90,7 +90,7 @@ done
 cat /tmp/lvm-stacking/sums
 umount /tmp/lvm-stacking/mnt
 vgchange -q -an --config "$LVM_ALPHA" vgm
-nmsetup wait-sync pvm_a --timeout 60 >/dev/null
+nmsetup wait-sync pvm_a --wait-timeout 60 >/dev/null
 
 step "2. the lower LVs on both nodes are identical"
 A=$(sum /dev/vga/pvm)
