@@ -50,12 +50,15 @@
  *
  * Errors of nm_table_parse() for what the kernel also checks are the
  * kernel's texts, byte for byte (what "dmsetup create" prints after
- * "netmirror: "): "Unknown optional argument", "Duplicate optional
+ * "netmirror: "): "Not enough arguments (want ...)", "Cannot open local
+ * device" (bad syntax only), "Unknown optional argument", "Duplicate optional
  * argument: <kw>", "Invalid <kw> (want <want>)", "Optional argument is
  * missing its value", "Invalid number of optional arguments", "Optional
  * argument count does not match the words given", "ping must be shorter
  * than timeout", "Invalid peer address (want ...)", "Invalid protocol (want
- * A, B or C)", "Invalid ordering (want flush, drain or none)".  The shared
+ * A, B or C)", "Invalid ordering (want flush, drain or none)", "Cannot open
+ * metadata device" (bad syntax only), "Listen and peer addresses must be of
+ * one family".  The shared
  * corpus tests/corpus/table-lines.txt holds the cases.
  *
  * Status line (after the target name): the fields of NM_STATUS_FIELDS, in

@@ -397,8 +397,11 @@ int nm_opt_parse(const struct nm_opt_def *d, struct nm_table *t,
 		memcpy(f, &v, sizeof(v));
 		return 0;
 	case NM_PT_DEV:
-		if (nm_parse_dev(val, f, d->size, NULL, 0))
-			goto bad;
+		/* the kernel opens it (dm_get_device) and says so */
+		if (nm_parse_dev(val, f, d->size, NULL, 0)) {
+			nm_seterr(err, errlen, "Cannot open metadata device");
+			return -EINVAL;
+		}
 		return 0;
 	case NM_PT_POW2:
 	case NM_PT_U32:
@@ -551,42 +554,44 @@ static int need_word(struct nm_words *w, char *buf, size_t len,
 	return r < 0 ? r : r ? 1 : -EINVAL;
 }
 
-/* The kernel's order of checks: local_dev, peer, protocol, ordering, the
- * count word, count == words given, an even count, then per option
- * keyword, duplicate, value; the cross-field checks last. */
+/* The kernel's order of checks: at least 4 words; local_dev, peer,
+ * protocol, ordering; the count word, count == words given; per option
+ * pair: value present, keyword, duplicate, value; then (validate) ping <
+ * timeout, meta != local_dev, listen of the peer's family. */
 static int parse_params(struct nm_words *w, struct nm_table *t, char *err,
 			size_t errlen)
 {
-	char word[NM_DEV_MAX], val[NM_DEV_MAX], e[NM_ERRLEN];
+	char word[NM_DEV_MAX], val[NM_DEV_MAX];
 	uint32_t count;
 	unsigned rem, i, seen = 0;
 	int r;
 
-	r = need_word(w, word, sizeof(word), "local_dev (path or major:minor)",
-		      err, errlen);
-	if (r < 0)
-		return r;
-	if (nm_parse_dev(word, t->local_dev, sizeof(t->local_dev), e, sizeof(e))) {
-		nm_seterr(err, errlen, "Invalid local_dev \"%.64s\": %s", word, e);
+	if (nm_words_remaining(w) < 4) {
+		nm_seterr(err, errlen, "Not enough arguments (want <local_dev> <peer_addr> <protocol> <ordering>)");
 		return -EINVAL;
 	}
-	r = need_word(w, word, sizeof(word), "peer_addr (a.b.c.d:port or [ipv6]:port)",
-		      err, errlen);
+	r = nm_words_next(w, word, sizeof(word), err, errlen);
+	if (r < 0)
+		return r;
+	if (nm_parse_dev(word, t->local_dev, sizeof(t->local_dev), NULL, 0)) {
+		nm_seterr(err, errlen, "Cannot open local device");
+		return -EINVAL;
+	}
+	r = nm_words_next(w, word, sizeof(word), err, errlen);
 	if (r < 0)
 		return r;
 	if (nm_parse_addr(word, &t->peer, NULL, 0)) {
 		nm_seterr(err, errlen, "Invalid peer address (want a.b.c.d:port or [v6]:port)");
 		return -EINVAL;
 	}
-	r = need_word(w, word, sizeof(word), "protocol (A, B or C)", err, errlen);
+	r = nm_words_next(w, word, sizeof(word), err, errlen);
 	if (r < 0)
 		return r;
 	if (nm_protocol_parse(word, &t->protocol)) {
 		nm_seterr(err, errlen, "Invalid protocol (want A, B or C)");
 		return -EINVAL;
 	}
-	r = need_word(w, word, sizeof(word), "ordering (flush, drain or none)",
-		      err, errlen);
+	r = nm_words_next(w, word, sizeof(word), err, errlen);
 	if (r < 0)
 		return r;
 	if (nm_ordering_parse(word, &t->ordering)) {
@@ -607,16 +612,16 @@ static int parse_params(struct nm_words *w, struct nm_table *t, char *err,
 		nm_seterr(err, errlen, "Optional argument count does not match the words given");
 		return -EINVAL;
 	}
-	if (count & 1) {
-		nm_seterr(err, errlen, "Optional argument is missing its value");
-		return -EINVAL;
-	}
 	for (i = 0; i < rem; i += 2) {
 		const struct nm_opt_def *d;
 
 		r = nm_words_next(w, word, sizeof(word), err, errlen);
 		if (r < 0)
 			return r;
+		if (i + 1 == rem) {
+			nm_seterr(err, errlen, "Optional argument is missing its value");
+			return -EINVAL;
+		}
 		d = nm_opt_find(word);
 		if (!d) {
 			nm_seterr(err, errlen, "Unknown optional argument");
@@ -631,11 +636,6 @@ static int parse_params(struct nm_words *w, struct nm_table *t, char *err,
 			return r;
 		if (nm_opt_parse(d, t, val, err, errlen))
 			return -EINVAL;
-		/* the kernel opens the meta device here and compares */
-		if (d->id == NM_OPT_META && !strcmp(t->meta, t->local_dev)) {
-			nm_seterr(err, errlen, "Invalid %s (want %s)", d->keyword, d->want);
-			return -EINVAL;
-		}
 		seen |= NM_OPT_BIT(d->id);
 		t->opts |= NM_OPT_BIT(d->id);
 	}
@@ -716,7 +716,7 @@ int nm_table_validate(const struct nm_table *t, char *err, size_t errlen)
 	size_t i;
 
 	if (nm_parse_dev(t->local_dev, dev, sizeof(dev), e, sizeof(e))) {
-		nm_seterr(err, errlen, "Invalid local_dev: %s", e);
+		nm_seterr(err, errlen, "Cannot open local device");
 		return -EINVAL;
 	}
 	if ((t->peer.family != AF_INET && t->peer.family != AF_INET6) ||
@@ -749,18 +749,18 @@ int nm_table_validate(const struct nm_table *t, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
+	/* the fields hold the defaults when the options are not given */
+	if (t->ping >= t->timeout) {
+		nm_seterr(err, errlen, "ping must be shorter than timeout");
+		return -EINVAL;
+	}
 	if ((t->opts & NM_OPT_BIT(NM_OPT_META)) && !strcmp(t->meta, t->local_dev)) {
 		nm_seterr(err, errlen, "Invalid %s (want %s)", meta->keyword, meta->want);
 		return -EINVAL;
 	}
 	if ((t->opts & NM_OPT_BIT(NM_OPT_LISTEN)) &&
 	    t->listen.family != t->peer.family) {
-		nm_seterr(err, errlen, "listen and peer addresses must both be IPv4 or both IPv6");
-		return -EINVAL;
-	}
-	/* the fields hold the defaults when the options are not given */
-	if (t->ping >= t->timeout) {
-		nm_seterr(err, errlen, "ping must be shorter than timeout");
+		nm_seterr(err, errlen, "Listen and peer addresses must be of one family");
 		return -EINVAL;
 	}
 	return 0;

@@ -78,6 +78,8 @@ def check_addr(a):
 def model(params):
     """params: the words after HEAD.  Returns ("ok", reprint) or ("err", text)."""
     w = params.split()
+    if len(w) < 3:          # + @DEV@: fewer than 4 words
+        return "err", "Not enough arguments (want <local_dev> <peer_addr> <protocol> <ordering>)"
     if not check_addr(w[0]):
         return "err", "Invalid peer address (want a.b.c.d:port or [v6]:port)"
     if w[1] not in ("A", "B", "C"):
@@ -91,20 +93,28 @@ def model(params):
             return "err", "Invalid number of optional arguments"
         if int(c) != len(rest):
             return "err", "Optional argument count does not match the words given"
-        if len(rest) % 2:
-            return "err", "Optional argument is missing its value"
-        for k, v in zip(rest[0::2], rest[1::2]):
+        for i in range(0, len(rest), 2):
+            k = rest[i]
+            if i + 1 == len(rest):
+                return "err", "Optional argument is missing its value"
+            v = rest[i + 1]
             if k not in OPTS:
                 return "err", "Unknown optional argument"
             if k in given:
                 return "err", "Duplicate optional argument: " + k
-            if not check_value(OPTS[k], v) or (k == "meta" and v == "@DEV@"):
+            if OPTS[k]["type"] == "dev" and not check_value(OPTS[k], v):
+                return "err", "Cannot open metadata device"
+            if not check_value(OPTS[k], v):
                 return "err", bad(k)
             given[k] = v
     timeout = int(given.get("timeout", OPTS["timeout"]["default"]))
     ping = int(given.get("ping", OPTS["ping"]["default"]))
     if ping >= timeout:
         return "err", "ping must be shorter than timeout"
+    if given.get("meta") == "@DEV@":
+        return "err", bad("meta")
+    if "listen" in given and given["listen"].startswith("[") != w[0].startswith("["):
+        return "err", "Listen and peer addresses must be of one family"
     out = [canon_addr(w[0]), w[1], w[2]]
     keep = [k for k in ORDER if k in given and not (k == "role" and given[k] != "primary")]
     if keep:
@@ -268,6 +278,18 @@ opt("all-options", "listen", "0.0.0.0:7789", "role", "primary", "meta", "@META@"
     "ping", "1000", "on_io_error", "pass_on", "integrity", "crc32c", "secret", SECRET)
 opt("io-error-before-integrity", "integrity", "crc32c", "on_io_error", "pass_on")
 add("v6-peer-listen", "[fd00::2]:7789 C flush 2 listen [::]:7789")
+add("listen-v6-peer-v4", "%s C flush 2 listen [::]:7789" % PEER)
+add("listen-v4-peer-v6", "[fd00::2]:7789 C flush 2 listen 0.0.0.0:7789")
+# fewer than 4 words after the target name
+add("no-ordering", "%s C" % PEER)
+add("no-protocol", "%s" % PEER)
+add("three-words-bad-peer", "bogus C")
+# where one line has two faults: the kernel's order
+opt("odd-after-unknown", "colour", "red", "role")
+opt("odd-after-bad-value", "region_size", "12", "role")
+opt("meta-local-and-ping", "meta", "@DEV@", "timeout", "1000")
+opt("meta-local-then-bad-value", "meta", "@DEV@", "sync", "partial")
+opt("duplicate-after-bad", "role", "boss", "role", "primary")
 
 seen = set()
 lines = []

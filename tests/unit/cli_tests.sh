@@ -160,7 +160,7 @@ code parse-role 2 '--role "boss": Invalid role (want primary or secondary)' -- t
 code parse-option 2 'Unknown optional argument "colour"' -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 -o colour=red
 code parse-size 2 '--size "0": must be a sector count > 0' -- table nm0 /dev/vdb 1.2.3.4:1 --size 0
 code parse-name 2 "NAME: device name" -- table a/b /dev/vdb 1.2.3.4:1 --size 8
-code parse-listen-family 2 "listen and peer addresses must both be IPv4 or both IPv6" -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --listen [::1]:1
+code parse-listen-family 2 "Listen and peer addresses must be of one family" -- table nm0 /dev/vdb 1.2.3.4:1 --size 8 --listen [::1]:1
 code conf-syntax 2 "bad.conf:2: Invalid protocol (want A, B or C)" -- -c "$tmp/bad.conf" table r0
 code conf-missing-file 5 "No such file or directory" -- -c "$tmp/none.conf" up r0
 code conf-missing-res 5 'no resource "r9"' -- -c "$C" --host alpha up r9
