@@ -44,6 +44,7 @@
 #include "nm_wire.h"
 #include "nm_meta.h"
 #include "nm_params.h"
+#include "nm_regions.h"
 
 #define DM_MSG_PREFIX "netmirror"
 
@@ -130,15 +131,7 @@ struct nm_dev {
 	bool epoch_completed;		/* a write of @epoch has completed */
 	bool send_state;		/* a P_STATE is due */
 	u32 conn_gen;			/* bumped at each new connection */
-	unsigned long *oos;		/* out-of-sync regions (peer misses) */
-	unsigned long nr_regions;
-	unsigned int region_shift;
-	u32 *inflight;			/* primary: writes in flight / region */
-	unsigned long *rs_busy;		/* regions being resynced now */
-	unsigned long *touched;		/* written since the last clear pass */
-	unsigned long *cand;		/* sync thread: clear candidates */
-	unsigned long *rs_dirty;	/* target: app-written during resync */
-	unsigned long *rs_writing;	/* target: resync write in flight */
+	struct nm_regions rg;		/* region state, under nm->lock */
 	struct bio_list rs_wait;	/* writes waiting for a resync region */
 	struct bio_list mark_wait;	/* writes waiting for a metadata mark */
 	bool bm_sent;			/* our bitmap went out on this link */
@@ -224,15 +217,10 @@ static inline void nm_sync_kick(struct nm_dev *nm)
 static inline void nm_regions(struct nm_dev *nm, struct bio *bio,
 			      unsigned long *first, unsigned long *last)
 {
-	sector_t s = bio->bi_iter.bi_sector;
-	unsigned int n = bio_sectors(bio);
-
-	*first = s >> nm->region_shift;
-	*last = n ? (s + n - 1) >> nm->region_shift : *first;
-	if (*last >= nm->nr_regions)
-		*last = nm->nr_regions - 1;
-	if (*first > *last)
-		*first = *last;
+	if (!nm_regions_range(&nm->rg, bio->bi_iter.bi_sector,
+			      bio_sectors(bio) ? bio_sectors(bio) : 1,
+			      first, last))
+		*first = *last = nm->rg.nr - 1;
 }
 
 /*

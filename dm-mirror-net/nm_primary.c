@@ -29,21 +29,17 @@ void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors)
 {
 	unsigned long first, last, flags;
 
-	if (!sectors || sector >= nm->sectors)
+	if (!nm_regions_range(&nm->rg, sector, sectors, &first, &last))
 		return;
-	first = sector >> nm->region_shift;
-	last = (sector + sectors - 1) >> nm->region_shift;
-	if (last >= nm->nr_regions)
-		last = nm->nr_regions - 1;
 	spin_lock_irqsave(&nm->lock, flags);
-	bitmap_set(nm->oos, first, last - first + 1);
+	nm_regions_mark_oos(&nm->rg, first, last);
 	spin_unlock_irqrestore(&nm->lock, flags);
 }
 
 static void nm_req_complete(struct nm_req *req)
 {
 	struct nm_dev *nm = req->nm;
-	unsigned long flags, f, l, r;
+	unsigned long flags, f, l;
 	bool wake = false;
 
 	if (test_bit(NM_REQ_READ, &req->flags)) {
@@ -56,11 +52,8 @@ static void nm_req_complete(struct nm_req *req)
 	spin_lock_irqsave(&nm->lock, flags);
 	if (req->epoch == nm->epoch)
 		nm->epoch_completed = true;
-	if (test_bit(NM_REQ_DATA, &req->flags)) {
-		for (r = f; r <= l; r++)
-			if (!--nm->inflight[r] && test_bit(r, nm->rs_busy))
-				wake = true;
-	}
+	if (test_bit(NM_REQ_DATA, &req->flags))
+		wake = nm_regions_write_end(&nm->rg, f, l);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (wake)
 		nm_sync_kick(nm);
@@ -146,9 +139,9 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, unsigned long f,
 	unsigned long r;
 
 	lockdep_assert_held(&nm->lock);
-	for (r = f; r <= l; r++)
-		if (test_bit(r, nm->rs_busy) || test_bit(r, nm->rs_writing))
-			return &nm->rs_wait;
+	if (nm_regions_any(&nm->rg, nm->rg.rs_busy, f, l) ||
+	    nm_regions_any(&nm->rg, nm->rg.rs_writing, f, l))
+		return &nm->rs_wait;
 	if (nm->meta)
 		for (r = f; r <= l; r++)
 			if (!nm_meta_test(nm->meta, r))
@@ -167,7 +160,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
 	bool data = bio_sectors(bio) != 0;
 	struct bio_list *park;
-	unsigned long flags, f = 0, l = 0, r;
+	unsigned long flags, f = 0, l = 0;
 	struct bio *clone;
 	bool queued = false, local;
 
@@ -201,12 +194,8 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	}
 	if (data) {
 		set_bit(NM_REQ_DATA, &req->flags);
-		for (r = f; r <= l; r++) {
-			nm->inflight[r]++;
-			__set_bit(r, nm->touched);
-			if (nm->disk == NM_DISK_INCONSISTENT)
-				__set_bit(r, nm->rs_dirty);
-		}
+		nm_regions_write_start(&nm->rg, f, l,
+				       nm->disk == NM_DISK_INCONSISTENT);
 	}
 	if (nm->epoch_completed) {
 		nm->epoch++;
@@ -224,7 +213,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		list_add_tail(&req->list, &nm->send_q);
 		queued = true;
 	} else if (data) {
-		bitmap_set(nm->oos, f, l - f + 1);
+		nm_regions_mark_oos(&nm->rg, f, l);
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 
@@ -304,7 +293,7 @@ static bool nm_read_remote_locked(struct nm_dev *nm, struct bio *bio)
 		return false;
 	nm_regions(nm, bio, &f, &l);
 	for (r = f; r <= l; r++)
-		if (test_bit(r, nm->oos) || test_bit(r, nm->rs_writing))
+		if (test_bit(r, nm->rg.oos) || test_bit(r, nm->rg.rs_writing))
 			return true;
 	return false;
 }

@@ -53,9 +53,9 @@ int nm_send_bitmap(struct nm_dev *nm)
 	w = kmalloc(NM_BITMAP_MAX_BITS / 8, GFP_NOIO);
 	if (!w)
 		return -ENOMEM;
-	for (off = 0; off < nm->nr_regions && !r; off += NM_BITMAP_MAX_BITS) {
+	for (off = 0; off < nm->rg.nr && !r; off += NM_BITMAP_MAX_BITS) {
 		n = min_t(unsigned long, NM_BITMAP_MAX_BITS,
-			  nm->nr_regions - off);
+			  nm->rg.nr - off);
 		words = DIV_ROUND_UP(n, 64);
 		spin_lock_irqsave(&nm->lock, fl);
 		for (i = 0; i < words; i++) {
@@ -63,7 +63,7 @@ int nm_send_bitmap(struct nm_dev *nm)
 			unsigned long bit;
 
 			for (bit = 0; bit < 64 && i * 64 + bit < n; bit++)
-				if (test_bit(off + i * 64 + bit, nm->oos))
+				if (test_bit(off + i * 64 + bit, nm->rg.oos))
 					v |= 1ULL << bit;
 			w[i] = cpu_to_be64(v);
 		}
@@ -82,7 +82,7 @@ int nm_send_bitmap(struct nm_dev *nm)
 	kfree(w);
 	if (r)
 		return r;
-	done.count = cpu_to_be64(nm->nr_regions);
+	done.count = cpu_to_be64(nm->rg.nr);
 	r = nm_send_ctrl(nm, NM_P_BITMAP_DONE, &done, sizeof(done));
 	if (!r) {
 		spin_lock_irqsave(&nm->lock, fl);
@@ -119,8 +119,8 @@ int nm_recv_bitmap(struct nm_dev *nm, const struct nm_p_bitmap *b, u32 len)
 			bit = __ffs64(v);
 			v &= v - 1;
 			if (i * 64 + bit < nbits &&
-			    off + i * 64 + bit < nm->nr_regions)
-				__set_bit(off + i * 64 + bit, nm->oos);
+			    off + i * 64 + bit < nm->rg.nr)
+				__set_bit(off + i * 64 + bit, nm->rg.oos);
 		}
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
@@ -132,17 +132,17 @@ out:
 /* Receiver: the target wrote a resync region. */
 void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 {
-	unsigned long region = be64_to_cpu(a->sector) >> nm->region_shift;
+	unsigned long region = be64_to_cpu(a->sector) >> nm->rg.shift;
 	unsigned long fl;
 
 	u32 status = be32_to_cpu(a->status);
 
 	spin_lock_irqsave(&nm->lock, fl);
-	if (region < nm->nr_regions &&
-	    __test_and_clear_bit(region, nm->rs_busy)) {
+	if (region < nm->rg.nr &&
+	    __test_and_clear_bit(region, nm->rg.rs_busy)) {
 		nm->rs_inflight--;
 		if (!status)
-			__clear_bit(region, nm->oos);
+			__clear_bit(region, nm->rg.oos);
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
 	/* EAGAIN: the target wrote the region meanwhile; send it again */
@@ -160,7 +160,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 	unsigned long fl;
 
 	spin_lock_irqsave(&nm->lock, fl);
-	bitmap_zero(nm->rs_busy, nm->nr_regions);
+	bitmap_zero(nm->rg.rs_busy, nm->rg.nr);
 	nm->rs_inflight = 0;
 	nm->bm_sent = false;
 	nm->bm_peer_done = false;
@@ -196,7 +196,7 @@ int nm_peer_rs_done(struct nm_dev *nm)
 		nm_err_limit(nm, "flush of the backing device failed (%d)", r);
 	spin_lock_irqsave(&nm->lock, flags);
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
-	if (bitmap_empty(nm->oos, nm->nr_regions) &&
+	if (bitmap_empty(nm->rg.oos, nm->rg.nr) &&
 	    nm->disk == NM_DISK_INCONSISTENT)
 		__nm_state_set(nm, NM_ST_DISK, NM_DISK_UPTODATE);
 	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
@@ -333,10 +333,10 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	spin_lock_irqsave(&nm->lock, fl);
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->bm_sent && nm->bm_peer_done &&
-	    !bitmap_empty(nm->oos, nm->nr_regions)) {
+	    !bitmap_empty(nm->rg.oos, nm->rg.nr)) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
 		nm->rs_cursor = 0;
-		c.count = cpu_to_be64(bitmap_weight(nm->oos, nm->nr_regions));
+		c.count = cpu_to_be64(bitmap_weight(nm->rg.oos, nm->rg.nr));
 		start = true;
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
@@ -355,13 +355,13 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 			return;
 		}
 		region = nm->rs_cursor;
-		while ((region = find_next_bit(nm->oos, nm->nr_regions,
-					       region)) < nm->nr_regions &&
-		       test_bit(region, nm->rs_busy))
+		while ((region = find_next_bit(nm->rg.oos, nm->rg.nr,
+					       region)) < nm->rg.nr &&
+		       test_bit(region, nm->rg.rs_busy))
 			region++;
-		if (region >= nm->nr_regions) {
+		if (region >= nm->rg.nr) {
 			if (!nm->rs_inflight) {
-				if (bitmap_empty(nm->oos, nm->nr_regions)) {
+				if (bitmap_empty(nm->rg.oos, nm->rg.nr)) {
 					__nm_state_set(nm, NM_ST_CSTATE,
 						       NM_C_CONNECTED);
 					done = true;
@@ -372,15 +372,15 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 			spin_unlock_irqrestore(&nm->lock, fl);
 			break;
 		}
-		__set_bit(region, nm->rs_busy);
+		__set_bit(region, nm->rg.rs_busy);
 		nm->rs_inflight++;
 		nm->rs_cursor = region + 1;
 		spin_unlock_irqrestore(&nm->lock, fl);
 
 		/* writes already in flight to the region finish first */
-		wait_event(nm->sync_wq, !READ_ONCE(nm->inflight[region]) ||
+		wait_event(nm->sync_wq, !READ_ONCE(nm->rg.inflight[region]) ||
 			   !nm_link_up(nm) || kthread_should_stop());
-		sector = (sector_t)region << nm->region_shift;
+		sector = (sector_t)region << nm->rg.shift;
 		bytes = min_t(sector_t, nm->region_sectors,
 			      nm->sectors - sector) << SECTOR_SHIFT;
 		/* and so do the peer's writes to it (we are its secondary) */
@@ -396,7 +396,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 				nm_err_limit(nm, "resync of region %lu failed (%d)",
 					     region, r);
 			spin_lock_irqsave(&nm->lock, fl);
-			if (__test_and_clear_bit(region, nm->rs_busy))
+			if (__test_and_clear_bit(region, nm->rg.rs_busy))
 				nm->rs_inflight--;
 			spin_unlock_irqrestore(&nm->lock, fl);
 			nm_resubmit_waiting(nm);
@@ -426,15 +426,15 @@ static void nm_lazy_clear(struct nm_dev *nm)
 		spin_unlock_irqrestore(&nm->lock, fl);
 		return;
 	}
-	nm_meta_copy_bits(nm->meta, nm->cand);
-	for_each_set_bit(r, nm->cand, nm->nr_regions) {
-		if (test_bit(r, nm->oos) || nm->inflight[r] ||
-		    test_bit(r, nm->rs_busy))
-			__clear_bit(r, nm->cand);
+	nm_meta_copy_bits(nm->meta, nm->rg.cand);
+	for_each_set_bit(r, nm->rg.cand, nm->rg.nr) {
+		if (test_bit(r, nm->rg.oos) || nm->rg.inflight[r] ||
+		    test_bit(r, nm->rg.rs_busy))
+			__clear_bit(r, nm->rg.cand);
 		else
 			any = true;
 	}
-	bitmap_zero(nm->touched, nm->nr_regions);
+	bitmap_zero(nm->rg.touched, nm->rg.nr);
 	cookie = ++nm->sync_cookie;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (!any)
@@ -450,10 +450,10 @@ static void nm_lazy_clear(struct nm_dev *nm)
 
 	spin_lock_irqsave(&nm->lock, fl);
 	if (nm->cstate >= NM_C_CONNECTED && nm->bm_peer_done) {
-		bitmap_andnot(nm->cand, nm->cand, nm->touched, nm->nr_regions);
-		bitmap_andnot(nm->cand, nm->cand, nm->oos, nm->nr_regions);
-		for_each_set_bit(r, nm->cand, nm->nr_regions)
-			if (!nm->inflight[r])
+		bitmap_andnot(nm->rg.cand, nm->rg.cand, nm->rg.touched, nm->rg.nr);
+		bitmap_andnot(nm->rg.cand, nm->rg.cand, nm->rg.oos, nm->rg.nr);
+		for_each_set_bit(r, nm->rg.cand, nm->rg.nr)
+			if (!nm->rg.inflight[r])
 				nm_meta_clear(nm->meta, r);
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);

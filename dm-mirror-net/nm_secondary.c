@@ -54,7 +54,7 @@ static void nm_peer_endio(struct bio *bio)
 {
 	struct nm_peer_req *pr = bio->bi_private;
 	struct nm_dev *nm = pr->nm;
-	unsigned long flags, region = pr->sector >> nm->region_shift;
+	unsigned long flags, region = pr->sector >> nm->rg.shift;
 	bool ack, resync = pr->resync;
 
 	pr->status = blk_status_to_errno(bio->bi_status);
@@ -70,9 +70,9 @@ static void nm_peer_endio(struct bio *bio)
 	spin_lock_irqsave(&nm->lock, flags);
 	list_del(&pr->inflight);
 	if (pr->resync) {
-		__clear_bit(region, nm->rs_writing);
+		__clear_bit(region, nm->rg.rs_writing);
 		if (!pr->status) {
-			__clear_bit(region, nm->oos);
+			__clear_bit(region, nm->rg.oos);
 			if (nm->meta)
 				nm_meta_clear(nm->meta, region);
 		}
@@ -148,7 +148,7 @@ static void nm_peer_go_inconsistent(struct nm_dev *nm)
 	}
 	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
 	if (nm->meta) {
-		for_each_set_bit(r, nm->oos, nm->nr_regions)
+		for_each_set_bit(r, nm->rg.oos, nm->rg.nr)
 			nm_meta_set(nm->meta, r);
 		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
 	}
@@ -215,14 +215,14 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->sectors = size >> SECTOR_SHIFT;
 
 	if (resync) {
-		unsigned long region = pr->sector >> nm->region_shift;
+		unsigned long region = pr->sector >> nm->rg.shift;
 		bool stale;
 
 		/* an application write touched the region meanwhile */
 		spin_lock_irq(&nm->lock);
-		stale = __test_and_clear_bit(region, nm->rs_dirty);
+		stale = __test_and_clear_bit(region, nm->rg.rs_dirty);
 		if (!stale)
-			__set_bit(region, nm->rs_writing);
+			__set_bit(region, nm->rg.rs_writing);
 		spin_unlock_irq(&nm->lock);
 		if (stale) {
 			nm_peer_ack_now(nm, pr, -EAGAIN);

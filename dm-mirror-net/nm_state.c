@@ -104,10 +104,10 @@ int nm_attach(struct nm_dev *nm)
 		return -EINVAL;
 	}
 	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
-	bitmap_fill(nm->oos, nm->nr_regions);
-	bitmap_zero(nm->rs_dirty, nm->nr_regions);
+	bitmap_fill(nm->rg.oos, nm->rg.nr);
+	bitmap_zero(nm->rg.rs_dirty, nm->rg.nr);
 	if (nm->meta) {
-		for (r = 0; r < nm->nr_regions; r++)
+		for (r = 0; r < nm->rg.nr; r++)
 			nm_meta_set(nm->meta, r);
 		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
 	}

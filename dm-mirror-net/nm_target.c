@@ -333,28 +333,17 @@ static void nm_dtr(struct dm_target *ti);
 /* Allocate the per-region state and the resync buffer. */
 static int nm_ctr_regions(struct nm_dev *nm, char **error)
 {
-	unsigned long words;
 	unsigned int i;
 
-	nm->region_shift = ilog2(nm->region_sectors);
-	nm->nr_regions = DIV_ROUND_UP_SECTOR_T(nm->sectors, nm->region_sectors);
-	words = BITS_TO_LONGS(nm->nr_regions);
-	nm->oos = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	nm->rs_busy = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	nm->touched = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	nm->cand = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	nm->rs_dirty = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	nm->rs_writing = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	nm->inflight = kvcalloc(nm->nr_regions, sizeof(u32), GFP_KERNEL);
+	if (nm_regions_init(&nm->rg, nm->sectors, nm->region_sectors))
+		goto nomem;
 	nm->rs_nr_pages = DIV_ROUND_UP(nm->region_sectors << SECTOR_SHIFT,
 				       PAGE_SIZE);
 	nm->rs_pages = kcalloc(nm->rs_nr_pages, sizeof(struct page *),
 			       GFP_KERNEL);
 	nm->rs_vec = kcalloc(nm->rs_nr_pages + 1, sizeof(struct kvec),
 			     GFP_KERNEL);
-	if (!nm->oos || !nm->rs_busy || !nm->touched || !nm->cand ||
-	    !nm->rs_dirty || !nm->rs_writing ||
-	    !nm->inflight || !nm->rs_pages || !nm->rs_vec)
+	if (!nm->rs_pages || !nm->rs_vec)
 		goto nomem;
 	for (i = 0; i < nm->rs_nr_pages; i++) {
 		nm->rs_pages[i] = alloc_page(GFP_KERNEL);
@@ -383,13 +372,7 @@ static void nm_dtr_regions(struct nm_dev *nm)
 				__free_page(nm->rs_pages[i]);
 	kfree(nm->rs_pages);
 	kfree(nm->rs_vec);
-	kvfree(nm->inflight);
-	kvfree(nm->cand);
-	kvfree(nm->rs_dirty);
-	kvfree(nm->rs_writing);
-	kvfree(nm->touched);
-	kvfree(nm->rs_busy);
-	kvfree(nm->oos);
+	nm_regions_exit(&nm->rg);
 }
 
 /*
@@ -408,28 +391,28 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 		struct nm_meta *m = nm_meta_open(nm->meta_dev->bdev,
 						 nm->sectors,
 						 nm->region_sectors,
-						 nm->nr_regions, &fresh, error);
+						 nm->rg.nr, &fresh, error);
 		if (IS_ERR(m))
 			return PTR_ERR(m);
 		nm->meta = m;
 		flags = nm_meta_flags(m);
 		history = !fresh && (flags & NM_MF_HISTORY);
 		consistent = flags & NM_MF_CONSISTENT;
-		nm_meta_copy_bits(m, nm->oos);
+		nm_meta_copy_bits(m, nm->rg.oos);
 	}
 	if (!history) {
 		if (nm->sync_none) {
-			bitmap_zero(nm->oos, nm->nr_regions);
+			bitmap_zero(nm->rg.oos, nm->rg.nr);
 			consistent = true;
 		} else {
-			bitmap_fill(nm->oos, nm->nr_regions);
+			bitmap_fill(nm->rg.oos, nm->rg.nr);
 			consistent = nm->table_role == NM_ROLE_PRIMARY;
 		}
 		if (nm->meta) {
 			unsigned long i;
 
-			for (i = 0; i < nm->nr_regions; i++)
-				if (test_bit(i, nm->oos))
+			for (i = 0; i < nm->rg.nr; i++)
+				if (test_bit(i, nm->rg.oos))
 					nm_meta_set(nm->meta, i);
 			nm_meta_set_flags(nm->meta, NM_MF_HISTORY |
 					  (consistent ? NM_MF_CONSISTENT : 0),
@@ -661,7 +644,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		role = nm->role;
 		disk = nm->disk;
 		pdisk = cs >= NM_C_CONNECTED ? nm->peer_disk : NM_DISK_UNKNOWN;
-		oos = bitmap_weight(nm->oos, nm->nr_regions);
+		oos = nm_regions_oos_count(&nm->rg);
 		strscpy(err, nm->last_error, sizeof(err));
 		spin_unlock_irqrestore(&nm->lock, flags);
 		if (role == NM_ROLE_PRIMARY && pdisk == NM_DISK_UPTODATE && oos)
@@ -673,7 +656,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		DMEMIT("%s %s %s/%s %lu/%lu %lld %lld %d %lld %lld %lld %s %u %llu %lld",
 		       nm_role_name(role), nm_cstate_name(cs),
 		       nm_disk_name(disk), nm_disk_name(pdisk),
-		       nm->nr_regions - oos, nm->nr_regions,
+		       nm->rg.nr - oos, nm->rg.nr,
 		       atomic64_read(&nm->writes_sent),
 		       atomic64_read(&nm->writes_received),
 		       atomic_read(&nm->pending),

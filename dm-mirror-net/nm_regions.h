@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netmirror regions: the per-region state of one device, as an object.
+ *
+ * The device is cut into regions of 2^shift sectors.  This object owns the
+ * region bitmaps and the in-flight counters and keeps their invariants; it
+ * speaks in region ranges [first, last], never in bios.  It has no lock of
+ * its own: every call but nm_regions_init/exit is made under the owner's
+ * nm->lock (spinlock, irqsave) and never sleeps.  It compiles in userspace
+ * (tests/unit/test_regions.c checks its invariants).
+ *
+ * Invariants (under nm->lock):
+ *   - a bit set in rs_busy is set in oos (a region in resync is out of
+ *     sync until its P_RS_ACK clears both);
+ *   - inflight[r] counts the primary's writes to r that were started and
+ *     not yet ended; a region in resync (rs_busy) is read only when it is 0;
+ *   - rs_dirty/rs_writing are the resync target's: a region written by the
+ *     application while inconsistent, a resync write being applied.
+ */
+#ifndef NM_REGIONS_H
+#define NM_REGIONS_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include "kshim.h"
+#endif
+
+struct nm_regions {
+	unsigned long nr;		/* number of regions */
+	unsigned int shift;		/* log2(sectors per region) */
+	unsigned long *oos;		/* out of sync: the peer misses it */
+	unsigned long *rs_busy;		/* source: being resynced now */
+	unsigned long *touched;		/* written since the last clear pass */
+	unsigned long *cand;		/* sync thread: lazy-clear candidates */
+	unsigned long *rs_dirty;	/* target: app-written during resync */
+	unsigned long *rs_writing;	/* target: resync write in flight */
+	u32 *inflight;			/* primary: writes in flight */
+};
+
+int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors);
+void nm_regions_exit(struct nm_regions *rg);
+
+/* The regions [*first, *last] of [sector, sector + sectors); false if none. */
+bool nm_regions_range(const struct nm_regions *rg, u64 sector, u32 sectors,
+		      unsigned long *first, unsigned long *last);
+void nm_regions_mark_oos(struct nm_regions *rg, unsigned long first,
+			 unsigned long last);
+unsigned long nm_regions_oos_count(const struct nm_regions *rg);
+bool nm_regions_any(const struct nm_regions *rg, const unsigned long *map,
+		    unsigned long first, unsigned long last);
+
+/* A primary write into [first, last] starts / ends. */
+void nm_regions_write_start(struct nm_regions *rg, unsigned long first,
+			    unsigned long last, bool inconsistent);
+bool nm_regions_write_end(struct nm_regions *rg, unsigned long first,
+			  unsigned long last);
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The few kernel types and bitmap calls that dm-mirror-net/nm_regions.c
+ * uses, for compiling it in userspace (tests/unit/test_regions.c).
+ */
+#ifndef NM_KSHIM_H
+#define NM_KSHIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <errno.h>
+
+typedef uint32_t u32;
+typedef uint64_t u64;
+
+#define GFP_KERNEL 0
+#define BITS_PER_LONG (8 * sizeof(long))
+#define BITS_TO_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
+
+static inline void *kvcalloc(size_t n, size_t size, int gfp)
+{
+	(void)gfp;
+	return calloc(n ? n : 1, size);
+}
+
+static inline void kvfree(const void *p)
+{
+	free((void *)p);
+}
+
+static inline unsigned int ilog2(unsigned long v)
+{
+	unsigned int r = 0;
+
+	while (v >>= 1)
+		r++;
+	return r;
+}
+
+static inline bool test_bit(unsigned long nr, const unsigned long *map)
+{
+	return (map[nr / BITS_PER_LONG] >> (nr % BITS_PER_LONG)) & 1;
+}
+
+static inline void __set_bit(unsigned long nr, unsigned long *map)
+{
+	map[nr / BITS_PER_LONG] |= 1UL << (nr % BITS_PER_LONG);
+}
+
+static inline void __clear_bit(unsigned long nr, unsigned long *map)
+{
+	map[nr / BITS_PER_LONG] &= ~(1UL << (nr % BITS_PER_LONG));
+}
+
+static inline void bitmap_set(unsigned long *map, unsigned long start,
+			      unsigned long n)
+{
+	while (n--)
+		__set_bit(start++, map);
+}
+
+static inline unsigned long bitmap_weight(const unsigned long *map,
+					  unsigned long nbits)
+{
+	unsigned long i, w = 0;
+
+	for (i = 0; i < nbits; i++)
+		w += test_bit(i, map);
+	return w;
+}
+
+static inline unsigned long find_next_bit(const unsigned long *map,
+					  unsigned long size,
+					  unsigned long off)
+{
+	for (; off < size; off++)
+		if (test_bit(off, map))
+			return off;
+	return size;
+}
+
+#endif

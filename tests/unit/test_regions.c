@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the module's region object (dm-mirror-net/nm_regions.c,
+ * compiled here in userspace with kshim.h): ranges, marking, and the
+ * in-flight/rs_busy invariants.  One line per case; with $NM_RESULTS set,
+ * "PASS unit/test_regions/<case>" or "FAIL ..." is appended to that file.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "nm_regions.h"
+
+static int failed, passed;
+
+static void check(const char *name, bool ok)
+{
+	const char *res = getenv("NM_RESULTS");
+	FILE *f;
+
+	printf("%s %s\n", ok ? "PASS" : "FAIL", name);
+	if (ok)
+		passed++;
+	else
+		failed++;
+	if (res && (f = fopen(res, "a"))) {
+		fprintf(f, "%s unit/test_regions/%s\n", ok ? "PASS" : "FAIL",
+			name);
+		fclose(f);
+	}
+}
+
+int main(void)
+{
+	struct nm_regions rg;
+	unsigned long f = 99, l = 99, i;
+	bool ok;
+
+	/* 1000 sectors in regions of 8: 125 regions; 1001: 126 */
+	check("init", !nm_regions_init(&rg, 1001, 8));
+	check("count_rounds_up", rg.nr == 126 && rg.shift == 3);
+	check("fresh_all_in_sync", nm_regions_oos_count(&rg) == 0);
+
+	check("range_one_sector",
+	      nm_regions_range(&rg, 9, 1, &f, &l) && f == 1 && l == 1);
+	check("range_spans",
+	      nm_regions_range(&rg, 7, 2, &f, &l) && f == 0 && l == 1);
+	check("range_exact_region",
+	      nm_regions_range(&rg, 16, 8, &f, &l) && f == 2 && l == 2);
+	check("range_empty_refused", !nm_regions_range(&rg, 16, 0, &f, &l));
+	check("range_past_end_refused",
+	      !nm_regions_range(&rg, 126 * 8, 1, &f, &l));
+	check("range_clamped_to_last",
+	      nm_regions_range(&rg, 1000, 100, &f, &l) && f == 125 &&
+	      l == 125);
+
+	nm_regions_mark_oos(&rg, 3, 5);
+	check("mark_counts", nm_regions_oos_count(&rg) == 3);
+	check("any_hit", nm_regions_any(&rg, rg.oos, 0, 3));
+	check("any_miss_before", !nm_regions_any(&rg, rg.oos, 0, 2));
+	check("any_miss_after", !nm_regions_any(&rg, rg.oos, 6, 125));
+	nm_regions_mark_oos(&rg, 4, 4);
+	check("mark_idempotent", nm_regions_oos_count(&rg) == 3);
+
+	/* writes in flight: start/end balance; wake only for a busy region */
+	nm_regions_write_start(&rg, 10, 12, false);
+	nm_regions_write_start(&rg, 11, 11, true);
+	ok = rg.inflight[10] == 1 && rg.inflight[11] == 2 &&
+	     rg.inflight[12] == 1 && test_bit(11, rg.rs_dirty) &&
+	     !test_bit(10, rg.rs_dirty);
+	for (i = 10; i <= 12; i++)
+		ok = ok && test_bit(i, rg.touched);
+	check("write_start_counts", ok);
+	__set_bit(11, rg.rs_busy);
+	check("write_end_busy_not_idle_no_wake",
+	      !nm_regions_write_end(&rg, 11, 11));
+	check("write_end_busy_idle_wakes",
+	      nm_regions_write_end(&rg, 10, 12) && rg.inflight[11] == 0);
+	ok = true;
+	for (i = 0; i < rg.nr; i++)
+		ok = ok && rg.inflight[i] == 0;
+	check("write_balance_zero", ok);
+
+	nm_regions_exit(&rg);
+	check("exit_clears", !rg.oos && !rg.inflight);
+
+	/* a large device: 1 TiB in 512 KiB regions */
+	check("init_large", !nm_regions_init(&rg, 1ULL << 31, 1024));
+	check("large_count", rg.nr == (1UL << 21));
+	nm_regions_mark_oos(&rg, rg.nr - 1, rg.nr - 1);
+	check("large_last_region",
+	      nm_regions_any(&rg, rg.oos, rg.nr - 1, rg.nr - 1) &&
+	      nm_regions_oos_count(&rg) == 1);
+	nm_regions_exit(&rg);
+
+	printf("test_regions: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
