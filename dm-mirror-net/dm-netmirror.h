@@ -126,6 +126,7 @@ struct nm_dev {
 	struct list_head send_q;	/* writes not yet sent */
 	struct list_head wait_q;	/* sent, awaiting the protocol's ack */
 	struct list_head ack_q;		/* secondary: write acks to send */
+	struct mutex ack_mutex;		/* secondary: acks leave in order */
 	u64 next_id;
 	u32 epoch;			/* primary: current epoch */
 	bool epoch_completed;		/* a write of @epoch has completed */
@@ -140,8 +141,9 @@ struct nm_dev {
 	u32 rs_rate;			/* live resync_rate, KiB/s, 0 = adapt */
 	unsigned int rs_inflight;	/* regions sent, not yet acked */
 	unsigned long rs_cursor;
-	u64 sync_cookie;
-	u64 sync_acked;
+	u64 sync_cookie;		/* the last P_SYNC sent */
+	u64 sync_acked;			/* the last P_SYNC_ACK received */
+	u64 sync_wait;			/* P_SYNC_ACK that retires rg.syncing */
 	char last_error[64];
 
 	/* connection: socket pointer changes and sends under tx_mutex */
@@ -243,6 +245,7 @@ int nm_recv_bitmap(struct nm_dev *nm, const struct nm_p_bitmap *b,
 		   u32 len);
 void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
 void nm_sync_link_down(struct nm_dev *nm);
+void nm_stable_done(struct nm_dev *nm, u64 cookie);
 int nm_peer_rs_start(struct nm_dev *nm, u64 count);
 int nm_peer_rs_done(struct nm_dev *nm);
 
@@ -261,6 +264,7 @@ void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);
 int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len);
 void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
+void nm_tl_link_down(struct nm_dev *nm);
 
 /* nm_secondary.c: this node as secondary: applies writes, serves reads */
 int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
@@ -293,7 +297,9 @@ int nm_xmit(struct socket *sock, struct msghdr *msg);
 int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n, size_t len,
 		 bool more);
 int nm_send_trailer(struct nm_dev *nm);
+int __nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
+int __nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
 int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
 int nm_recv_full(struct socket *sock, void *buf, size_t len);
 int nm_rx(struct nm_dev *nm, void *buf, size_t len);

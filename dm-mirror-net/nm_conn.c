@@ -212,8 +212,7 @@ static int nm_h_sync(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 static int nm_h_sync_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 			 u32 len)
 {
-	WRITE_ONCE(nm->sync_acked, nm_h64(p->ping.cookie));
-	nm_sync_kick(nm);
+	nm_stable_done(nm, nm_h64(p->ping.cookie));
 	return 0;
 }
 
@@ -309,8 +308,10 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		r = nm_rx_handlers[type] ?
 		    nm_rx_handlers[type](nm, type, &p, len) : -EPROTO;
 		if (r) {
+			/* not the packet's fault: a lost link, a refusal
+			 * already named, or our own disk (flush_failed) */
 			if (r != -ENOTCONN && r != -EPIPE && r != -EBADMSG &&
-			    r != -EBUSY) {
+			    r != -EBUSY && r != -EIO) {
 				nm_err(nm, "packet type %u rejected (error %d): dropping link",
 				       type, r);
 				nm_set_error(nm, "bad_packet");
@@ -349,6 +350,7 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 		list_del_init(&req->list);
 		nm_req_peer_done(req, false);
 	}
+	nm_tl_link_down(nm);
 	nm_sync_link_down(nm);
 	nm_peer_drain(nm);
 	sock_release(s);

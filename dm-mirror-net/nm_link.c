@@ -91,23 +91,20 @@ int nm_send_trailer(struct nm_dev *nm)
 
 /*
  * Send one packet whose payload is @vec[0..n-1] (header built here).
- * Takes tx_mutex.  Used for every packet but P_DATA.
+ * Caller holds tx_mutex.  Used for every packet but P_DATA.
  */
-int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
+int __nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 {
 	struct nm_hdr h;
 	struct kvec hv = { .iov_base = &h, .iov_len = sizeof(h) };
 	size_t len = 0;
 	int i, r;
 
-	might_sleep();
+	lockdep_assert_held(&nm->tx_mutex);
+	if (!nm->sock)
+		return -ENOTCONN;
 	for (i = 0; i < n; i++)
 		len += vec[i].iov_len;
-	mutex_lock(&nm->tx_mutex);
-	if (!nm->sock) {
-		mutex_unlock(&nm->tx_mutex);
-		return -ENOTCONN;
-	}
 	nm_hdr_fill(&h, type, len, nm->tx_seq++);
 	r = nm_send_kvec(nm, &hv, 1, sizeof(h), len != 0);
 	if (!r && len)
@@ -120,8 +117,27 @@ int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 	} else {
 		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
 	}
+	return r;
+}
+
+/* As __nm_send_vec, taking tx_mutex. */
+int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
+{
+	int r;
+
+	might_sleep();
+	mutex_lock(&nm->tx_mutex);
+	r = __nm_send_vec(nm, type, vec, n);
 	mutex_unlock(&nm->tx_mutex);
 	return r;
+}
+
+/* A packet with a fixed payload; caller holds tx_mutex. */
+int __nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
+{
+	struct kvec vec = { .iov_base = (void *)p, .iov_len = len };
+
+	return __nm_send_vec(nm, type, &vec, 1);
 }
 
 /* Send a packet with a fixed payload.  Takes tx_mutex. */

@@ -519,6 +519,19 @@ bool nm_send_one(struct nm_dev *nm)
 			nm->sent_in_epoch = true;
 			r = nm_send_data(nm, req);
 		}
+		/*
+		 * In the transfer log until a stable point after it is
+		 * confirmed; under tx_mutex, so that no P_SYNC can be sent
+		 * between the data and its mark.
+		 */
+		if (!r && test_bit(NM_REQ_DATA, &req->flags)) {
+			unsigned long f, l;
+
+			nm_regions(nm, req->bio, &f, &l);
+			spin_lock_irqsave(&nm->lock, flags);
+			nm_regions_sent(&nm->rg, f, l);
+			spin_unlock_irqrestore(&nm->lock, flags);
+		}
 		if (r && nm->sock)
 			kernel_sock_shutdown(nm->sock, SHUT_RDWR);
 	}
@@ -641,12 +654,53 @@ int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len)
 	return r;
 }
 
-/* Receiver: the secondary could not write [sector, +size). */
+/*
+ * Receiver: the secondary could not write [sector, +size).  Out of sync in
+ * memory and, with a metadata device, on disk before this returns (the
+ * write may already be acknowledged to the application).
+ */
 void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 {
+	u64 sector = be64_to_cpu(a->sector);
+	u32 sectors = be32_to_cpu(a->size) >> SECTOR_SHIFT;
+	unsigned long f, l, r;
+	bool dirty = false;
+
 	nm_err_limit(nm, "peer failed a write at sector %llu (%u): out of sync",
-		     be64_to_cpu(a->sector),
-		    be32_to_cpu(a->status));
-	nm_mark_oos(nm, be64_to_cpu(a->sector),
-		    be32_to_cpu(a->size) >> SECTOR_SHIFT);
+		     sector, be32_to_cpu(a->status));
+	nm_mark_oos(nm, sector, sectors);
+	if (!nm->meta || !nm_regions_range(&nm->rg, sector, sectors, &f, &l))
+		return;
+	for (r = f; r <= l; r++)
+		dirty |= nm_meta_set(nm->meta, r);
+	if (dirty && nm_meta_commit(nm->meta))
+		nm_err(nm, "cannot record a failed peer write on the metadata device");
+}
+
+/*
+ * The link ended (nm_conn thread, may sleep): every write the peer has not
+ * confirmed as stable (the transfer log) is out of sync, in memory and,
+ * with a metadata device, on disk before the next link's bitmap exchange.
+ */
+void nm_tl_link_down(struct nm_dev *nm)
+{
+	unsigned long flags, n, r;
+	bool dirty = false;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	n = nm_regions_take_unconfirmed(&nm->rg);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!n)
+		return;
+	/* rg.lost is this thread's until the next link loss */
+	if (nm->meta) {
+		for_each_set_bit(r, nm->rg.lost, nm->rg.nr)
+			dirty |= nm_meta_set(nm->meta, r);
+		if (dirty && nm_meta_commit(nm->meta))
+			nm_err(nm, "cannot record %lu unconfirmed regions on the metadata device",
+			       n);
+	}
+	nm_info(nm, "link lost: %lu regions with writes the peer had not confirmed stable are out of sync",
+		n);
 }

@@ -24,9 +24,13 @@ int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 	rg->cand = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->rs_dirty = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->rs_writing = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	rg->sent = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	rg->syncing = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	rg->lost = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->inflight = kvcalloc(rg->nr, sizeof(u32), GFP_KERNEL);
 	if (!rg->oos || !rg->rs_busy || !rg->touched || !rg->cand ||
-	    !rg->rs_dirty || !rg->rs_writing || !rg->inflight) {
+	    !rg->rs_dirty || !rg->rs_writing || !rg->sent || !rg->syncing ||
+	    !rg->lost || !rg->inflight) {
 		nm_regions_exit(rg);
 		return -ENOMEM;
 	}
@@ -36,6 +40,9 @@ int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 void nm_regions_exit(struct nm_regions *rg)
 {
 	kvfree(rg->inflight);
+	kvfree(rg->lost);
+	kvfree(rg->syncing);
+	kvfree(rg->sent);
 	kvfree(rg->rs_writing);
 	kvfree(rg->rs_dirty);
 	kvfree(rg->cand);
@@ -48,6 +55,9 @@ void nm_regions_exit(struct nm_regions *rg)
 	rg->cand = NULL;
 	rg->rs_dirty = NULL;
 	rg->rs_writing = NULL;
+	rg->sent = NULL;
+	rg->syncing = NULL;
+	rg->lost = NULL;
 	rg->inflight = NULL;
 }
 
@@ -106,4 +116,45 @@ bool nm_regions_write_end(struct nm_regions *rg, unsigned long first,
 		if (!--rg->inflight[r] && test_bit(r, rg->rs_busy))
 			wake = true;
 	return wake;
+}
+
+/* The sender transmitted a write into [first, last]. */
+void nm_regions_sent(struct nm_regions *rg, unsigned long first,
+		     unsigned long last)
+{
+	bitmap_set(rg->sent, first, last - first + 1);
+}
+
+/*
+ * A stable point (P_SYNC) is being sent: what was sent before it now waits
+ * for its acknowledgment.  Returns false if nothing was sent since the
+ * last one (and nothing awaits one).
+ */
+bool nm_regions_stable_point(struct nm_regions *rg)
+{
+	bool any = !bitmap_empty(rg->sent, rg->nr);
+
+	bitmap_or(rg->syncing, rg->syncing, rg->sent, rg->nr);
+	bitmap_zero(rg->sent, rg->nr);
+	return any || !bitmap_empty(rg->syncing, rg->nr);
+}
+
+/* The peer confirmed the last stable point: those writes are stable. */
+void nm_regions_stable_done(struct nm_regions *rg)
+{
+	bitmap_zero(rg->syncing, rg->nr);
+}
+
+/*
+ * The link ended: every region with a write the peer has not confirmed as
+ * stable is out of sync.  They are also left in @rg->lost (for the caller
+ * to mark on the metadata device); returns how many there are.
+ */
+unsigned long nm_regions_take_unconfirmed(struct nm_regions *rg)
+{
+	bitmap_or(rg->lost, rg->sent, rg->syncing, rg->nr);
+	bitmap_or(rg->oos, rg->oos, rg->lost, rg->nr);
+	bitmap_zero(rg->sent, rg->nr);
+	bitmap_zero(rg->syncing, rg->nr);
+	return bitmap_weight(rg->lost, rg->nr);
 }

@@ -16,6 +16,12 @@
  *     not yet ended; a region in resync (rs_busy) is read only when it is 0;
  *   - rs_dirty/rs_writing are the resync target's: a region written by the
  *     application while inconsistent, a resync write being applied.
+ *   - sent/syncing are the primary's transfer log, by region: a write sent
+ *     to the peer is in "sent" until a stable point (P_SYNC) is sent after
+ *     it, then in "syncing" until that P_SYNC_ACK confirms it is on the
+ *     peer's stable storage.  When the link ends, whatever is in either is
+ *     out of sync (nm_regions_take_unconfirmed): nothing the peer may have
+ *     lost is forgotten, under every protocol.
  */
 #ifndef NM_REGIONS_H
 #define NM_REGIONS_H
@@ -35,6 +41,9 @@ struct nm_regions {
 	unsigned long *cand;		/* sync thread: lazy-clear candidates */
 	unsigned long *rs_dirty;	/* target: app-written during resync */
 	unsigned long *rs_writing;	/* target: resync write in flight */
+	unsigned long *sent;		/* primary: sent since the stable point */
+	unsigned long *syncing;		/* primary: awaiting P_SYNC_ACK */
+	unsigned long *lost;		/* conn thread: scratch at link loss */
 	u32 *inflight;			/* primary: writes in flight */
 };
 
@@ -55,5 +64,12 @@ void nm_regions_write_start(struct nm_regions *rg, unsigned long first,
 			    unsigned long last, bool inconsistent);
 bool nm_regions_write_end(struct nm_regions *rg, unsigned long first,
 			  unsigned long last);
+
+/* The transfer log: a write was sent; a stable point; it was confirmed. */
+void nm_regions_sent(struct nm_regions *rg, unsigned long first,
+		     unsigned long last);
+bool nm_regions_stable_point(struct nm_regions *rg);
+void nm_regions_stable_done(struct nm_regions *rg);
+unsigned long nm_regions_take_unconfirmed(struct nm_regions *rg);
 
 #endif

@@ -165,7 +165,8 @@ void nm_sync_link_down(struct nm_dev *nm)
 	nm->bm_sent = false;
 	nm->bm_peer_done = false;
 	nm->send_bitmap = false;
-	nm->sync_acked = nm->sync_cookie;
+	nm->sync_acked = nm->sync_cookie;	/* wakes a waiter; conn_gen tells */
+	nm->sync_wait = 0;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_sync_kick(nm);
 }
@@ -192,8 +193,13 @@ int nm_peer_rs_done(struct nm_dev *nm)
 		return -EPROTO;
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	r = blkdev_issue_flush(nm->dev->bdev);
-	if (r)
-		nm_err_limit(nm, "flush of the backing device failed (%d)", r);
+	if (r) {
+		/* the resynced data is not stable: stay inconsistent */
+		nm_err_limit(nm, "flush of the backing device failed (%d): dropping link",
+			     r);
+		nm_set_error(nm, "flush_failed");
+		return -EIO;
+	}
 	spin_lock_irqsave(&nm->lock, flags);
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	if (bitmap_empty(nm->rg.oos, nm->rg.nr) &&
@@ -411,37 +417,57 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	}
 }
 
-/* Clear on-disk marks of regions that are in sync, idle and stable. */
-static void nm_lazy_clear(struct nm_dev *nm)
+/*
+ * A stable point, about once a second while writes flow: P_SYNC makes the
+ * peer drain and flush everything it received before it.  Its P_SYNC_ACK
+ * retires the transfer log up to the point (nm_stable_done, in the
+ * receiver), and lets lazy clearing (primary with a metadata device) drop
+ * the on-disk marks of the regions that stayed idle, in sync, since.
+ * Sent under tx_mutex: every P_DATA marked in rg.sent went out before it.
+ */
+static void nm_stable_point(struct nm_dev *nm)
 {
 	struct nm_p_ping p;
 	unsigned long fl, r;
+	bool clear = false, tl;
 	u64 cookie;
-	bool any = false;
+	u32 gen;
+	int err;
 
-	if (!nm->meta || READ_ONCE(nm->role) != NM_ROLE_PRIMARY)
-		return;
+	mutex_lock(&nm->tx_mutex);
 	spin_lock_irqsave(&nm->lock, fl);
-	if (nm->cstate < NM_C_CONNECTED || !nm->bm_peer_done || !nm->bm_sent) {
+	if (!nm->sock || nm->cstate < NM_C_CONNECTED || !nm->bm_peer_done ||
+	    !nm->bm_sent) {
 		spin_unlock_irqrestore(&nm->lock, fl);
+		mutex_unlock(&nm->tx_mutex);
 		return;
 	}
-	nm_meta_copy_bits(nm->meta, nm->rg.cand);
-	for_each_set_bit(r, nm->rg.cand, nm->rg.nr) {
-		if (test_bit(r, nm->rg.oos) || nm->rg.inflight[r] ||
-		    test_bit(r, nm->rg.rs_busy))
-			__clear_bit(r, nm->rg.cand);
-		else
-			any = true;
+	if (nm->meta && nm->role == NM_ROLE_PRIMARY) {
+		nm_meta_copy_bits(nm->meta, nm->rg.cand);
+		for_each_set_bit(r, nm->rg.cand, nm->rg.nr) {
+			if (test_bit(r, nm->rg.oos) || nm->rg.inflight[r] ||
+			    test_bit(r, nm->rg.rs_busy))
+				__clear_bit(r, nm->rg.cand);
+			else
+				clear = true;
+		}
+		if (clear)
+			bitmap_zero(nm->rg.touched, nm->rg.nr);
 	}
-	bitmap_zero(nm->rg.touched, nm->rg.nr);
+	tl = nm_regions_stable_point(&nm->rg);
+	if (!tl && !clear) {
+		spin_unlock_irqrestore(&nm->lock, fl);
+		mutex_unlock(&nm->tx_mutex);
+		return;
+	}
 	cookie = ++nm->sync_cookie;
+	nm->sync_wait = cookie;
+	gen = nm->conn_gen;
 	spin_unlock_irqrestore(&nm->lock, fl);
-	if (!any)
-		return;
-
 	p.cookie = cpu_to_be64(cookie);
-	if (nm_send_ctrl(nm, NM_P_SYNC, &p, sizeof(p)))
+	err = __nm_send_ctrl(nm, NM_P_SYNC, &p, sizeof(p));
+	mutex_unlock(&nm->tx_mutex);
+	if (err || !clear)
 		return;
 	if (!wait_event_timeout(nm->sync_wq,
 				READ_ONCE(nm->sync_acked) >= cookie ||
@@ -449,8 +475,11 @@ static void nm_lazy_clear(struct nm_dev *nm)
 		return;
 
 	spin_lock_irqsave(&nm->lock, fl);
-	if (nm->cstate >= NM_C_CONNECTED && nm->bm_peer_done) {
-		bitmap_andnot(nm->rg.cand, nm->rg.cand, nm->rg.touched, nm->rg.nr);
+	/* the ack of this link: not a new link's (link down fakes one) */
+	if (nm->conn_gen == gen && nm->cstate >= NM_C_CONNECTED &&
+	    nm->bm_peer_done) {
+		bitmap_andnot(nm->rg.cand, nm->rg.cand, nm->rg.touched,
+			      nm->rg.nr);
 		bitmap_andnot(nm->rg.cand, nm->rg.cand, nm->rg.oos, nm->rg.nr);
 		for_each_set_bit(r, nm->rg.cand, nm->rg.nr)
 			if (!nm->rg.inflight[r])
@@ -458,6 +487,19 @@ static void nm_lazy_clear(struct nm_dev *nm)
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_meta_commit(nm->meta);
+}
+
+/* Receiver: P_SYNC_ACK. */
+void nm_stable_done(struct nm_dev *nm, u64 cookie)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	if (cookie == nm->sync_wait)
+		nm_regions_stable_done(&nm->rg);
+	nm->sync_acked = cookie;
+	spin_unlock_irqrestore(&nm->lock, fl);
+	nm_sync_kick(nm);
 }
 
 static int nm_sync_thread(void *arg)
@@ -493,7 +535,7 @@ static int nm_sync_thread(void *arg)
 		nm_rs_step(nm, &rt);
 		nm_resubmit_waiting(nm);
 		if (time_after(jiffies, last_clear + HZ)) {
-			nm_lazy_clear(nm);
+			nm_stable_point(nm);
 			last_clear = jiffies;
 		}
 	}

@@ -304,7 +304,11 @@ int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d)
 	return nm_peer_write(nm, d, true);
 }
 
-/* P_SYNC: every write received so far is on stable storage, then ack. */
+/*
+ * P_SYNC: every write received so far is on stable storage, then ack.  The
+ * acks of those writes (a P_NEG_ACK of a failed one) leave first, so the
+ * primary never retires a write whose failure is still on its way.
+ */
 int nm_peer_sync(struct nm_dev *nm, __be64 cookie)
 {
 	struct nm_p_ping p = { .cookie = cookie };
@@ -312,6 +316,13 @@ int nm_peer_sync(struct nm_dev *nm, __be64 cookie)
 
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	r = blkdev_issue_flush(nm->dev->bdev);
+	if (r) {
+		nm_err_limit(nm, "flush of the backing device failed (%d): dropping link",
+			     r);
+		nm_set_error(nm, "flush_failed");
+		return -EIO;
+	}
+	r = nm_peer_send_acks(nm);
 	if (r)
 		return r;
 	return nm_send_ctrl(nm, NM_P_SYNC_ACK, &p, sizeof(p));
@@ -330,9 +341,13 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 		wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	if (nm->ordering == NM_ORD_FLUSH) {
 		r = blkdev_issue_flush(nm->dev->bdev);
-		if (r)
-			nm_err_limit(nm, "flush of the backing device failed (%d)",
+		if (r) {
+			/* the epoch is not stable: the primary must know */
+			nm_err_limit(nm, "flush of the backing device failed (%d): dropping link",
 				     r);
+			nm_set_error(nm, "flush_failed");
+			return -EIO;
+		}
 	}
 	nm->peer_epoch = epoch + 1;
 	nm->peer_epoch_valid = true;
@@ -347,6 +362,8 @@ int nm_peer_send_acks(struct nm_dev *nm)
 	LIST_HEAD(list);
 	int r = 0;
 
+	/* one sender of acks at a time: they leave in completion order */
+	mutex_lock(&nm->ack_mutex);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);
 	spin_unlock_irqrestore(&nm->lock, flags);
@@ -371,6 +388,7 @@ int nm_peer_send_acks(struct nm_dev *nm)
 		list_del(&pr->list);
 		kfree(pr);
 	}
+	mutex_unlock(&nm->ack_mutex);
 	return r;
 }
 

@@ -463,6 +463,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_WORK(&nm->mark_work, nm_mark_work);
 	INIT_WORK(&nm->event_work, nm_event_work);
 	mutex_init(&nm->tx_mutex);
+	mutex_init(&nm->ack_mutex);
 	INIT_LIST_HEAD(&nm->send_q);
 	INIT_LIST_HEAD(&nm->wait_q);
 	INIT_LIST_HEAD(&nm->ack_q);

@@ -70,6 +70,34 @@ static inline unsigned long bitmap_weight(const unsigned long *map,
 	return w;
 }
 
+static inline void bitmap_zero(unsigned long *map, unsigned long nbits)
+{
+	unsigned long i;
+
+	for (i = 0; i < BITS_TO_LONGS(nbits); i++)
+		map[i] = 0;
+}
+
+static inline bool bitmap_empty(const unsigned long *map,
+				unsigned long nbits)
+{
+	unsigned long i;
+
+	for (i = 0; i < nbits; i++)
+		if (test_bit(i, map))
+			return false;
+	return true;
+}
+
+static inline void bitmap_or(unsigned long *dst, const unsigned long *a,
+			     const unsigned long *b, unsigned long nbits)
+{
+	unsigned long i;
+
+	for (i = 0; i < BITS_TO_LONGS(nbits); i++)
+		dst[i] = a[i] | b[i];
+}
+
 static inline unsigned long find_next_bit(const unsigned long *map,
 					  unsigned long size,
 					  unsigned long off)

@@ -79,6 +79,28 @@ int main(void)
 		ok = ok && rg.inflight[i] == 0;
 	check("write_balance_zero", ok);
 
+	/* the transfer log: sent -> stable point -> confirmed, or lost */
+	for (i = 0; i < rg.nr; i++)
+		__clear_bit(i, rg.oos);
+	check("tl_nothing_sent_no_point", !nm_regions_stable_point(&rg));
+	nm_regions_sent(&rg, 20, 21);
+	check("tl_point_after_send", nm_regions_stable_point(&rg) &&
+	      test_bit(20, rg.syncing) && !test_bit(20, rg.sent));
+	nm_regions_sent(&rg, 30, 30);	/* sent after the point */
+	nm_regions_stable_done(&rg);
+	check("tl_confirmed_cleared", !test_bit(20, rg.syncing) &&
+	      test_bit(30, rg.sent));
+	nm_regions_sent(&rg, 40, 40);
+	nm_regions_stable_point(&rg);	/* 30, 40 now await an ack */
+	nm_regions_sent(&rg, 50, 50);
+	check("tl_link_loss_marks_all_unconfirmed",
+	      nm_regions_take_unconfirmed(&rg) == 3 &&
+	      test_bit(30, rg.oos) && test_bit(40, rg.oos) &&
+	      test_bit(50, rg.oos) && !test_bit(20, rg.oos) &&
+	      nm_regions_oos_count(&rg) == 3 &&
+	      test_bit(50, rg.lost));
+	check("tl_empty_after_loss", !nm_regions_stable_point(&rg));
+
 	nm_regions_exit(&rg);
 	check("exit_clears", !rg.oos && !rg.inflight);
 
