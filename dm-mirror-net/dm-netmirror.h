@@ -155,6 +155,8 @@ struct nm_dev {
 	u32 tx_crc;			/* under tx_mutex */
 	u32 rx_crc;			/* receiver thread only */
 	u32 sent_epoch;			/* sender: epoch of the last P_DATA */
+	u32 sent_role;			/* role in the last P_HELLO/P_STATE */
+	u32 hello_role;			/* role in our last P_HELLO */
 	bool sent_in_epoch;
 	unsigned long last_tx;		/* jiffies */
 	struct socket *listen_sock;

@@ -32,6 +32,41 @@ static bool nm_send_pending(struct nm_dev *nm)
 	return work;
 }
 
+/*
+ * P_STATE, our role and disk.  A promotion goes out before the writes of
+ * the new primary (@before_data), a demotion only after every write queued
+ * before it: the peer must not become primary while our writes are still
+ * on their way (it refuses writes as primary).  Only a change of role
+ * starts a new epoch sequence; a disk change or a repeated role does not.
+ */
+static void nm_send_state(struct nm_dev *nm, bool before_data)
+{
+	struct nm_p_state s;
+	unsigned long flags;
+	u32 role;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (!nm->send_state || nm->cstate < NM_C_CONNECTED ||
+	    (nm->role == NM_ROLE_SECONDARY &&
+	     (before_data || !list_empty(&nm->send_q)))) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return;
+	}
+	nm->send_state = false;
+	role = nm->role;
+	s.role = nm_be32(role);
+	s.disk = nm_be32(nm->disk);
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	mutex_lock(&nm->tx_mutex);
+	if (role != nm->sent_role) {
+		nm->sent_in_epoch = false;
+		nm->sent_role = role;
+	}
+	__nm_send_ctrl(nm, NM_P_STATE, &s, sizeof(s));
+	mutex_unlock(&nm->tx_mutex);
+}
+
 static int nm_sender(void *arg)
 {
 	struct nm_dev *nm = arg;
@@ -47,23 +82,7 @@ static int nm_sender(void *arg)
 		if (kthread_should_stop())
 			break;
 
-		spin_lock_irqsave(&nm->lock, flags);
-		state = nm->send_state && nm->cstate >= NM_C_CONNECTED;
-		if (state)
-			nm->send_state = false;
-		spin_unlock_irqrestore(&nm->lock, flags);
-		if (state) {
-			struct nm_p_state s = {
-				.role = nm_be32(nm->role),
-				.disk = nm_be32(nm->disk),
-			};
-
-			/* a new primary period starts a new epoch sequence */
-			mutex_lock(&nm->tx_mutex);
-			nm->sent_in_epoch = false;
-			mutex_unlock(&nm->tx_mutex);
-			nm_send_ctrl(nm, NM_P_STATE, &s, sizeof(s));
-		}
+		nm_send_state(nm, true);
 		spin_lock_irqsave(&nm->lock, flags);
 		state = nm->send_bitmap && nm->cstate >= NM_C_CONNECTED;
 		nm->send_bitmap = false;
@@ -73,6 +92,7 @@ static int nm_sender(void *arg)
 		nm_peer_send_acks(nm);
 		while (nm_send_one(nm))
 			cond_resched();
+		nm_send_state(nm, false);
 
 		nm_check_stuck(nm);
 		if (READ_ONCE(nm->cstate) >= NM_C_CONNECTED &&
@@ -110,20 +130,31 @@ union nm_rx_payload {
 typedef int (*nm_rx_fn)(struct nm_dev *nm, u16 type,
 			union nm_rx_payload *p, u32 len);
 
-/* P_STATE: the peer's role or disk changed. */
+/*
+ * P_STATE: the peer's role or disk changed.  A peer that stops being
+ * primary has sent all its writes before this; they finish on our disk
+ * before we let anyone (a promotion of ours) see it as secondary.
+ */
 static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		      u32 len)
 {
+	u32 role = nm_h32(p->state.role);
 	unsigned long flags;
+	bool changed;
 	int r = 0;
 
+	if (role == NM_ROLE_SECONDARY &&
+	    READ_ONCE(nm->peer_role) == NM_ROLE_PRIMARY)
+		wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	spin_lock_irqsave(&nm->lock, flags);
-	nm->peer_role = nm_h32(p->state.role);
+	changed = nm->peer_role != role;
+	nm->peer_role = role;
 	nm->peer_disk = nm_h32(p->state.disk);
 	if (nm->peer_role == NM_ROLE_PRIMARY && nm->role == NM_ROLE_PRIMARY)
 		r = -EBUSY;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_peer_reset(nm);
+	if (changed)
+		nm_peer_reset(nm);	/* a new primary: a new epoch sequence */
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 	if (r) {
@@ -308,8 +339,10 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		r = nm_rx_handlers[type] ?
 		    nm_rx_handlers[type](nm, type, &p, len) : -EPROTO;
 		if (r) {
-			/* not the packet's fault: a lost link, a refusal
-			 * already named, or our own disk (flush_failed) */
+			/*
+			 * not the packet's fault: a lost link, a refusal
+			 * already named, or our own disk (flush_failed)
+			 */
 			if (r != -ENOTCONN && r != -EPIPE && r != -EBADMSG &&
 			    r != -EBUSY && r != -EIO) {
 				nm_err(nm, "packet type %u rejected (error %d): dropping link",
@@ -366,6 +399,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = s;
 	nm->sent_in_epoch = false;
+	nm->sent_role = nm->hello_role;
 	nm->last_tx = jiffies;
 	nm->crc_on = nm->integrity;
 	nm->tx_crc = ~0U;

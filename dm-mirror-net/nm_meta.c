@@ -3,10 +3,15 @@
  * netmirror metadata device: superblock and persistent region bitmap.
  * Contexts and lock order: see nm_meta.h.
  *
- * The whole bitmap is kept in memory.  Setting or clearing a bit marks its
- * 4 KiB block dirty; nm_meta_commit() writes the dirty blocks (REQ_FUA) from
- * a snapshot taken under the spinlock, then the superblock when the flags
- * changed.
+ * The whole bitmap is kept in memory twice: "bits", what the callers set
+ * and cleared, and "ondisk", what the last successful commit wrote.
+ * Setting or clearing a bit marks its 4 KiB block dirty; nm_meta_commit()
+ * writes the dirty blocks (REQ_FUA) from a snapshot taken under the
+ * spinlock, then the superblock when the flags changed.  A region counts as
+ * marked (nm_meta_test) only when it is set in both: a mark is not trusted
+ * before it is durable, and a failed commit leaves it untrusted.  A cleared
+ * bit reaches the disk only after the data device was flushed: the writes
+ * whose stability allowed the clear may still sit in its volatile cache.
  */
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -38,13 +43,16 @@ struct nm_meta_sb {
 
 struct nm_meta {
 	struct block_device *bdev;
+	struct block_device *data_bdev;	/* flushed before clears commit */
 	sector_t dev_sectors;
 	u32 region_sectors;
 	unsigned long nr_regions;
 	unsigned long nr_blocks;	/* bitmap blocks */
 	spinlock_t lock;
 	unsigned long *bits;
+	unsigned long *ondisk;		/* as last written, under lock */
 	unsigned long *dirty;		/* one bit per bitmap block */
+	bool clears;			/* a bit was cleared since a commit */
 	u32 flags;
 	bool sb_dirty;
 	u64 events;
@@ -127,17 +135,47 @@ static void nm_block_in(struct nm_meta *m, unsigned long b)
 
 	n = min_t(unsigned long, NM_BLOCK / 8,
 		  BITS_TO_LONGS(m->nr_regions) - first);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		m->bits[first + i] = le64_to_cpu(w[i]);
+		m->ondisk[first + i] = m->bits[first + i];
+	}
+}
+
+/* Block @b was written from the bounce page: that is now on disk. */
+static void nm_block_written(struct nm_meta *m, unsigned long b)
+{
+	__le64 *w = page_address(m->page);
+	unsigned long first = b * (NM_BLOCK / 8), i, n, fl;
+
+	n = min_t(unsigned long, NM_BLOCK / 8,
+		  BITS_TO_LONGS(m->nr_regions) - first);
+	spin_lock_irqsave(&m->lock, fl);
+	for (i = 0; i < n; i++)
+		m->ondisk[first + i] = le64_to_cpu(w[i]);
+	spin_unlock_irqrestore(&m->lock, fl);
 }
 
 int nm_meta_commit(struct nm_meta *m)
 {
-	unsigned long b;
+	unsigned long b, fl;
+	bool clears;
 	int r = 0;
 
 	might_sleep();
 	mutex_lock(&m->commit_mutex);
+	spin_lock_irqsave(&m->lock, fl);
+	clears = m->clears;
+	m->clears = false;
+	spin_unlock_irqrestore(&m->lock, fl);
+	if (clears && m->data_bdev) {
+		r = blkdev_issue_flush(m->data_bdev);
+		if (r) {
+			spin_lock_irqsave(&m->lock, fl);
+			m->clears = true;
+			spin_unlock_irqrestore(&m->lock, fl);
+			goto out;
+		}
+	}
 	for_each_set_bit(b, m->dirty, m->nr_blocks) {
 		nm_block_out(m, b);
 		r = nm_meta_rw(m, (NM_BLOCK + b * NM_BLOCK) >> SECTOR_SHIFT,
@@ -146,16 +184,19 @@ int nm_meta_commit(struct nm_meta *m)
 			set_bit(b, m->dirty);
 			break;
 		}
+		nm_block_written(m, b);
 	}
 	if (!r && READ_ONCE(m->sb_dirty))
 		r = nm_meta_write_sb(m);
+out:
 	mutex_unlock(&m->commit_mutex);
 	if (r)
 		DMERR_LIMIT("metadata write failed (%d)", r);
 	return r;
 }
 
-struct nm_meta *nm_meta_open(struct block_device *bdev, sector_t dev_sectors,
+struct nm_meta *nm_meta_open(struct block_device *bdev,
+			     struct block_device *data_bdev, sector_t dev_sectors,
 			     u32 region_sectors, unsigned long nr_regions,
 			     bool *fresh, char **error)
 {
@@ -172,6 +213,7 @@ struct nm_meta *nm_meta_open(struct block_device *bdev, sector_t dev_sectors,
 	if (!m)
 		goto nomem;
 	m->bdev = bdev;
+	m->data_bdev = data_bdev;
 	m->dev_sectors = dev_sectors;
 	m->region_sectors = region_sectors;
 	m->nr_regions = nr_regions;
@@ -179,9 +221,11 @@ struct nm_meta *nm_meta_open(struct block_device *bdev, sector_t dev_sectors,
 	spin_lock_init(&m->lock);
 	mutex_init(&m->commit_mutex);
 	m->bits = kvcalloc(BITS_TO_LONGS(nr_regions), sizeof(long), GFP_KERNEL);
+	m->ondisk = kvcalloc(BITS_TO_LONGS(nr_regions), sizeof(long),
+			     GFP_KERNEL);
 	m->dirty = bitmap_zalloc(m->nr_blocks, GFP_KERNEL);
 	m->page = alloc_page(GFP_KERNEL);
-	if (!m->bits || !m->dirty || !m->page)
+	if (!m->bits || !m->ondisk || !m->dirty || !m->page)
 		goto nomem_free;
 
 	r = nm_meta_rw(m, 0, REQ_OP_READ);
@@ -232,9 +276,12 @@ struct nm_meta *nm_meta_open(struct block_device *bdev, sector_t dev_sectors,
 		nm_block_in(m, b);
 	}
 	/* bits past the end must be clear */
-	if (nr_regions % BITS_PER_LONG)
+	if (nr_regions % BITS_PER_LONG) {
 		m->bits[BITS_TO_LONGS(nr_regions) - 1] &=
 			BITMAP_LAST_WORD_MASK(nr_regions);
+		m->ondisk[BITS_TO_LONGS(nr_regions) - 1] &=
+			BITMAP_LAST_WORD_MASK(nr_regions);
+	}
 	return m;
 
 nomem_free:
@@ -255,13 +302,21 @@ void nm_meta_close(struct nm_meta *m)
 	if (m->page)
 		__free_page(m->page);
 	bitmap_free(m->dirty);
+	kvfree(m->ondisk);
 	kvfree(m->bits);
 	kfree(m);
 }
 
+/* Is @region marked, and is the mark on stable storage? */
 bool nm_meta_test(struct nm_meta *m, unsigned long region)
 {
-	return test_bit(region, m->bits);
+	unsigned long fl;
+	bool marked;
+
+	spin_lock_irqsave(&m->lock, fl);
+	marked = test_bit(region, m->bits) && test_bit(region, m->ondisk);
+	spin_unlock_irqrestore(&m->lock, fl);
+	return marked;
 }
 
 /* Returns true if the bit was newly set (a commit is needed). */
@@ -283,8 +338,10 @@ void nm_meta_clear(struct nm_meta *m, unsigned long region)
 	unsigned long fl;
 
 	spin_lock_irqsave(&m->lock, fl);
-	if (__test_and_clear_bit(region, m->bits))
+	if (__test_and_clear_bit(region, m->bits)) {
 		__set_bit(region / NM_BITS_PER_BLOCK, m->dirty);
+		m->clears = true;
+	}
 	spin_unlock_irqrestore(&m->lock, fl);
 }
 

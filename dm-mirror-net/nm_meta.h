@@ -11,6 +11,11 @@
  *     internal spinlock, irqsave).
  * nm_meta_commit calls are serialised internally (a mutex).
  *
+ * Promises: nm_meta_test() is true only for a mark that a commit already
+ * wrote (a mark is never trusted before it is durable); a cleared bit is
+ * written only after @data_bdev (the data device the bitmap describes) was
+ * flushed, inside nm_meta_commit.
+ *
  * Lock order: the internal mutex, then the internal spinlock.  Callers may
  * hold nm->lock when calling the non-sleeping calls; the meta spinlock nests
  * inside nm->lock and never the other way round.
@@ -31,7 +36,8 @@ struct nm_meta;
 #define NM_MF_HISTORY		0x2	/* initial sync decided (full/none) */
 
 u64 nm_meta_size(unsigned long nr_regions);
-struct nm_meta *nm_meta_open(struct block_device *bdev, sector_t dev_sectors,
+struct nm_meta *nm_meta_open(struct block_device *bdev,
+			     struct block_device *data_bdev, sector_t dev_sectors,
 			     u32 region_sectors, unsigned long nr_regions,
 			     bool *fresh, char **error);
 void nm_meta_close(struct nm_meta *m);

@@ -146,6 +146,10 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 		DMEMIT("refused: resync in progress");
 		return -EBUSY;
 	}
+	if (nm->role == role) {		/* a repeated message: nothing to do */
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return 0;
+	}
 	__nm_state_set(nm, NM_ST_ROLE, role);
 	nm->send_state = true;
 	spin_unlock_irqrestore(&nm->lock, flags);

@@ -389,7 +389,7 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 
 	if (nm->meta_dev) {
 		struct nm_meta *m = nm_meta_open(nm->meta_dev->bdev,
-						 nm->sectors,
+						 nm->dev->bdev, nm->sectors,
 						 nm->region_sectors,
 						 nm->rg.nr, &fresh, error);
 		if (IS_ERR(m))
