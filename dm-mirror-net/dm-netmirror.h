@@ -99,6 +99,8 @@ struct nm_dev {
 	enum nm_proto protocol;
 	enum nm_ordering ordering;
 	unsigned long given;		/* NM_OPT_* given in the table */
+	bool resumed;			/* resumed once (nm_reload_adopt) */
+	bool suspended;			/* postsuspend ran, no resume since */
 	/* options kept as u32 (nm_opt_field[] in nm_target.c) */
 	u32 table_role;			/* enum nm_role given in the table */
 	u32 region_sectors;
@@ -234,6 +236,11 @@ static inline void nm_regions(struct nm_dev *nm, struct bio *bio,
  * (resync may call primary and secondary; the receive handler table in
  * nm_conn.c is the one hub).  scripts/callgraph.sh checks it.
  */
+
+/* nm_reload.c: what a table's instance hands to the next on a reload */
+void nm_reload_save(struct nm_dev *nm);
+int nm_reload_adopt(struct nm_dev *nm);
+void nm_reload_forget(struct nm_dev *nm);
 
 /* nm_conn.c: the connection threads */
 int nm_conn_start(struct nm_dev *nm);

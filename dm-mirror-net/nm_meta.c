@@ -371,3 +371,64 @@ void nm_meta_set_flags(struct nm_meta *m, u32 set, u32 clear)
 		m->sb_dirty = true;
 	spin_unlock_irqrestore(&m->lock, fl);
 }
+
+/*
+ * Read the superblock's flags and the bitmap again, dropping what is in
+ * memory (a predecessor instance wrote the device since nm_meta_open).
+ */
+int nm_meta_reload(struct nm_meta *m)
+{
+	struct nm_meta_sb *sb;
+	unsigned long b, fl;
+	int r;
+
+	might_sleep();
+	mutex_lock(&m->commit_mutex);
+	r = nm_meta_rw(m, 0, REQ_OP_READ);
+	if (r)
+		goto out;
+	sb = page_address(m->page);
+	if (le64_to_cpu(sb->magic) != NM_META_MAGIC ||
+	    le32_to_cpu(sb->csum) != nm_sb_csum(sb) ||
+	    le64_to_cpu(sb->nr_regions) != m->nr_regions) {
+		r = -EILSEQ;
+		goto out;
+	}
+	spin_lock_irqsave(&m->lock, fl);
+	m->flags = le32_to_cpu(sb->flags);
+	m->events = le64_to_cpu(sb->events);
+	m->sb_dirty = false;
+	m->clears = false;
+	bitmap_zero(m->dirty, m->nr_blocks);
+	spin_unlock_irqrestore(&m->lock, fl);
+	for (b = 0; b < m->nr_blocks && !r; b++) {
+		r = nm_meta_rw(m, (NM_BLOCK + b * NM_BLOCK) >> SECTOR_SHIFT,
+			       REQ_OP_READ);
+		if (!r) {
+			spin_lock_irqsave(&m->lock, fl);
+			nm_block_in(m, b);
+			spin_unlock_irqrestore(&m->lock, fl);
+		}
+	}
+	if (!r && m->nr_regions % BITS_PER_LONG) {
+		spin_lock_irqsave(&m->lock, fl);
+		m->bits[BITS_TO_LONGS(m->nr_regions) - 1] &=
+			BITMAP_LAST_WORD_MASK(m->nr_regions);
+		m->ondisk[BITS_TO_LONGS(m->nr_regions) - 1] &=
+			BITMAP_LAST_WORD_MASK(m->nr_regions);
+		spin_unlock_irqrestore(&m->lock, fl);
+	}
+out:
+	mutex_unlock(&m->commit_mutex);
+	return r;
+}
+
+/* dst |= the marked regions. */
+void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&m->lock, fl);
+	bitmap_or(dst, dst, m->bits, m->nr_regions);
+	spin_unlock_irqrestore(&m->lock, fl);
+}

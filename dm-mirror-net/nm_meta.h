@@ -4,7 +4,8 @@
  * metadata device.  The object is opaque; callers see only these calls.
  *
  * Context of each call:
- *   nm_meta_open, nm_meta_commit, nm_meta_close: process context, may
+ *   nm_meta_open, nm_meta_commit, nm_meta_reload, nm_meta_close: process
+ *     context, may
  *     sleep (synchronous I/O to the metadata device), GFP_NOIO inside.
  *   nm_meta_test, nm_meta_set, nm_meta_clear, nm_meta_copy_bits,
  *   nm_meta_flags, nm_meta_set_flags: any context, never sleep (an
@@ -42,11 +43,13 @@ struct nm_meta *nm_meta_open(struct block_device *bdev,
 			     bool *fresh, char **error);
 void nm_meta_close(struct nm_meta *m);
 int nm_meta_commit(struct nm_meta *m);
+int nm_meta_reload(struct nm_meta *m);
 
 bool nm_meta_test(struct nm_meta *m, unsigned long region);
 bool nm_meta_set(struct nm_meta *m, unsigned long region);
 void nm_meta_clear(struct nm_meta *m, unsigned long region);
 void nm_meta_copy_bits(struct nm_meta *m, unsigned long *dst);
+void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst);
 u32 nm_meta_flags(struct nm_meta *m);
 void nm_meta_set_flags(struct nm_meta *m, u32 set, u32 clear);
 

@@ -583,8 +583,11 @@ static void nm_dtr(struct dm_target *ti)
 	if (!nm)
 		return;
 	nm_conn_stop(nm);
+	nm_reload_forget(nm);
 	if (nm->meta) {
-		nm_meta_commit(nm->meta);
+		/* after a suspend a successor may own the device already */
+		if (nm->resumed && !nm->suspended)
+			nm_meta_commit(nm->meta);
 		nm_meta_close(nm->meta);
 	}
 	nm_dtr_regions(nm);
@@ -769,13 +772,23 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 static void nm_postsuspend(struct dm_target *ti)
 {
-	nm_conn_stop(ti->private);
+	struct nm_dev *nm = ti->private;
+
+	nm_conn_stop(nm);
+	nm_reload_save(nm);
+	nm->suspended = true;
+}
+
+static int nm_preresume(struct dm_target *ti)
+{
+	return nm_reload_adopt(ti->private);
 }
 
 static void nm_resume(struct dm_target *ti)
 {
 	struct nm_dev *nm = ti->private;
 
+	nm->suspended = false;
 	if (nm_conn_start(nm))
 		nm_err(nm, "cannot start the connection threads");
 }
@@ -799,6 +812,7 @@ static struct target_type nm_target = {
 	.status = nm_status,
 	.message = nm_message,
 	.postsuspend = nm_postsuspend,
+	.preresume = nm_preresume,
 	.resume = nm_resume,
 	.iterate_devices = nm_iterate_devices,
 };

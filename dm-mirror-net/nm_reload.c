@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netmirror reload: what one table's instance hands to the next.
+ *
+ * A reload ("dmsetup load" + "resume") constructs the new instance while
+ * the old one is still live, then suspends the old one, resumes the new
+ * one and destroys the old one.  So the constructor must not trust what
+ * it reads from the metadata device (the old instance still writes it),
+ * and without a metadata device nothing on disk says which regions the
+ * peer misses.  Hence:
+ *   - postsuspend: the old instance has stopped its link (its transfer
+ *     log is now in its out-of-sync bitmap), commits its metadata and
+ *     leaves its region state, disk state and geometry here, keyed by the
+ *     mapped device;
+ *   - preresume of a new instance: it re-reads the metadata device (now
+ *     quiet) and takes the entry left for its mapped device: the regions
+ *     out of sync (converted if region_size or the size changed) and the
+ *     disk state (inconsistent or diskless stays not uptodate);
+ *   - dtr, or a resume of the same instance: its own entry is dropped.
+ *
+ * Context: all calls in process context (suspend/resume/dtr), may sleep.
+ * Lock: nm_reload_lock (a mutex) guards the list; the region state is
+ * read under nm->lock.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/bitmap.h>
+#include <linux/sched/mm.h>
+#include "dm-netmirror.h"
+
+struct nm_reload_entry {
+	struct list_head list;
+	struct mapped_device *md;
+	struct nm_dev *owner;		/* the instance that left it */
+	sector_t sectors;
+	unsigned int shift;		/* its regions: 2^shift sectors */
+	unsigned long nr;
+	enum nm_disk disk;
+	unsigned long *oos;
+};
+
+static LIST_HEAD(nm_reload_list);
+static DEFINE_MUTEX(nm_reload_lock);
+
+static struct mapped_device *nm_md(struct nm_dev *nm)
+{
+	return dm_table_get_md(nm->ti->table);
+}
+
+static void nm_reload_free(struct nm_reload_entry *e)
+{
+	list_del(&e->list);
+	kvfree(e->oos);
+	kfree(e);
+}
+
+/* Drop the entry @nm left, if any.  Caller holds nm_reload_lock. */
+static void nm_reload_drop_own(struct nm_dev *nm)
+{
+	struct nm_reload_entry *e, *tmp;
+
+	lockdep_assert_held(&nm_reload_lock);
+	list_for_each_entry_safe(e, tmp, &nm_reload_list, list)
+		if (e->owner == nm)
+			nm_reload_free(e);
+}
+
+/* postsuspend, after the link stopped: leave our state for a successor. */
+void nm_reload_save(struct nm_dev *nm)
+{
+	struct nm_reload_entry *e;
+	unsigned int noio;
+	unsigned long flags;
+
+	might_sleep();
+	if (nm->meta && nm_meta_commit(nm->meta))
+		nm_err(nm, "cannot commit the metadata at suspend");
+	noio = memalloc_noio_save();	/* the device is suspended */
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (e)
+		e->oos = kvcalloc(BITS_TO_LONGS(nm->rg.nr), sizeof(long),
+				  GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	if (!e || !e->oos) {
+		kfree(e);
+		/* a successor without our state must resync everything */
+		nm_err(nm, "cannot keep the region state for a reload: a reload now resyncs all");
+		e = NULL;
+	}
+	mutex_lock(&nm_reload_lock);
+	nm_reload_drop_own(nm);
+	if (e) {
+		e->md = nm_md(nm);
+		e->owner = nm;
+		e->sectors = nm->sectors;
+		e->shift = nm->rg.shift;
+		e->nr = nm->rg.nr;
+		spin_lock_irqsave(&nm->lock, flags);
+		bitmap_copy(e->oos, nm->rg.oos, nm->rg.nr);
+		e->disk = nm->disk;
+		spin_unlock_irqrestore(&nm->lock, flags);
+		list_add(&e->list, &nm_reload_list);
+	}
+	mutex_unlock(&nm_reload_lock);
+}
+
+/* Mark our regions covering the predecessor's out-of-sync regions. */
+static void nm_reload_merge(struct nm_dev *nm, struct nm_reload_entry *e)
+{
+	unsigned long flags, r, f, l;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (e->shift == nm->rg.shift && e->sectors == nm->sectors) {
+		bitmap_or(nm->rg.oos, nm->rg.oos, e->oos, nm->rg.nr);
+	} else {
+		for_each_set_bit(r, e->oos, e->nr)
+			if (nm_regions_range(&nm->rg, (u64)r << e->shift,
+					     1U << e->shift, &f, &l))
+				nm_regions_mark_oos(&nm->rg, f, l);
+		/* space the predecessor did not have: the peer's is unknown */
+		if (nm->sectors > e->sectors &&
+		    nm_regions_range(&nm->rg, e->sectors,
+				     nm->sectors - e->sectors, &f, &l))
+			nm_regions_mark_oos(&nm->rg, f, l);
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
+/*
+ * preresume: on the first resume of this instance, re-read the metadata
+ * (the predecessor no longer writes it) and take the predecessor's state.
+ * On a later resume, drop what our own suspend left.
+ */
+int nm_reload_adopt(struct nm_dev *nm)
+{
+	struct nm_reload_entry *e, *found = NULL;
+	unsigned long flags;
+	enum nm_disk disk;
+	int r;
+
+	might_sleep();
+	mutex_lock(&nm_reload_lock);
+	nm_reload_drop_own(nm);
+	if (nm->resumed) {
+		mutex_unlock(&nm_reload_lock);
+		return 0;
+	}
+	list_for_each_entry(e, &nm_reload_list, list)
+		if (e->md == nm_md(nm) && e->owner != nm)
+			found = e;
+	if (!found) {
+		mutex_unlock(&nm_reload_lock);
+		nm->resumed = true;
+		return 0;
+	}
+	if (nm->meta) {
+		r = nm_meta_reload(nm->meta);
+		if (r) {
+			mutex_unlock(&nm_reload_lock);
+			nm_err(nm, "cannot re-read the metadata device (%d)", r);
+			return r;
+		}
+		spin_lock_irqsave(&nm->lock, flags);
+		nm_meta_or_bits(nm->meta, nm->rg.oos);
+		spin_unlock_irqrestore(&nm->lock, flags);
+	} else {
+		/* no history of our own: the predecessor's is the truth */
+		spin_lock_irqsave(&nm->lock, flags);
+		bitmap_zero(nm->rg.oos, nm->rg.nr);
+		spin_unlock_irqrestore(&nm->lock, flags);
+	}
+	nm_reload_merge(nm, found);
+	disk = found->disk;
+	nm_reload_free(found);
+	mutex_unlock(&nm_reload_lock);
+
+	/* the predecessor's disk state is the newest truth */
+	spin_lock_irqsave(&nm->lock, flags);
+	if (disk == NM_DISK_DISKLESS) {
+		/* the disk was detached: like "attach", all of it is stale */
+		bitmap_fill(nm->rg.oos, nm->rg.nr);
+		disk = NM_DISK_INCONSISTENT;
+	}
+	if (disk == NM_DISK_UPTODATE || disk == NM_DISK_INCONSISTENT ||
+	    disk == NM_DISK_OUTDATED)
+		__nm_state_set(nm, NM_ST_DISK, disk);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm->resumed = true;
+	nm_info(nm, "reload: took over the region state of the previous table (%lu regions out of sync)",
+		nm_regions_oos_count(&nm->rg));
+	return 0;
+}
+
+/* dtr: nothing of ours may outlive us. */
+void nm_reload_forget(struct nm_dev *nm)
+{
+	mutex_lock(&nm_reload_lock);
+	nm_reload_drop_own(nm);
+	mutex_unlock(&nm_reload_lock);
+}
