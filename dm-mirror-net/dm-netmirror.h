@@ -67,6 +67,7 @@ struct nm_req {
 	struct nm_dev *nm;
 	struct bio *bio;		/* the bio dm gave us */
 	struct list_head list;		/* send_q, then wait_q */
+	struct list_head active;	/* nm->active while in flight */
 	u64 id;
 	u32 epoch;
 	unsigned long queued_at;	/* jiffies, when queued for the peer */
@@ -137,6 +138,8 @@ struct nm_dev {
 	struct nm_regions rg;		/* region state, under nm->lock */
 	struct bio_list rs_wait;	/* writes waiting for a resync region */
 	struct bio_list mark_wait;	/* writes waiting for a metadata mark */
+	struct bio_list overlap_wait;	/* writes behind an overlapping one */
+	struct list_head active;	/* primary: writes in flight */
 	bool bm_sent;			/* our bitmap went out on this link */
 	bool bm_peer_done;		/* the peer's bitmap arrived */
 	bool rs_paused;
@@ -168,6 +171,7 @@ struct nm_dev {
 	wait_queue_head_t sync_wq;
 	struct workqueue_struct *wq;
 	struct work_struct mark_work;
+	struct work_struct overlap_work;
 	struct work_struct event_work;	/* dm_table_event from irq context */
 	struct page **rs_pages;		/* one region's buffer */
 	struct kvec *rs_vec;		/* its iovec, + 1 for the header */
@@ -266,6 +270,7 @@ void nm_req_peer_done(struct nm_req *req, bool delivered);
 void nm_req_put(struct nm_req *req);
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
 void nm_mark_work(struct work_struct *w);
+void nm_overlap_work(struct work_struct *w);
 void nm_resubmit_waiting(struct nm_dev *nm);
 bool nm_send_one(struct nm_dev *nm);
 void nm_check_stuck(struct nm_dev *nm);

@@ -52,8 +52,12 @@ static void nm_req_complete(struct nm_req *req)
 	spin_lock_irqsave(&nm->lock, flags);
 	if (req->epoch == nm->epoch)
 		nm->epoch_completed = true;
-	if (test_bit(NM_REQ_DATA, &req->flags))
+	if (test_bit(NM_REQ_DATA, &req->flags)) {
 		wake = nm_regions_write_end(&nm->rg, f, l);
+		list_del(&req->active);
+		if (!bio_list_empty(&nm->overlap_wait))
+			queue_work(nm->wq, &nm->overlap_work);
+	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (wake)
 		nm_sync_kick(nm);
@@ -132,9 +136,38 @@ static void nm_local_endio(struct bio *clone)
 	nm_req_put(req);
 }
 
-/* Under nm->lock: may the write start, or must it wait (resync/mark)? */
-static struct bio_list *nm_write_wait_list(struct nm_dev *nm, unsigned long f,
-					   unsigned long l)
+/*
+ * Under nm->lock: does [sector, +sectors) overlap a write in flight here?
+ * Only regions with writes in flight can hold one, so the list of active
+ * writes is searched only then.
+ */
+static bool nm_overlaps_active(struct nm_dev *nm, struct bio *bio,
+			       unsigned long f, unsigned long l)
+{
+	sector_t s = bio->bi_iter.bi_sector, e = bio_end_sector(bio);
+	struct nm_req *req;
+	unsigned long r;
+
+	lockdep_assert_held(&nm->lock);
+	for (r = f; r <= l && !nm->rg.inflight[r]; r++)
+		;
+	if (r > l)
+		return false;
+	list_for_each_entry(req, &nm->active, active)
+		if (s < bio_end_sector(req->bio) &&
+		    req->bio->bi_iter.bi_sector < e)
+			return true;
+	return false;
+}
+
+/*
+ * Under nm->lock: may the write start, or must it wait: behind a region in
+ * resync, behind a metadata mark, or behind an overlapping write still in
+ * flight (the local disk would apply the two in any order, the peer in
+ * the order they are sent: the later one waits, as in DRBD).
+ */
+static struct bio_list *nm_write_wait_list(struct nm_dev *nm, struct bio *bio,
+					   unsigned long f, unsigned long l)
 {
 	unsigned long r;
 
@@ -146,7 +179,26 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, unsigned long f,
 		for (r = f; r <= l; r++)
 			if (!nm_meta_test(nm->meta, r))
 				return &nm->mark_wait;
+	if (nm_overlaps_active(nm, bio, f, l))
+		return &nm->overlap_wait;
 	return NULL;
+}
+
+/* Reissue the writes that waited behind an overlapping one (nm->wq). */
+void nm_overlap_work(struct work_struct *work)
+{
+	struct nm_dev *nm = container_of(work, struct nm_dev, overlap_work);
+	struct bio_list list;
+	unsigned long fl;
+	struct bio *bio;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	list = nm->overlap_wait;
+	bio_list_init(&nm->overlap_wait);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	while ((bio = bio_list_pop(&list)))
+		if (nm_map_write(nm, bio) == DM_MAPIO_KILL)
+			bio_io_error(bio);
 }
 
 /*
@@ -179,7 +231,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		atomic64_inc(&nm->writes_rejected);
 		return DM_MAPIO_KILL;
 	}
-	park = data ? nm_write_wait_list(nm, f, l) : NULL;
+	park = data ? nm_write_wait_list(nm, bio, f, l) : NULL;
 	if (park) {
 		bio_list_add(park, bio);
 		spin_unlock_irqrestore(&nm->lock, flags);
@@ -196,6 +248,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		set_bit(NM_REQ_DATA, &req->flags);
 		nm_regions_write_start(&nm->rg, f, l,
 				       nm->disk == NM_DISK_INCONSISTENT);
+		list_add_tail(&req->active, &nm->active);
 	}
 	if (nm->epoch_completed) {
 		nm->epoch++;

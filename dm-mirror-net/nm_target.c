@@ -460,6 +460,9 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	init_waitqueue_head(&nm->sync_wq);
 	bio_list_init(&nm->rs_wait);
 	bio_list_init(&nm->mark_wait);
+	bio_list_init(&nm->overlap_wait);
+	INIT_LIST_HEAD(&nm->active);
+	INIT_WORK(&nm->overlap_work, nm_overlap_work);
 	INIT_WORK(&nm->mark_work, nm_mark_work);
 	INIT_WORK(&nm->event_work, nm_event_work);
 	mutex_init(&nm->tx_mutex);
