@@ -6,14 +6,20 @@
  *   nm_primary.c    this node as primary: a request from map to completion
  *   nm_secondary.c  this node as secondary: applies writes, serves reads
  *   nm_resync.c     resync, both halves, bitmap exchange, lazy clearing
+ *   nm_reload.c     what a table's instance hands its successor
  *   nm_state.c      state words, last error, role, detach/attach
+ *   nm_regions.c    the region bitmaps and counts (nm_regions.h)
  *   nm_link.c       socket, framing, handshake, authentication
  *   nm_meta.c       the persistent bitmap (opaque object, nm_meta.h)
  *   nm_wire.h       the wire format; nm_params.h the parameter table
  *
  * Lock order (outermost first):
+ *   nm->ack_mutex   secondary: one sender of write acks at a time.
  *   nm->tx_mutex    serialises every send on the socket and changes of
- *                   nm->sock; may sleep (socket I/O).
+ *                   nm->sock; may sleep (socket I/O), for long with a
+ *                   stalled peer: never needed to drop the link.
+ *   nm->drop_mutex  guards drop_sock, the pointer nm_conn_drop() shuts
+ *                   down; held only around that (never across I/O).
  *   nm->lock        spinlock, irqsave (bio end_io takes it): connection
  *                   state, role, the request queues send_q/wait_q/ack_q,
  *                   epoch bookkeeping, the out-of-sync bitmap and the
@@ -154,6 +160,8 @@ struct nm_dev {
 	/* connection: socket pointer changes and sends under tx_mutex */
 	struct mutex tx_mutex;
 	struct socket *sock;
+	struct mutex drop_mutex;	/* guards drop_sock; never held long */
+	struct socket *drop_sock;	/* the link, for nm_conn_drop */
 	u32 tx_seq;
 	u32 rx_seq;
 	bool crc_on;			/* integrity negotiated on this link */
@@ -319,6 +327,7 @@ int nm_recv_full(struct socket *sock, void *buf, size_t len);
 int nm_rx(struct nm_dev *nm, void *buf, size_t len);
 int nm_rx_trailer(struct nm_dev *nm);
 void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */
+void nm_conn_set_sock(struct nm_dev *nm, struct socket *s);
 void nm_sock_setup(struct socket *sock, unsigned int timeout_ms);
 int nm_listen(struct nm_dev *nm);
 void nm_unlisten(struct nm_dev *nm);

@@ -362,8 +362,9 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	unsigned long flags;
 	LIST_HEAD(failed);
 
+	nm_conn_set_sock(nm, NULL);
+	kernel_sock_shutdown(s, SHUT_RDWR);	/* a blocked sender returns */
 	mutex_lock(&nm->tx_mutex);
-	kernel_sock_shutdown(s, SHUT_RDWR);
 	nm->sock = NULL;
 	mutex_unlock(&nm->tx_mutex);
 
@@ -396,6 +397,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	unsigned long flags;
 
 	nm_sock_setup(s, nm->timeout_ms);
+	nm_conn_set_sock(nm, s);
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = s;
 	nm->sent_in_epoch = false;

@@ -508,10 +508,24 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	return 0;
 }
 
+/*
+ * Shut the link down: the receiver and a sender blocked in the socket both
+ * return.  Not under tx_mutex, which a send to a stalled or trickling peer
+ * may hold for long: drop_mutex only guards the pointer against the
+ * socket's release (nm_conn_set_sock).
+ */
 void nm_conn_drop(struct nm_dev *nm)
 {
-	mutex_lock(&nm->tx_mutex);
-	if (nm->sock)
-		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
-	mutex_unlock(&nm->tx_mutex);
+	mutex_lock(&nm->drop_mutex);
+	if (nm->drop_sock)
+		kernel_sock_shutdown(nm->drop_sock, SHUT_RDWR);
+	mutex_unlock(&nm->drop_mutex);
+}
+
+/* The nm_conn thread publishes (@s) or withdraws (NULL) the link. */
+void nm_conn_set_sock(struct nm_dev *nm, struct socket *s)
+{
+	mutex_lock(&nm->drop_mutex);
+	nm->drop_sock = s;
+	mutex_unlock(&nm->drop_mutex);
 }

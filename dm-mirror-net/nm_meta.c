@@ -432,3 +432,19 @@ void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst)
 	bitmap_or(dst, dst, m->bits, m->nr_regions);
 	spin_unlock_irqrestore(&m->lock, fl);
 }
+
+/* Mark every region set in @src (word by word: no per-region loop). */
+void nm_meta_set_bits(struct nm_meta *m, const unsigned long *src)
+{
+	unsigned long i, fl, words = BITS_TO_LONGS(m->nr_regions);
+	unsigned long per_block = NM_BLOCK / sizeof(long);
+
+	spin_lock_irqsave(&m->lock, fl);
+	for (i = 0; i < words; i++) {
+		if (src[i] & ~m->bits[i]) {
+			m->bits[i] |= src[i];
+			__set_bit(i / per_block, m->dirty);
+		}
+	}
+	spin_unlock_irqrestore(&m->lock, fl);
+}

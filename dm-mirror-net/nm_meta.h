@@ -8,6 +8,7 @@
  *     context, may
  *     sleep (synchronous I/O to the metadata device), GFP_NOIO inside.
  *   nm_meta_test, nm_meta_set, nm_meta_clear, nm_meta_copy_bits,
+ *   nm_meta_or_bits, nm_meta_set_bits,
  *   nm_meta_flags, nm_meta_set_flags: any context, never sleep (an
  *     internal spinlock, irqsave).
  * nm_meta_commit calls are serialised internally (a mutex).
@@ -50,6 +51,7 @@ bool nm_meta_set(struct nm_meta *m, unsigned long region);
 void nm_meta_clear(struct nm_meta *m, unsigned long region);
 void nm_meta_copy_bits(struct nm_meta *m, unsigned long *dst);
 void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst);
+void nm_meta_set_bits(struct nm_meta *m, const unsigned long *src);
 u32 nm_meta_flags(struct nm_meta *m);
 void nm_meta_set_flags(struct nm_meta *m, u32 set, u32 clear);
 

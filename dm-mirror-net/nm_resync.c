@@ -531,6 +531,8 @@ static int nm_sync_thread(void *arg)
 			rs_last = b;
 			last_rate = jiffies;
 		}
+		/* a sender stuck in a trickling send cannot check itself */
+		nm_check_stuck(nm);
 		nm_resubmit_waiting(nm);
 		nm_rs_step(nm, &rt);
 		nm_resubmit_waiting(nm);

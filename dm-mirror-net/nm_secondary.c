@@ -79,15 +79,19 @@ static void nm_peer_endio(struct bio *bio)
 	}
 	if (ack)
 		list_add_tail(&pr->list, &nm->ack_q);
-	spin_unlock_irqrestore(&nm->lock, flags);
-	if (ack)
-		wake_up(&nm->send_wq);
-	else
-		kfree(pr);
+	/*
+	 * The count drops under nm->lock, and nm_peer_drain() takes the lock
+	 * after it saw zero: nm is not freed before we are done with it.
+	 */
 	atomic_dec(&nm->peer_inflight);
 	wake_up(&nm->peer_wq);
+	if (ack)
+		wake_up(&nm->send_wq);
 	if (resync)
 		nm_sync_kick(nm);	/* writes parked behind rs_writing */
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!ack)
+		kfree(pr);
 }
 
 /*
@@ -139,7 +143,7 @@ static void nm_peer_ack_now(struct nm_dev *nm, struct nm_peer_req *pr,
  */
 static void nm_peer_go_inconsistent(struct nm_dev *nm)
 {
-	unsigned long flags, r;
+	unsigned long flags;
 
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->disk == NM_DISK_INCONSISTENT) {
@@ -148,8 +152,7 @@ static void nm_peer_go_inconsistent(struct nm_dev *nm)
 	}
 	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
 	if (nm->meta) {
-		for_each_set_bit(r, nm->rg.oos, nm->rg.nr)
-			nm_meta_set(nm->meta, r);
+		nm_meta_set_bits(nm->meta, nm->rg.oos);
 		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
@@ -218,9 +221,17 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		unsigned long region = pr->sector >> nm->rg.shift;
 		bool stale;
 
-		/* an application write touched the region meanwhile */
+		/*
+		 * An application write touched the region meanwhile: refuse
+		 * (the source reads it again).  Forget the dirt only once no
+		 * write to it is in flight here: then the P_DATA of every such
+		 * write went out before this refusal, so the source applies
+		 * them before it reads the region again.
+		 */
 		spin_lock_irq(&nm->lock);
-		stale = __test_and_clear_bit(region, nm->rg.rs_dirty);
+		stale = test_bit(region, nm->rg.rs_dirty);
+		if (stale && !nm->rg.inflight[region])
+			__clear_bit(region, nm->rg.rs_dirty);
 		if (!stale)
 			__set_bit(region, nm->rg.rs_writing);
 		spin_unlock_irq(&nm->lock);
@@ -401,6 +412,7 @@ void nm_peer_drain(struct nm_dev *nm)
 
 	might_sleep();
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	/* the last nm_peer_endio still holds the lock: wait for it */
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);
 	spin_unlock_irqrestore(&nm->lock, flags);

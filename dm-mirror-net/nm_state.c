@@ -95,7 +95,7 @@ bool nm_detach(struct nm_dev *nm, int err)
 /* "attach": take the disk back as inconsistent, resync it from the peer. */
 int nm_attach(struct nm_dev *nm)
 {
-	unsigned long flags, r;
+	unsigned long flags;
 
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->disk != NM_DISK_DISKLESS) {
@@ -107,8 +107,7 @@ int nm_attach(struct nm_dev *nm)
 	bitmap_fill(nm->rg.oos, nm->rg.nr);
 	bitmap_zero(nm->rg.rs_dirty, nm->rg.nr);
 	if (nm->meta) {
-		for (r = 0; r < nm->rg.nr; r++)
-			nm_meta_set(nm->meta, r);
+		nm_meta_set_bits(nm->meta, nm->rg.oos);
 		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);

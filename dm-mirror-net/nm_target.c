@@ -467,6 +467,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_WORK(&nm->event_work, nm_event_work);
 	mutex_init(&nm->tx_mutex);
 	mutex_init(&nm->ack_mutex);
+	mutex_init(&nm->drop_mutex);
 	INIT_LIST_HEAD(&nm->send_q);
 	INIT_LIST_HEAD(&nm->wait_q);
 	INIT_LIST_HEAD(&nm->ack_q);
