@@ -11,6 +11,8 @@
 #   nm_timeout=SECS     per-test timeout (default 300)
 #   nm_peer=1           node a of a two-VM test: check the peer's dmesg after
 #                       each test and power it off at the end
+#   nm_debug=1          debug kernel (scripts/debug-kernel.sh): a kmemleak
+#                       scan after each test, whole dmesg reports on FAIL
 #   nm_phase=N, ...     anything else is left to the tests
 # Console protocol (parsed by tests/vm/lib.sh on the host):
 #   NMTEST: PASS name | NMTEST: FAIL name: reason | NMTEST: SKIP name
@@ -124,6 +126,7 @@ for t in $(echo "$nm_tests" | tr ',' ' '); do
 		verdict=FAIL
 		reason="${reason:+$reason; }$nbad of $(wc -l < /tmp/nm_checks) checks failed: $(grep '^FAIL ' /tmp/nm_checks | cut -d' ' -f2 | head -5 | tr '\n' ' ' | sed 's/ $//')"
 	fi
+	nm_kmemleak_scan
 	newlog=$(dmesg | sed -n "/NMTEST-START $t\$/,\$p")
 	# marker gone (ring buffer wrapped): check all that is left
 	[ -n "$newlog" ] || newlog=$(dmesg)
@@ -141,7 +144,7 @@ for t in $(echo "$nm_tests" | tr ',' ' '); do
 	fi
 	if [ "$verdict" = FAIL ]; then
 		echo "NMDUMP-BEGIN dmesg (last 80 lines)"
-		dmesg | tail -n 80
+		if [ -n "${nm_debug:-}" ]; then echo "$newlog"; else dmesg | tail -n 80; fi
 		echo "NMDUMP-END"
 	fi
 	case $verdict in

@@ -34,11 +34,21 @@
 # With NM_VM_LOGS set (a file; run-test.sh sets it per test), vm_start
 # appends each console log path to it, so the runner finds the checks of
 # every VM and phase a scenario booted.
+#
+# Another kernel (the debug kernel, scripts/debug-kernel.sh env):
+#   NM_KERNEL_IMAGE=vmlinux   boot it instead of $NM_CACHE/vmlinux-$KVER
+#   NM_EXTRA_CPIO=file.cpio   laid over base + overlay (its /lib/modules)
+#   NM_DEBUG=1                nm_debug=1 kmemleak.verbose=1 (...) on the kernel
+#                             command line (init.sh: kmemleak scan per test)
+#   NM_TIMEOUT_SCALE=N        host and guest timeouts (vm_start --timeout,
+#                             nm_timeout=, vm_wait, vm_wait_marker) times N
+#   NM_MEM_EXTRA=MB           added to every VM's memory
+#   NM_VM_OUT=DIR             logs, disks, initrd there, not in build/vm/
 
 NM_VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NM_TOP=$(cd "$NM_VMDIR/../.." && pwd)
 NM_CACHE=${NM_CACHE:-$HOME/.cache/netmirror}
-NM_OUT=$NM_TOP/build/vm
+NM_OUT=${NM_VM_OUT:-$NM_TOP/build/vm}
 NM_INITRD=
 NM_VM_PIDS=()
 mkdir -p "$NM_OUT"
@@ -61,14 +71,14 @@ vm_build() {
 	base=$("$NM_VMDIR/mkbase.sh") || return 1
 	overlay=$("$NM_VMDIR/mkoverlay.sh") || return 1
 	NM_KVER=$(cat "$NM_CACHE/kver")
-	NM_VMLINUX=$NM_CACHE/vmlinux-$NM_KVER
+	NM_VMLINUX=${NM_KERNEL_IMAGE:-$NM_CACHE/vmlinux-$NM_KVER}
 	# named by content: concurrent runners share it; qemu reads it at start,
 	# so old ones can go (pruned after 30 min)
 	local h
-	h=$( (basename "$base"; md5sum < "$overlay") | md5sum | cut -c1-12)
+	h=$( (basename "$base"; md5sum < "$overlay"; [ -z "${NM_EXTRA_CPIO:-}" ] || md5sum < "$NM_EXTRA_CPIO") | md5sum | cut -c1-12)
 	NM_INITRD=$NM_OUT/initrd-$h.img
 	if [ ! -s "$NM_INITRD" ]; then
-		cat "$base" "$overlay" > "$NM_INITRD.tmp.$$"
+		cat "$base" "$overlay" ${NM_EXTRA_CPIO:+"$NM_EXTRA_CPIO"} > "$NM_INITRD.tmp.$$"
 		mv "$NM_INITRD.tmp.$$" "$NM_INITRD"
 	fi
 	touch "$NM_INITRD"
@@ -100,13 +110,19 @@ vm_start() {
 		esac
 	done
 	vm_build || return 1
+	timeout=$((timeout * ${NM_TIMEOUT_SCALE:-1}))
+	mem=$((mem + ${NM_MEM_EXTRA:-0}))
 	local id=1
 	[ "$node" = b ] && id=2
 	local cmdline="console=ttyS0 quiet panic=-1 oops=panic softlockup_panic=1"
 	cmdline+=" sysctl.kernel.hung_task_timeout_secs=30 sysctl.kernel.hung_task_panic=1"
 	cmdline+=" nm_node=$node"
 	[ -n "$tests" ] && cmdline+=" nm_tests=$tests"
+	[ -n "${NM_DEBUG:-}" ] && cmdline+=" nm_debug=1 kmemleak.verbose=1 kasan_multi_shot log_buf_len=8M"
 	for a in "${envs[@]}"; do
+		case $a in
+		nm_timeout=*) a=nm_timeout=$((${a#nm_timeout=} * ${NM_TIMEOUT_SCALE:-1})) ;;
+		esac
 		cmdline+=" $a"
 	done
 	local args=(-M pc -cpu max -smp "$smp" -m "$mem" -accel "$(nm_accel)"
@@ -154,7 +170,7 @@ vm_start() {
 }
 
 vm_wait_marker() {
-	local log=$1 marker=$2 timeout=$3 pid=${4:-} end=$((SECONDS + $3))
+	local log=$1 marker=$2 timeout=$3 pid=${4:-} end=$((SECONDS + $3 * ${NM_TIMEOUT_SCALE:-1}))
 	while [ "$SECONDS" -lt "$end" ]; do
 		grep -qF -- "$marker" "$log" 2>/dev/null && return 0
 		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
@@ -167,7 +183,7 @@ vm_wait_marker() {
 }
 
 vm_wait() {
-	local pid=$1 end=$((SECONDS + ${2:-600}))
+	local pid=$1 end=$((SECONDS + ${2:-600} * ${NM_TIMEOUT_SCALE:-1}))
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$end" ]; then
 			vm_kill "$pid"

@@ -38,6 +38,9 @@
 #   peer_check            dmesg check on node b: prints NMPEER: CLEAN|DIRTY
 #   peer_poweroff         peer_check, then node b powers off
 #   peer_ip / my_ip       169.254.0.2 / 169.254.0.x
+#   nm_kmemleak_scan      debug kernel only (nm_debug=1): a kmemleak scan; a
+#                         leak logs "kmemleak: N new suspected memory leaks"
+#                         (NM_DMESG_BAD) and its allocation stack
 #   GNU tools: $DD $MD5SUM $SHA256SUM $CMP $HEAD $OD $TIMEOUT $STAT (busybox
 #   ash runs its applets for bare names)
 #   Helper binaries: pattern, wlat, nmrpc (in /usr/bin)
@@ -201,9 +204,26 @@ on_peer_wait() {
 	nmrpc run "$NM_PEER_IP" "$NM_RPC_PORT" "$*" --wait "$w"
 }
 
+nm_kmemleak_scan() {
+	[ -n "${nm_debug:-}" ] && [ -w /sys/kernel/debug/kmemleak ] || return 0
+	# an object is reported when unreferenced, unchanged since the previous
+	# scan and older than 5 s: scan, wait, scan
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	if [ -s /sys/kernel/debug/kmemleak ]; then
+		echo "NMDUMP-BEGIN kmemleak"
+		cat /sys/kernel/debug/kmemleak
+		echo "NMDUMP-END"
+		# reported once: the next scan lists only new leaks
+		echo clear > /sys/kernel/debug/kmemleak
+	fi
+}
+
 # runs on node b (via on_peer): dmesg check of everything since the last check
 nm_peer_dmesg_check() {
 	local bad
+	nm_kmemleak_scan > /dev/console
 	if [ -f /tmp/nm_peer_mark ]; then
 		bad=$(dmesg | sed -n "/NMPEER-MARK $(cat /tmp/nm_peer_mark)\$/,\$p" | grep -E "$NM_DMESG_BAD" | head -5)
 	else
@@ -215,7 +235,14 @@ nm_peer_dmesg_check() {
 	if [ -n "$bad" ]; then
 		echo "NMPEER: DIRTY $(echo "$bad" | sed 's/^\[[ 0-9.]*\] //' | tr '\n' '|')" | tee /dev/console
 		echo "NMDUMP-BEGIN peer dmesg" > /dev/console
-		dmesg | tail -n 80 > /dev/console
+		# debug kernel: the whole reports (lockdep, KASAN) since the last check
+		if [ -z "${nm_debug:-}" ]; then
+			dmesg | tail -n 80
+		elif [ "$m" -gt 1 ]; then
+			dmesg | sed -n "/NMPEER-MARK $((m - 1))\$/,\$p"
+		else
+			dmesg
+		fi > /dev/console
 		echo "NMDUMP-END" > /dev/console
 		return 1
 	fi
