@@ -93,21 +93,22 @@ struct nm_req {
 #define NM_REQ_NO_LOCAL	7	/* diskless: no local part */
 #define NM_REQ_PEER_OK	8	/* the peer part was delivered */
 
+/*
+ * One device.  The fields are grouped by what guards them; read a field
+ * only under its guard (or with READ_ONCE where a section says so).
+ */
 struct nm_dev {
+	/* -- fixed from ctr to dtr: read without a lock -- */
 	struct dm_target *ti;
 	struct dm_dev *dev;
 	sector_t sectors;
-
-	/* constructor arguments, kept to reprint the table exactly */
 	struct sockaddr_storage peer_addr;
 	struct sockaddr_storage listen_addr;
-	char peer_str[64];
+	char peer_str[64];		/* as given: reprinted exactly */
 	char listen_str[64];
 	enum nm_proto protocol;
 	enum nm_ordering ordering;
 	unsigned long given;		/* NM_OPT_* given in the table */
-	bool resumed;			/* resumed once (nm_reload_adopt) */
-	bool suspended;			/* postsuspend ran, no resume since */
 	/* options kept as u32 (nm_opt_field[] in nm_target.c) */
 	u32 table_role;			/* enum nm_role given in the table */
 	u32 region_sectors;
@@ -121,12 +122,29 @@ struct nm_dev {
 	char secret_desc[64];		/* logon key description, or "" */
 	struct key *secret_key;		/* held from ctr to dtr */
 	u64 nonce;
-	struct nm_meta *meta;
+	struct nm_meta *meta;		/* its own locks, nm_meta.h */
+	struct bio_set bs;
+	struct workqueue_struct *wq;
+	struct work_struct mark_work;
+	struct work_struct overlap_work;
+	struct work_struct event_work;	/* dm_table_event from irq context */
+	wait_queue_head_t sync_wq;
+	wait_queue_head_t send_wq;
+	wait_queue_head_t conn_wq;
+	wait_queue_head_t peer_wq;
 
-	spinlock_t lock;		/* see the lock order above */
-	enum nm_cstate cstate;
-	enum nm_role role;
-	enum nm_disk disk;
+	/* -- suspend/resume/dtr (serialised by dm) -- */
+	bool resumed;			/* resumed once (nm_reload_adopt) */
+	bool suspended;			/* postsuspend ran, no resume since */
+	struct task_struct *conn_task;
+	struct task_struct *send_task;
+	struct task_struct *sync_task;
+
+	/* -- under nm->lock (spinlock, irqsave); READ_ONCE where noted -- */
+	spinlock_t lock;
+	enum nm_cstate cstate;		/* READ_ONCE for a hint */
+	enum nm_role role;		/* READ_ONCE for a hint */
+	enum nm_disk disk;		/* READ_ONCE for a hint */
 	enum nm_role peer_role;
 	enum nm_disk peer_disk;
 	bool want_connect;
@@ -135,21 +153,21 @@ struct nm_dev {
 	struct list_head send_q;	/* writes not yet sent */
 	struct list_head wait_q;	/* sent, awaiting the protocol's ack */
 	struct list_head ack_q;		/* secondary: write acks to send */
-	struct mutex ack_mutex;		/* secondary: acks leave in order */
+	struct list_head active;	/* primary: writes in flight */
+	struct list_head peer_reqs;	/* secondary: writes on the disk */
 	u64 next_id;
 	u32 epoch;			/* primary: current epoch */
 	bool epoch_completed;		/* a write of @epoch has completed */
 	bool send_state;		/* a P_STATE is due */
+	bool send_bitmap;		/* sender: our bitmap is due */
 	u32 conn_gen;			/* bumped at each new connection */
-	struct nm_regions rg;		/* region state, under nm->lock */
+	struct nm_regions rg;		/* region state */
 	struct bio_list rs_wait;	/* writes waiting for a resync region */
 	struct bio_list mark_wait;	/* writes waiting for a metadata mark */
 	struct bio_list overlap_wait;	/* writes behind an overlapping one */
-	struct list_head active;	/* primary: writes in flight */
 	bool bm_sent;			/* our bitmap went out on this link */
 	bool bm_peer_done;		/* the peer's bitmap arrived */
 	bool rs_paused;
-	u32 rs_rate;			/* live resync_rate, KiB/s, 0 = adapt */
 	unsigned int rs_inflight;	/* regions sent, not yet acked */
 	unsigned long rs_cursor;
 	u64 sync_cookie;		/* the last P_SYNC sent */
@@ -157,56 +175,47 @@ struct nm_dev {
 	u64 sync_wait;			/* P_SYNC_ACK that retires rg.syncing */
 	char last_error[64];
 
-	/* connection: socket pointer changes and sends under tx_mutex */
+	/* -- under tx_mutex: the socket and everything sent on it -- */
 	struct mutex tx_mutex;
 	struct socket *sock;
-	struct mutex drop_mutex;	/* guards drop_sock; never held long */
-	struct socket *drop_sock;	/* the link, for nm_conn_drop */
 	u32 tx_seq;
-	u32 rx_seq;
 	bool crc_on;			/* integrity negotiated on this link */
-	u32 tx_crc;			/* under tx_mutex */
-	u32 rx_crc;			/* receiver thread only */
-	u32 sent_epoch;			/* sender: epoch of the last P_DATA */
-	u32 sent_role;			/* role in the last P_HELLO/P_STATE */
-	u32 hello_role;			/* role in our last P_HELLO */
+	u32 tx_crc;
+	u32 sent_epoch;			/* epoch of the last P_DATA */
 	bool sent_in_epoch;
-	unsigned long last_tx;		/* jiffies */
+	u32 sent_role;			/* role in the last P_HELLO/P_STATE */
+	unsigned long last_tx;		/* jiffies; READ_ONCE for the ping */
+
+	/* -- under drop_mutex / ack_mutex -- */
+	struct mutex drop_mutex;	/* never held long */
+	struct socket *drop_sock;	/* the link, for nm_conn_drop */
+	struct mutex ack_mutex;		/* secondary: acks leave in order */
+
+	/* -- nm_conn thread only -- */
 	struct socket *listen_sock;
-	struct task_struct *conn_task;
-	struct task_struct *send_task;
-	struct task_struct *sync_task;
-	wait_queue_head_t sync_wq;
-	struct workqueue_struct *wq;
-	struct work_struct mark_work;
-	struct work_struct overlap_work;
-	struct work_struct event_work;	/* dm_table_event from irq context */
+	u32 rx_seq;
+	u32 rx_crc;
+	u32 hello_role;			/* role in our last P_HELLO */
+	u32 peer_epoch;			/* secondary: the epoch being applied */
+	bool peer_epoch_valid;
+
+	/* -- nm_sync thread only -- */
 	struct page **rs_pages;		/* one region's buffer */
 	struct kvec *rs_vec;		/* its iovec, + 1 for the header */
 	unsigned int rs_nr_pages;
-	bool send_bitmap;		/* sender: our bitmap is due */
-	wait_queue_head_t send_wq;
-	wait_queue_head_t conn_wq;
 
-	/* secondary side */
-	atomic_t peer_inflight;
-	struct list_head peer_reqs;	/* writes on the local disk */
-	wait_queue_head_t peer_wq;
-	u32 peer_epoch;
-	bool peer_epoch_valid;
-
-	struct bio_set bs;
-
-	/* counters (status) */
+	/* -- atomics, or WRITE_ONCE/READ_ONCE -- */
+	u32 rs_rate;			/* live resync_rate, KiB/s, 0 = adapt */
+	u32 rs_kibs;			/* measured resync rate */
+	atomic_t peer_inflight;		/* secondary: writes on the disk */
+	atomic_t pending;		/* writes awaiting the peer */
 	atomic64_t writes_sent;
 	atomic64_t writes_received;
 	atomic64_t bytes_sent;
 	atomic64_t bytes_received;
 	atomic64_t writes_rejected;
-	atomic_t pending;		/* writes awaiting the peer */
 	atomic64_t resync_bytes;	/* resync data sent or received */
 	atomic64_t app_bytes;		/* bytes of application writes */
-	u32 rs_kibs;			/* measured resync rate */
 };
 
 /* Names and logging: every message carries the device name. */
