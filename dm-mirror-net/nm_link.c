@@ -431,6 +431,8 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	bool larger;
 	int r;
 
+	might_sleep();
+
 	nm_hdr_fill(&out.h, NM_P_HELLO, sizeof(out.m), 0);
 	nm_hello_fill(nm, &out.m);
 	iov_iter_kvec(&msg.msg_iter, WRITE, &vec, 1, sizeof(out));

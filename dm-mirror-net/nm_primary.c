@@ -437,6 +437,8 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	size_t blen = 0;
 	int r;
 
+	lockdep_assert_held(&nm->tx_mutex);
+
 	if (bio->bi_opf & REQ_FUA)
 		fl |= NM_DF_FUA;
 	if (bio->bi_opf & REQ_PREFLUSH)
@@ -493,6 +495,8 @@ static int nm_send_read_req(struct nm_dev *nm, struct nm_req *req)
 	} __packed pkt;
 	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 	int r;
+
+	lockdep_assert_held(&nm->tx_mutex);
 
 	memset(&pkt.d, 0, sizeof(pkt.d));
 	nm_hdr_fill(&pkt.h, NM_P_READ_REQ, sizeof(pkt.d), nm->tx_seq++);

@@ -50,6 +50,8 @@ int nm_send_bitmap(struct nm_dev *nm)
 	struct kvec vec[2];
 	int r = 0;
 
+	might_sleep();
+
 	w = kmalloc(NM_BITMAP_MAX_BITS / 8, GFP_NOIO);
 	if (!w)
 		return -ENOMEM;
@@ -188,6 +190,8 @@ int nm_peer_rs_done(struct nm_dev *nm)
 {
 	unsigned long flags;
 	int r;
+
+	might_sleep();
 
 	if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET)
 		return -EPROTO;
@@ -433,6 +437,8 @@ static void nm_stable_point(struct nm_dev *nm)
 	u64 cookie;
 	u32 gen;
 	int err;
+
+	might_sleep();
 
 	mutex_lock(&nm->tx_mutex);
 	spin_lock_irqsave(&nm->lock, fl);

@@ -325,6 +325,8 @@ int nm_peer_sync(struct nm_dev *nm, __be64 cookie)
 	struct nm_p_ping p = { .cookie = cookie };
 	int r;
 
+	might_sleep();
+
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	r = blkdev_issue_flush(nm->dev->bdev);
 	if (r) {

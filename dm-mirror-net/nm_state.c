@@ -97,6 +97,8 @@ int nm_attach(struct nm_dev *nm)
 {
 	unsigned long flags;
 
+	might_sleep();
+
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->disk != NM_DISK_DISKLESS) {
 		spin_unlock_irqrestore(&nm->lock, flags);
