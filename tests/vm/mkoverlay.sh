@@ -5,11 +5,13 @@
 #                                 (tests), nodes/ (scenario halves),
 #                                 selftest/, tools/, and the libraries of
 #                                 guest-lib/ (lib.sh, nmlib.sh, dmesg-bad.sh)
+#   /tests/corpus/*.txt           tests/corpus/ (the shared corpus of table
+#                                 lines and messages; guest-lib/tables.sh)
 #   /tests/nm-status-fields.sh    NM_SF_<field>=<index> for every status
 #                                 field of dm-mirror-net/nm_params.h (made
 #                                 by build/vm/bin/nmfields; nmlib's nm_status)
 #   /usr/bin/{nmrpc,pattern,...}  built from tests/vm/src/*.c (static) into
-#                                 build/vm/bin/
+#                                 build/vm/bin/ (nmparse: with libdmnet.a)
 #   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it
 #   /usr/sbin/nmsetup             if tools/nmsetup is built (+ its libraries)
 #   /usr/lib/libdmnet.so*         if libdmnet/ has it
@@ -28,10 +30,19 @@ mkdir -p "$BIN"
 
 # helper binaries (static: no dependence on the base layer's libraries)
 CC=${CC:-gcc}
+# (a helper that includes libdmnet.h, e.g. nmparse, links libdmnet.a and is
+# built only when libdmnet is)
 for src in "$VMDIR"/src/*.c; do
 	b=$BIN/$(basename "$src" .c)
-	if [ ! -x "$b" ] || [ "$src" -nt "$b" ] || [ "$TOP/dm-mirror-net/nm_params.h" -nt "$b" ]; then
-		$CC -O2 -g -Wall -Wextra -Werror -static -I"$TOP/dm-mirror-net" -o "$b.tmp.$$" "$src" -lm
+	dmnet=()
+	dep=$TOP/dm-mirror-net/nm_params.h
+	if grep -q '^#include "libdmnet.h"' "$src"; then
+		[ -f "$TOP/libdmnet/libdmnet.a" ] || { rm -f "$b"; continue; }
+		dmnet=(-I"$TOP/libdmnet" "$TOP/libdmnet/libdmnet.a")
+		dep=$TOP/libdmnet/libdmnet.a
+	fi
+	if [ ! -x "$b" ] || [ "$src" -nt "$b" ] || [ "$TOP/dm-mirror-net/nm_params.h" -nt "$b" ] || [ "$dep" -nt "$b" ]; then
+		$CC -O2 -g -Wall -Wextra -Werror -static -I"$TOP/dm-mirror-net" -o "$b.tmp.$$" "$src" "${dmnet[@]}" -lm
 		mv "$b.tmp.$$" "$b"
 	fi
 done
@@ -48,6 +59,10 @@ for d in guest-lib guest nodes selftest tools; do
 	done
 done
 "$BIN/nmfields" > "$ST/tests/nm-status-fields.sh"
+# the shared corpus of table lines and messages (tests/corpus/README.md),
+# read by guest-lib/tables.sh
+mkdir -p "$ST/tests/corpus"
+cp "$TOP"/tests/corpus/*.txt "$ST/tests/corpus/"
 cp "$BIN"/* "$ST/usr/bin/"
 
 ko=$TOP/dm-mirror-net/dm-netmirror.ko
