@@ -342,5 +342,6 @@ int nm_listen(struct nm_dev *nm);
 void nm_unlisten(struct nm_dev *nm);
 struct socket *nm_try_connect(struct nm_dev *nm);
 int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator);
+bool nm_from_peer(struct nm_dev *nm, struct socket *s);
 
 #endif

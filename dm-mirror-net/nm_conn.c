@@ -466,8 +466,17 @@ static int nm_conn_thread(void *arg)
 		}
 		if (!s && nm->listen_sock) {
 			r = kernel_accept(nm->listen_sock, &s, 0);
-			if (r)
+			if (r) {
 				s = NULL;
+			} else if (!nm_from_peer(nm, s)) {
+				/* only the configured peer may connect */
+				nm_err_limit(nm, "refusing a connection: not from %s",
+					     nm->peer_str);
+				nm_set_error(nm, "unknown_peer");
+				kernel_sock_shutdown(s, SHUT_RDWR);
+				sock_release(s);
+				s = NULL;
+			}
 		} else if (!s) {
 			schedule_timeout_interruptible(msecs_to_jiffies(250));
 		}

@@ -28,8 +28,26 @@
 #include <keys/user-type.h>
 #include <crypto/hash.h>
 #include <crypto/algapi.h>
+#include <net/ipv6.h>
 #include <linux/lockdep.h>
 #include "dm-netmirror.h"
+
+/* Did @s come from the configured peer's address (any port)? */
+bool nm_from_peer(struct nm_dev *nm, struct socket *s)
+{
+	struct sockaddr_storage ss;
+	int len;
+
+	memset(&ss, 0, sizeof(ss));
+	len = kernel_getpeername(s, (struct sockaddr *)&ss);
+	if (len < 0 || ss.ss_family != nm->peer_addr.ss_family)
+		return false;
+	if (ss.ss_family == AF_INET)
+		return ((struct sockaddr_in *)&ss)->sin_addr.s_addr ==
+		       ((struct sockaddr_in *)&nm->peer_addr)->sin_addr.s_addr;
+	return ipv6_addr_equal(&((struct sockaddr_in6 *)&ss)->sin6_addr,
+			       &((struct sockaddr_in6 *)&nm->peer_addr)->sin6_addr);
+}
 
 static int nm_addr_len(const struct sockaddr_storage *ss)
 {

@@ -367,7 +367,9 @@ static int nm_read_from_peer(struct nm_dev *nm, struct bio *bio)
 	INIT_LIST_HEAD(&req->list);
 	atomic_set(&req->ref, 1);
 	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->cstate < NM_C_CONNECTED || nm->peer_disk != NM_DISK_UPTODATE) {
+	/* only a primary reads through its peer (a secondary gets EIO) */
+	if (nm->cstate < NM_C_CONNECTED || nm->peer_disk != NM_DISK_UPTODATE ||
+	    nm->role != NM_ROLE_PRIMARY) {
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return DM_MAPIO_KILL;
 	}
@@ -536,7 +538,9 @@ bool nm_send_one(struct nm_dev *nm)
 
 	spin_lock_irqsave(&nm->lock, flags);
 	req = list_first_entry_or_null(&nm->send_q, struct nm_req, list);
-	if (!req || nm->cstate < NM_C_CONNECTED) {
+	/* the P_STATE of a detach goes before the reads it sends us here */
+	if (!req || nm->cstate < NM_C_CONNECTED ||
+	    (test_bit(NM_REQ_READ, &req->flags) && nm->send_state)) {
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return false;
 	}

@@ -173,11 +173,25 @@ void nm_sync_link_down(struct nm_dev *nm)
 	nm_sync_kick(nm);
 }
 
+static bool nm_is_source(struct nm_dev *nm);
+
 /* P_RS_START: this node becomes the resync target. */
 int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 {
+	unsigned long flags;
+	bool ours;
+
 	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return -EPROTO;
+	/* never into a node whose data is the one to keep */
+	spin_lock_irqsave(&nm->lock, flags);
+	ours = nm_is_source(nm) || (nm->disk == NM_DISK_UPTODATE &&
+				    nm->role == NM_ROLE_PRIMARY);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (ours) {
+		nm_err(nm, "refusing a resync into this node: it holds the data to keep");
+		return -EPROTO;
+	}
 	if (nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_TARGET))
 		return -EPROTO;
 	nm_info(nm, "resync target: %llu regions to receive", count);

@@ -441,6 +441,13 @@ int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d)
 	struct bio *bio;
 	int r;
 
+	/*
+	 * Only a primary whose own disk cannot serve the read asks us (its
+	 * P_STATE saying so always precedes its P_READ_REQ).
+	 */
+	if (READ_ONCE(nm->peer_role) != NM_ROLE_PRIMARY ||
+	    READ_ONCE(nm->peer_disk) == NM_DISK_UPTODATE)
+		return -EPROTO;
 	if (READ_ONCE(nm->disk) != NM_DISK_UPTODATE)
 		goto fail;
 	nm_peer_wait_overlaps(nm, sector, size >> SECTOR_SHIFT);

@@ -93,6 +93,18 @@ static int conn(int nonblock_ok)
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
+	if (getenv("NMH_SRC")) {
+		/* connect from another local address (NMH_SRC=127.0.0.2) */
+		struct sockaddr_in src;
+
+		memset(&src, 0, sizeof(src));
+		src.sin_family = AF_INET;
+		if (inet_pton(AF_INET, getenv("NMH_SRC"), &src.sin_addr) != 1 ||
+		    bind(fd, (struct sockaddr *)&src, sizeof(src))) {
+			close(fd);
+			return -1;
+		}
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons(g_port);
@@ -308,6 +320,33 @@ static char zbuf[NM_MAX_DATA + 8192];
  * Post-handshake bad packets.  Each returns after sending; seq is the next
  * sequence number the node expects (1 after P_HELLO).
  */
+/* set by a case that reports what the node answered */
+static char g_hnote[64];
+
+/*
+ * Read the node's packets for up to @ms: did a P_READ_REPLY with data come?
+ * (integrity off: no trailers).
+ */
+static int saw_read_data(int fd, int ms)
+{
+	long long end = now_ms() + ms;
+	static char buf[1 << 21];
+	struct nm_hdr h;
+	uint32_t len;
+
+	while (now_ms() < end) {
+		if (rfull(fd, &h, sizeof(h), (int)(end - now_ms())))
+			return 0;
+		len = nm_h32(h.length);
+		if (len > sizeof(buf) || rfull(fd, buf, len, 2000))
+			return 0;
+		if (nm_h16(h.type) == NM_P_READ_REPLY &&
+		    len > sizeof(struct nm_p_ack))
+			return 1;
+	}
+	return 0;
+}
+
 static void h_case(const char *name, int fd, const struct node *n)
 {
 	uint64_t S = dev_sectors(n);
@@ -434,6 +473,13 @@ static void h_case(const char *name, int fd, const struct node *n)
 	} else if (IS("h-hello-again")) {
 		good_hello(n, &m);
 		spkt(fd, NM_P_HELLO, 0, sizeof(m), seq, &m, sizeof(m));
+	} else if (IS("h-read-req")) {
+		/* a read of sector 0 from a peer that is not primary */
+		mkdata(&d, 0, 4096, 0);
+		d.epoch = 0;
+		spkt(fd, NM_P_READ_REQ, 0, sizeof(d), seq, &d, sizeof(d));
+		snprintf(g_hnote, sizeof(g_hnote), "%s",
+			 saw_read_data(fd, 3000) ? "read-data" : "no-read-data");
 	} else if (IS("h-rs-data-outside")) {
 		mkdata(&d, 0, 4096, 0);
 		spkt(fd, NM_P_RS_DATA, 0, sizeof(d) + 4096, seq, &d, sizeof(d));
@@ -932,7 +978,7 @@ static const char *const cases[] = {
 	"h-bitmap-nbits-over", "h-bitmap-len-mismatch", "h-state-bad-role",
 	"h-state-bad-disk", "h-state-primary", "h-barrier-epoch",
 	"h-pingflood-then-junk", "h-bitmap-all-then-junk", "h-sync-then-junk",
-	"h-trunc-hdr", "h-silent",
+	"h-trunc-hdr", "h-silent", "h-read-req",
 	NULL
 };
 
@@ -1154,9 +1200,12 @@ static int run_case(const char *name)
 	}
 report:
 	close(fd);
+	if (g_hnote[0] && !*note)
+		note = g_hnote;
 	printf("NMH case=%s accepted=%d packets=%llu bytes=%llu closed_ms=%lld%s%s%s\n",
 	       name, accepted, n_pkts, n_bytes, closed, *note ? " note=" : "",
 	       note, nb);
+	g_hnote[0] = '\0';
 out:
 	fflush(stdout);
 	t_pkts += n_pkts;
