@@ -4,9 +4,11 @@
 # (200 ms per write).  For each protocol A, B, C (flush ordering, "sync
 # none" on zeroed disks): three rounds of 48 O_DIRECT writes of 64 KiB on
 # the primary (each round in its own 16 MiB area), then at once
-# `disconnect` and `connect` on the secondary.  After the resync
+# `disconnect` and `connect` on the secondary (dur_fault=suspend:
+# `dmsetup suspend` and `resume` of it, see dur-suspend).  After the resync
 # (connected, uptodate/uptodate, N/N):
-#   <P>/identical         sha256 of both backing devices equal
+#   <P>/identical         both backing devices byte-identical (cmp; on a
+#                         difference: their sha256 and the differing regions)
 #   <P>/round<R>/secondary   round R's data is on the secondary's disk
 #   <P>/primary-data      every round's data is on the primary's disk
 # Under A, today's kernel forgets the writes that were sent but not yet
@@ -20,6 +22,7 @@ load_netmirror
 . /tests/dur-lib.sh
 modprobe dm-delay || fail "modprobe dm-delay"
 AREA=16777216
+fault=${dur_fault:-disconnect}	# or suspend (dur-suspend)
 
 # pattern write|verify DEV of round R (48 x 64 KiB in area R)
 round_io() {
@@ -34,9 +37,14 @@ for P in A B C; do
 	nm_local_pair "$P" flush "" /dev/ram0 /dev/mapper/slow "sync none" "sync none"
 	for r in 0 1 2; do
 		round_io write /dev/mapper/nma $r || fail "$P round $r: write on the primary"
-		dmsetup message nmb 0 disconnect || fail "$P round $r: disconnect"
-		nm_wait_conn nmb standalone 15 || fail "$P round $r: nmb not standalone: $(dmsetup status nmb)"
-		dmsetup message nmb 0 connect || fail "$P round $r: connect"
+		if [ "$fault" = suspend ]; then
+			dmsetup suspend nmb || fail "$P round $r: suspend nmb"
+			dmsetup resume nmb || fail "$P round $r: resume nmb"
+		else
+			dmsetup message nmb 0 disconnect || fail "$P round $r: disconnect"
+			nm_wait_conn nmb standalone 15 || fail "$P round $r: nmb not standalone: $(dmsetup status nmb)"
+			dmsetup message nmb 0 connect || fail "$P round $r: connect"
+		fi
 		nm_wait_conn nmb connected 30 || fail "$P round $r: no reconnect: $(dmsetup status nmb)"
 		log "$P round $r: reconnected: nma $(dmsetup status nma | cut -d' ' -f4-10)"
 	done
