@@ -1,0 +1,93 @@
+# shellcheck shell=sh disable=SC3043
+# Helpers of the power-loss, ordering, teardown and slow-metadata durability
+# tests (tests/vm/guest/dur-powerloss.sh, dur-ordering.sh, dur-teardown.sh,
+# dur-slowmeta.sh; issue 10); installed as /tests/dur-power-lib.sh.  busybox
+# ash; source after lib.sh, nmlib.sh and dur-lib.sh.  Not a test itself.
+#
+# A volatile write cache that loses power: configfs null_blk (6.1) with
+# memory_backed=1 and cache_size=<MB>.  Writes land in the cache, a flush
+# (or FUA) moves them to the "media"; `power` 0 deletes the disk and frees
+# the cache unwritten (null_del_dev -> null_free_device_storage(dev, true),
+# drivers/block/null_blk/main.c), the media lives in the configfs item and
+# is there again after `power` 1, as /dev/NAME.  dur-powerloss checks this
+# first (nullblk/*).
+#
+#   nl_create NAME MB     fresh (zeroed) cached null_blk /dev/NAME of MB MiB
+#                         (cache as big as the device: nothing is written back
+#                         before a flush)
+#   nl_power NAME 0|1     cut / restore power (0: unflushed writes are lost,
+#                         the disk disappears; I/O to it fails)
+#   nl_destroy NAME       power off and remove it (its media freed)
+#   wire_cut / wire_restore   "ip link set lo down|up": both nodes of a
+#                         one-VM pair (127.0.0.1) stop hearing each other at
+#                         once, TCP connections stay (a frozen wire, as when a
+#                         node loses power: nothing it does afterwards reaches
+#                         its peer)
+#   now_ms                milliseconds since boot (busybox date has no %N)
+#   seqw_snap PREFIX J SNAP   copy the J log files of a running seqw writer
+#                         (PREFIX.j) to SNAP.j: the writes acknowledged so far
+#   seqw_acked PREFIX J   number of writes listed in PREFIX.0..J-1
+
+NL_CFG=/sys/kernel/config/nullb
+
+nl_init() {
+	grep -q '^null_blk ' /proc/modules || modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
+	[ -d $NL_CFG ] || mount -t configfs none /sys/kernel/config 2>/dev/null
+	[ -d $NL_CFG ] || fail "no null_blk configfs ($NL_CFG)"
+}
+
+nl_create() {
+	local n=$1 mb=$2 d
+	nl_init
+	d=$NL_CFG/$n
+	[ -d "$d" ] && nl_destroy "$n"
+	mkdir "$d" || fail "mkdir $d"
+	echo 1 > "$d/memory_backed" && echo "$mb" > "$d/size" && echo "$mb" > "$d/cache_size" &&
+		echo 512 > "$d/blocksize" || fail "configure null_blk $n"
+	nl_power "$n" 1
+}
+
+nl_power() {
+	local n=$1 p=$2
+	echo "$p" > "$NL_CFG/$n/power" || fail "null_blk $n: power $p"
+	if [ "$p" = 1 ]; then
+		wait_for "[ -b /dev/$n ]" 10 || fail "/dev/$n did not appear"
+	fi
+}
+
+nl_destroy() {
+	local d=$NL_CFG/$1
+	[ -d "$d" ] || return 0
+	echo 0 > "$d/power"
+	rmdir "$d" || fail "rmdir $d"
+}
+
+wire_cut() {
+	ip link set lo down || fail "ip link set lo down"
+}
+
+wire_restore() {
+	ip link set lo up || fail "ip link set lo up"
+}
+
+now_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+seqw_snap() {
+	local j=0
+	while [ $j -lt "$2" ]; do
+		cp "$1.$j" "$3.$j" 2>/dev/null || : > "$3.$j"
+		j=$((j + 1))
+	done
+}
+
+seqw_acked() {
+	local j=0 n=0 c
+	while [ $j -lt "$2" ]; do
+		c=$(wc -l < "$1.$j" 2>/dev/null || echo 0)
+		n=$((n + c))
+		j=$((j + 1))
+	done
+	echo $n
+}
