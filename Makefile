@@ -5,6 +5,8 @@
 #   make check      unit tests, then VM tests; ends with "N passed, N failed"
 #   make check-durability   the durability VM tests of issue 10
 #                   (tests/vm/durability.list; not in make check until they pass)
+#   make soak-durability   their fault soak at the issue's count: 30 faults
+#                   of each kind per protocol (tests/vm/soak-durability.sh)
 #   make demo       two-node mirror demo in two QEMU VMs
 #   make fuzz       build and run the fuzz targets (clang, libFuzzer + ASan)
 #   make install    install module, library, headers, pkg-config file, tools, man pages
@@ -22,7 +24,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 export PREFIX DESTDIR
 
-.PHONY: all module lib tools deps check unit vmtest check-durability vm-selftest demo fuzz install clean checkpatch
+.PHONY: all module lib tools deps check unit vmtest check-durability soak-durability vm-selftest demo fuzz install clean checkpatch
 
 all: module lib tools
 
@@ -46,6 +48,10 @@ vmtest: all
 
 check-durability: all
 	tests/vm/suite.sh tests/vm/durability.list
+
+# dur-fault-soak with NM_FAULTS=30 (1-2 h under TCG); not in make check
+soak-durability: all
+	tests/vm/soak-durability.sh
 
 # the testbed's own self-tests: passes when each tests/vm/selftest/ test FAILs
 vm-selftest:
