@@ -55,13 +55,9 @@
 #define DM_MSG_PREFIX "netmirror"
 
 /* The one connection-state enum; its names are the status words. */
-enum nm_cstate {
-	NM_C_STANDALONE = 0,	/* not connected and not trying */
-	NM_C_CONNECTING,	/* listening / connecting with backoff */
-	NM_C_CONNECTED,		/* handshake done, replicating */
-	NM_C_SYNC_SOURCE,	/* connected, sending resync data */
-	NM_C_SYNC_TARGET,	/* connected, receiving resync data */
-};
+#define NM_C_ENUM_ROW(id, word) NM_C_##id,
+enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
+#undef NM_C_ENUM_ROW
 
 #define NM_RS_WINDOW		8	/* regions in resync at once */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */

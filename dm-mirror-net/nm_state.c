@@ -26,12 +26,26 @@
 #include <linux/lockdep.h>
 #include "dm-netmirror.h"
 
-static const char * const nm_cstate_names[] = {
-	[NM_C_STANDALONE] = "standalone",
-	[NM_C_CONNECTING] = "connecting",
-	[NM_C_CONNECTED] = "connected",
-	[NM_C_SYNC_SOURCE] = "sync_source",
-	[NM_C_SYNC_TARGET] = "sync_target",
+/*
+ * The state words, from nm_params.h (the status contract), each at its
+ * enum's value (for disk and role, the wire's values in nm_wire.h).
+ */
+#define NM_WORD_C(id, word)					\
+	[NM_C_##id] = #word,
+#define NM_WORD_DISK(id, word)					\
+	[NM_DISK_##id] = #word,
+#define NM_WORD_ROLE(id, word)					\
+	[NM_ROLE_##id] = #word,
+static const char * const nm_cstate_names[NM_C_COUNT] = {
+	NM_CSTATE_WORDS(NM_WORD_C)
+};
+
+static const char * const nm_disk_names[NM_DISK_MAX] = {
+	NM_DISK_WORDS(NM_WORD_DISK)
+};
+
+static const char * const nm_role_names[] = {
+	NM_ROLE_WORDS(NM_WORD_ROLE)
 };
 
 const char *nm_cstate_name(enum nm_cstate s)
@@ -39,17 +53,9 @@ const char *nm_cstate_name(enum nm_cstate s)
 	return nm_cstate_names[s];
 }
 
-static const char * const nm_disk_names[NM_DISK_MAX] = {
-	[NM_DISK_UNKNOWN] = "unknown",
-	[NM_DISK_UPTODATE] = "uptodate",
-	[NM_DISK_INCONSISTENT] = "inconsistent",
-	[NM_DISK_OUTDATED] = "outdated",
-	[NM_DISK_DISKLESS] = "diskless",
-};
-
 const char *nm_role_name(enum nm_role r)
 {
-	return r == NM_ROLE_PRIMARY ? "primary" : "secondary";
+	return nm_role_names[r];
 }
 
 void nm_set_error(struct nm_dev *nm, const char *word)

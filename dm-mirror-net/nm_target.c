@@ -645,6 +645,8 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 	u32 kibs;
 	u64 eta;
 
+	/* the DMEMIT below prints these fields, in this order */
+	BUILD_BUG_ON(NM_SF_COUNT != 14);
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irqsave(&nm->lock, flags);
