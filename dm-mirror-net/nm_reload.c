@@ -32,6 +32,7 @@ struct nm_reload_entry {
 	struct list_head list;
 	struct mapped_device *md;
 	struct nm_dev *owner;		/* the instance that left it */
+	dev_t local;			/* its local device */
 	sector_t sectors;
 	unsigned int shift;		/* its regions: 2^shift sectors */
 	unsigned long nr;
@@ -92,6 +93,7 @@ void nm_reload_save(struct nm_dev *nm)
 	if (e) {
 		e->md = nm_md(nm);
 		e->owner = nm;
+		e->local = nm->dev->bdev->bd_dev;
 		e->sectors = nm->sectors;
 		e->shift = nm->rg.shift;
 		e->nr = nm->rg.nr;
@@ -148,6 +150,12 @@ int nm_reload_adopt(struct nm_dev *nm)
 	list_for_each_entry(e, &nm_reload_list, list)
 		if (e->md == nm_md(nm) && e->owner != nm)
 			found = e;
+	if (found && found->local != nm->dev->bdev->bd_dev) {
+		/* another local device: the predecessor's state is not its */
+		nm_info(nm, "reload onto another local device: its state is not taken over");
+		nm_reload_free(found);
+		found = NULL;
+	}
 	if (!found) {
 		mutex_unlock(&nm_reload_lock);
 		nm->resumed = true;
