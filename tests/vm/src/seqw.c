@@ -18,6 +18,8 @@
  *                 (j < J), complete lines only
  *   --sync        O_DIRECT|O_DSYNC (durable when it returns; FUA or a flush)
  *                 (default O_DIRECT)
+ *   --sync-every N   only every Nth write (s % N == N - 1) O_DIRECT|O_DSYNC,
+ *                 the others plain O_DIRECT
  *   --stop FILE   write: stop when FILE exists (checked before each write)
  *   --region N    verify: bytes per region in the report (default 524288)
  *   --upto N      verify: only sequence numbers < N
@@ -53,7 +55,7 @@
 #define SEQW_MAGIC 0x3130575145534d4eULL /* "NMSEQW01" */
 #define STRIDE 0x9e3779b1ULL
 
-static uint64_t opt_size, opt_off, opt_bs = 4096, opt_count, opt_region = 524288, opt_upto;
+static uint64_t opt_size, opt_off, opt_bs = 4096, opt_count, opt_region = 524288, opt_upto, opt_sync_every;
 static unsigned int opt_jobs = 1;
 static const char *opt_log, *opt_stop;
 static int opt_sync, opt_quiet, opt_linear;
@@ -133,9 +135,11 @@ static int run_job(const char *dev, uint64_t seed, unsigned int j, uint64_t coun
 	unsigned char *buf;
 	uint64_t devsize, s, n = 0, failed = 0;
 	char path[4096], line[32];
-	int fd, lfd = -1;
+	int fd, sfd = -1, lfd = -1;
 
 	fd = open_dev(dev, O_WRONLY | (opt_sync ? O_DSYNC : 0), &devsize);
+	if (opt_sync_every)
+		sfd = open_dev(dev, O_WRONLY | O_DSYNC, &devsize);
 	if (posix_memalign((void **)&buf, 4096, opt_bs))
 		return 2;
 	if (opt_log) {
@@ -153,7 +157,8 @@ static int run_job(const char *dev, uint64_t seed, unsigned int j, uint64_t coun
 		if (opt_stop && access(opt_stop, F_OK) == 0)
 			break;
 		fill_block(buf, seed, s, off);
-		if (pwrite(fd, buf, opt_bs, (off_t)off) != (ssize_t)opt_bs) {
+		if (pwrite(sfd >= 0 && s % opt_sync_every == opt_sync_every - 1 ? sfd : fd,
+			   buf, opt_bs, (off_t)off) != (ssize_t)opt_bs) {
 			/* not acknowledged: not logged; the device may be gone */
 			failed++;
 			if (failed > 16)
@@ -289,7 +294,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: seqw write|verify DEV SEED --size N [--offset N] [--bs N] "
-				"[--jobs J] [--count N] [--log PREFIX] [--sync] [--stop FILE] "
+				"[--jobs J] [--count N] [--log PREFIX] [--sync] [--sync-every N] [--stop FILE] "
 				"[--region N] [--upto N] [--linear] [--quiet]\n");
 		return 2;
 	}
@@ -326,6 +331,8 @@ int main(int argc, char **argv)
 			opt_stop = v, i++;
 		else if (!strcmp(a, "--region"))
 			opt_region = parse_size(v), i++;
+		else if (!strcmp(a, "--sync-every"))
+			opt_sync_every = parse_size(v), i++;
 		else if (!strcmp(a, "--upto"))
 			opt_upto = parse_size(v), i++;
 		else
