@@ -65,6 +65,11 @@ def check_addr(a):
             return False
         if any(c not in "0123456789abcdefABCDEF:." for c in host):
             return False
+        import ipaddress
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return False
     else:
         host, sep, port = a.partition(":")
         if not sep or ":" in port:
@@ -291,6 +296,48 @@ opt("meta-local-and-ping", "meta", "@DEV@", "timeout", "1000")
 opt("meta-local-then-bad-value", "meta", "@DEV@", "sync", "partial")
 opt("duplicate-after-bad", "role", "boss", "role", "primary")
 
+# from the hand-written lists the VM tests had before the corpus
+for name, peer in (("port-neg", "10.0.0.2:-1"), ("port-6-digits", "10.0.0.2:123456"),
+                   ("port-2^32+1", "10.0.0.2:4294967297"), ("port-hex", "10.0.0.2:0x1e6d"),
+                   ("port-letter", "10.0.0.2:77x9"), ("two-ports", "10.0.0.2:7789:1"),
+                   ("double-colon", "10.0.0.2::7789"), ("no-host", ":7789"),
+                   ("two-octets", "10.2:7789"), ("five-octets", "10.0.0.2.5:7789"),
+                   ("octet-256-first", "256.0.0.1:7789"),
+                   ("v6-no-colon", "[::1]7789"), ("v6-empty-port", "[::1]:"),
+                   ("v6-port-0", "[::1]:0"), ("v6-port-65536", "[::1]:65536"),
+                   ("v6-port-suffix", "[::1]:7789x"), ("v6-double-brackets", "[[::1]]:7789"),
+                   ("v6-two-gaps", "[1::2::3]:7789"), ("v6-nine-groups", "[1:2:3:4:5:6:7:8:9]:7789"),
+                   ("v6-short-v4", "[::ffff:1.2.3]:7789"), ("v6-group-5-digits", "[12345::1]:7789"),
+                   ("v6-trailing-bracket", "[::1]:7789]"), ("v6-no-open", "::1]:7789")):
+    add("peer-" + name, "%s C flush" % peer)
+add("peer-split-before-port", "10.0.0.2 :7789 C flush")
+add("peer-split-after-colon", "10.0.0.2: 7789 C flush")
+add("positional-rotated", "C flush %s" % PEER)
+add("protocol-digit", "%s 2 flush" % PEER)
+add("protocol-swapped", "%s flush C" % PEER)
+add("ordering-two", "%s C flush,drain" % PEER)
+add("ordering-digit", "%s C 0" % PEER)
+add("count-hex", "%s C flush 0x2 role primary" % PEER)
+add("count-decimal-point", "%s C flush 2.0 role primary" % PEER)
+add("count-11-digits", "%s C flush 99999999999 role primary" % PEER)
+add("count-0-with-words", "%s C flush 0 role primary" % PEER)
+opt("kw-value-swapped", "primary", "role")
+opt("kw-dashes", "--role", "primary")
+opt("kw-equals", "role=", "primary")
+opt("role-digit", "role", "1")
+opt("role-list", "role", "primary,secondary")
+opt("listen-v6-no-port", "listen", "[::1]")
+opt("listen-hostname", "listen", "localhost:7790")
+opt("region_size-decimal-point", "region_size", "1024.0")
+opt("resync_rate-decimal-point", "resync_rate", "1.5")
+opt("resync_rate-exponent", "resync_rate", "1e6")
+opt("resync_rate-word", "resync_rate", "unlimited")
+opt("sync-yes", "sync", "yes")
+opt("sync-digit", "sync", "1")
+opt("secret-percent", "secret", "netmirror:%x")
+add("bad-protocol-and-role", "[fd00::2]:7789 D flush 2 role master")
+add("bad-sync-after-role", "[fd00::2]:7789 C none 4 role primary sync maybe")
+
 seen = set()
 lines = []
 for name, params in cases:
@@ -316,7 +363,8 @@ for m in T["messages"]:
         inv = "Invalid %s (want %s)" % (w, m["want"])
         for name, v in (("00", "00"), ("lead0", "0100"), ("neg", "-1"), ("sign", "+1"),
                         ("2^32", "4294967296"), ("word", "fast"), ("unit", "10M"),
-                        ("hex", "0x10")):
+                        ("hex", "0x10"), ("decimal-point", "1.5"), ("range", "1-1"),
+                        ("2^32+1", "4294967297")):
             msgs.append(("%s-%s" % (w, name), "err", "%s %s" % (w, v), inv))
         msgs.append(("%s-no-arg" % w, "err", w, "unknown message"))
         msgs.append(("%s-two-args" % w, "err", "%s 1 2" % w, "unknown message"))
@@ -330,7 +378,8 @@ for m in T["messages"]:
                      "unknown message"))
 for name, m in (("unknown", "frobnicate"), ("table-keyword", "region_size 8"),
                 ("capital", "Primary"), ("pause-sync", "pause-sync"),
-                ("number", "0")):
+                ("number", "0"), ("status", "status"), ("role", "role primary"),
+                ("connect-addr", "connect 10.0.0.2:7789"), ("unknown-suffix", "Primary2")):
     msgs.append((name, "err", m, "unknown message"))
 hdr = """# netmirror target messages: the shared corpus (format: tests/corpus/README.md).
 # name<TAB>ok|err<TAB>message<TAB>empty (ok) or the kernel's refusal (err)

@@ -1,95 +1,46 @@
-# Bad and good table lines against the netmirror target: every invalid line
-# fails "dmsetup create" with its own message in the kernel log; valid lines
-# are created and "dmsetup table" reprints them exactly.
+# The shared corpus (tests/corpus) against the kernel and libdmnet: every
+# table line of table-lines.txt is created ("dmsetup create") and reprinted
+# exactly ("dmsetup table"), or refused with exactly its text in the kernel
+# log; every message of messages.txt sent to a live device is taken or
+# refused with its text; and libdmnet (nmparse) gives the kernel's verdict
+# and text for every line (agree/table/<name>, agree/message/<name>).  Then
+# the refusals only the kernel can see (devices, keys), canonical order,
+# I/O through a standalone primary, and rmmod.
 # vms: 1
 # disks: none
-# timeout: 180
+# timeout: 600
 load_netmirror
 brd_setup 16 3
 . /tests/nmlib.sh
+. /tests/tables.sh
 S=32768
 D=$(cat /sys/block/ram0/dev)
-M=$(cat /sys/block/ram2/dev)
-dmsetup create nmtiny --table "0 8 linear /dev/ram1 0" || fail "create nmtiny"
 
-# "<params>|<expected fragment of the kernel's error>"
-cat > /tmp/bad <<BAD
-|Not enough arguments
-/dev/ram0|Not enough arguments
-/dev/ram0 127.0.0.1:7789|Not enough arguments
-/dev/ram0 127.0.0.1:7789 C|Not enough arguments
-/dev/nonexistent 127.0.0.1:7789 C flush|Cannot open local device
-/dev/ram0 127.0.0.1 C flush|Invalid peer address
-/dev/ram0 127.0.0.1: C flush|Invalid peer address
-/dev/ram0 127.0.0.1:0 C flush|Invalid peer address
-/dev/ram0 127.0.0.1:65536 C flush|Invalid peer address
-/dev/ram0 127.0.0.1:77x9 C flush|Invalid peer address
-/dev/ram0 256.0.0.1:7789 C flush|Invalid peer address
-/dev/ram0 1.2.3:7789 C flush|Invalid peer address
-/dev/ram0 [::1:7789 C flush|Invalid peer address
-/dev/ram0 [zz::1]:7789 C flush|Invalid peer address
-/dev/ram0 host.example:7789 C flush|Invalid peer address
-/dev/ram0 127.0.0.1:7789 D flush|Invalid protocol
-/dev/ram0 127.0.0.1:7789 c flush|Invalid protocol
-/dev/ram0 127.0.0.1:7789 AB flush|Invalid protocol
-/dev/ram0 127.0.0.1:7789 C barrier|Invalid ordering
-/dev/ram0 127.0.0.1:7789 C FLUSH|Invalid ordering
-/dev/ram0 127.0.0.1:7789 C flush 1|Invalid number of optional arguments
-/dev/ram0 127.0.0.1:7789 C flush 2 role|Invalid number of optional arguments
-/dev/ram0 127.0.0.1:7789 C flush 1 role primary|Optional argument count does not match
-/dev/ram0 127.0.0.1:7789 C flush 1 role|Optional argument is missing its value
-/dev/ram0 127.0.0.1:7789 C flush 3 role primary x|Optional argument is missing its value
-/dev/ram0 127.0.0.1:7789 C flush 2 role master|Invalid role
-/dev/ram0 127.0.0.1:7789 C flush 2 listen 1.2.3.4|Invalid listen address
-/dev/ram0 127.0.0.1:7789 C flush 2 listen [::1]:7789|Listen and peer addresses must be of one family
-/dev/ram0 127.0.0.1:7789 C flush 2 speed 10|Unknown optional argument
-/dev/ram0 127.0.0.1:7789 C flush 4 role primary role secondary|Duplicate optional argument: role
-/dev/ram0 127.0.0.1:7789 C flush 4 listen 127.0.0.1:1 listen 127.0.0.1:2|Duplicate optional argument: listen
-/dev/ram0 127.0.0.1:7789 C flush 23 a b c d e f g h i j k l m n o p q r s t u v w|Invalid number of optional arguments
-/dev/ram0 127.0.0.1:7789 C flush 6 role primary listen 127.0.0.1:1 role primary|Duplicate optional argument: role
-/dev/ram0 127.0.0.1:7789 C flush x|Invalid number of optional arguments
-/dev/ram0 127.0.0.1:7789 C flush -1|Invalid number of optional arguments
-/dev/ram0 127.0.0.1:7789 C flush 2 meta /dev/nonexistent|Cannot open metadata device
-/dev/ram0 127.0.0.1:7789 C flush 2 meta /dev/mapper/nmtiny|Metadata device too small
-/dev/ram0 127.0.0.1:7789 C flush 2 region_size 1000|Invalid region_size
-/dev/ram0 127.0.0.1:7789 C flush 2 region_size 4|Invalid region_size
-/dev/ram0 127.0.0.1:7789 C flush 2 region_size 4096|Invalid region_size
-/dev/ram0 127.0.0.1:7789 C flush 2 region_size 8x|Invalid region_size
-/dev/ram0 127.0.0.1:7789 C flush 2 sync partial|Invalid sync
-/dev/ram0 127.0.0.1:7789 C flush 2 resync_rate fast|Invalid resync_rate
-/dev/ram0 127.0.0.1:7789 C flush 2 resync_rate -5|Invalid resync_rate
-/dev/ram0 127.0.0.1:7789 C flush 4 sync full sync none|Duplicate optional argument: sync
-BAD
-. /tests/tables.sh
-nm_refuse_tables bad-table "$S" < /tmp/bad
-log "$NM_TBL_N invalid tables tried, $NM_TBL_BAD not refused with their message"
+nm_corpus_init /dev/ram0 /dev/ram2 "$S"
+nm_corpus_tables
+log "table-lines.txt: $NM_CORPUS_N lines, $NM_CORPUS_BAD failed checks (kernel or agreement)"
+# messages: a standalone primary (consistent: sync none), so that every
+# message the parser takes is also allowed by the state (but attach)
+dmsetup create nmm --table "0 $S netmirror /dev/ram1 127.0.0.1:7799 C flush 6 listen 127.0.0.1:7798 role primary sync none" ||
+	fail "create nmm"
+nm_corpus_messages nmm
+log "messages.txt: $NM_CORPUS_N messages, $NM_CORPUS_BAD failed checks (kernel or agreement)"
+dmsetup remove nmm || fail "remove nmm"
+
+# refusals only the kernel can see (not in the corpus)
+dmsetup create nmtiny --table "0 8 linear /dev/ram1 0" || fail "create nmtiny"
+nm_refuse_kernel kernel/local-missing "Cannot open local device" \
+	"0 $S netmirror /dev/nonexistent 10.0.0.2:7789 C flush"
+nm_refuse_kernel kernel/local-smaller "Local device is smaller than the target" \
+	"0 $((S + 8)) netmirror /dev/ram0 10.0.0.2:7789 C flush"
+nm_refuse_kernel kernel/meta-missing "Cannot open metadata device" \
+	"0 $S netmirror /dev/ram0 10.0.0.2:7789 C flush 2 meta /dev/nonexistent"
+nm_refuse_kernel kernel/meta-too-small "Metadata device too small (see docs: 4096 + bitmap bytes)" \
+	"0 $S netmirror /dev/ram0 10.0.0.2:7789 C flush 2 meta /dev/mapper/nmtiny"
+nm_refuse_kernel kernel/secret-no-key "Secret: no logon key with that description" \
+	"0 $S netmirror /dev/ram0 10.0.0.2:7789 C flush 2 secret netmirror:no-such-key"
 dmsetup remove nmtiny
 
-# bigger than the local device
-check_fail bigger-than-local-refused dmsetup create nmbad --table "0 $((S + 8)) netmirror /dev/ram0 127.0.0.1:7789 C flush"
-dmsetup remove nmbad 2>/dev/null
-
-# valid lines: reprinted exactly (local_dev as major:minor, like every target)
-cat > /tmp/good <<GOOD
-$D 127.0.0.1:7789 C flush
-$D 127.0.0.1:7789 A drain
-$D 127.0.0.1:7789 B none
-$D [::1]:7789 C flush
-$D [fe80::1:2]:65535 C flush
-$D 127.0.0.1:7789 C flush 2 role primary
-$D 127.0.0.1:7789 C flush 2 listen 127.0.0.1:7790
-$D 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 role primary
-$D 127.0.0.1:7789 C flush 2 sync none
-$D 127.0.0.1:7789 C flush 4 region_size 8 resync_rate 1000
-$D 127.0.0.1:7789 C flush 12 listen 127.0.0.1:7790 role primary meta $M region_size 2048 sync full resync_rate 0
-GOOD
-m=0
-while read -r params; do
-	m=$((m + 1))
-	check "good-table/$m/accepted" dmsetup create nmgood --table "0 $S netmirror $params" || continue
-	check_eq "good-table/$m/reprint" "$(dmsetup table nmgood)" "0 $S netmirror $params"
-	dmsetup remove nmgood || fail "remove nmgood"
-done < /tmp/good
 # option order and an empty group are canonicalised
 dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 4 role primary listen 127.0.0.1:7790" || fail "reordered options refused"
 check_eq canonical-order "$(dmsetup table nmgood)" "0 $S netmirror $D 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 role primary"
@@ -105,5 +56,4 @@ check standalone-primary-io pattern verify /dev/ram0 7 8M --direct --quiet
 check_fail rmmod-refused-while-used rmmod dm_netmirror
 dmsetup remove nmgood || fail "remove"
 check rmmod-after-last-device rmmod dm_netmirror
-log "$m valid tables reprinted exactly"
 exit 0
