@@ -113,7 +113,7 @@ struct nm_dev {
 	u32 timeout_ms;			/* peer silent longer: dead */
 	u32 ping_ms;			/* idle link: ping after this */
 	u32 pass_on;			/* on_io_error pass_on (else detach) */
-	u32 integrity;			/* crc32c on every packet */
+	u32 integrity;			/* its word (only crc32c): see below */
 	struct dm_dev *meta_dev;	/* optional: persistent bitmap */
 	char secret_desc[64];		/* logon key description, or "" */
 	struct key *secret_key;		/* held from ctr to dtr */
@@ -224,6 +224,12 @@ static inline const char *nm_name(struct nm_dev *nm)
 #define nm_err_limit(nm, fmt, ...) \
 	DMERR_LIMIT("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
 #define nm_info(nm, fmt, ...) DMINFO("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
+
+/* "integrity crc32c" given: a crc32c trailer on every packet. */
+static inline bool nm_integrity(struct nm_dev *nm)
+{
+	return test_bit(NM_OPT_INTEGRITY, &nm->given);
+}
 
 /* Wake the sender thread (nm_conn.c) / the sync thread (nm_resync.c). */
 static inline void nm_conn_kick(struct nm_dev *nm)

@@ -403,7 +403,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	nm->sent_in_epoch = false;
 	nm->sent_role = nm->hello_role;
 	nm->last_tx = jiffies;
-	nm->crc_on = nm->integrity;
+	nm->crc_on = nm_integrity(nm);
 	nm->tx_crc = ~0U;
 	nm->tx_seq = seq;
 	mutex_unlock(&nm->tx_mutex);

@@ -312,7 +312,7 @@ static void nm_hello_fill(struct nm_dev *nm, struct nm_p_hello *m)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	m->protocol = nm_be32(nm->protocol);
 	m->region_sectors = nm_be32(nm->region_sectors);
-	m->features = nm_be64((nm->integrity ? NM_FEAT_INTEGRITY : 0) |
+	m->features = nm_be64((nm_integrity(nm) ? NM_FEAT_INTEGRITY : 0) |
 			      (nm->secret_desc[0] ? NM_FEAT_AUTH : 0));
 }
 
@@ -488,7 +488,7 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	else if (nm_h32(in.m.region_sectors) != nm->region_sectors)
 		why = "region_size_mismatch";
 	else if ((nm_h64(in.m.features) & NM_FEAT_INTEGRITY) !=
-		 (nm->integrity ? NM_FEAT_INTEGRITY : 0))
+		 (nm_integrity(nm) ? NM_FEAT_INTEGRITY : 0))
 		why = "integrity_mismatch";
 	else if ((nm_h64(in.m.features) & NM_FEAT_AUTH) !=
 		 (nm->secret_desc[0] ? NM_FEAT_AUTH : 0))

@@ -60,11 +60,17 @@ static int nm_parse_addr(const char *s, struct sockaddr_storage *ss)
 		a->sin6_family = AF_INET6;
 	} else {
 		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+		const char *o;
 
 		if (!in4_pton(s, -1, (u8 *)&a->sin_addr.s_addr, ':', &end))
 			return -EINVAL;
 		if (end[0] != ':')
 			return -EINVAL;
+		/* canonical: no octet with a leading zero (in4_pton takes it) */
+		for (o = s; o < end; o++)
+			if (*o == '0' && (o == s || o[-1] == '.') &&
+			    o[1] >= '0' && o[1] <= '9')
+				return -EINVAL;
 		colon = end;
 		a->sin_family = AF_INET;
 	}
