@@ -51,6 +51,7 @@
 #include "nm_meta.h"
 #include "nm_params.h"
 #include "nm_regions.h"
+#include "nm_gens.h"
 
 #define DM_MSG_PREFIX "netmirror"
 
@@ -123,6 +124,7 @@ struct nm_dev {
 	struct workqueue_struct *wq;
 	struct work_struct mark_work;
 	struct work_struct overlap_work;
+	struct work_struct gen_work;
 	struct work_struct event_work;	/* dm_table_event from irq context */
 	wait_queue_head_t sync_wq;
 	wait_queue_head_t send_wq;
@@ -170,6 +172,11 @@ struct nm_dev {
 	u64 sync_acked;			/* the last P_SYNC_ACK received */
 	u64 sync_wait;			/* P_SYNC_ACK that retires rg.syncing */
 	char last_error[64];
+	struct nm_gens gen;		/* our data generations */
+	enum nm_gen_cmp gen_cmp;	/* this link's verdict */
+	bool gen_fresh;			/* a generation begun since the link */
+	bool discard_my_data;		/* give up our changes at a split */
+	struct bio_list gen_wait;	/* writes waiting for a new generation */
 
 	/* -- under tx_mutex: the socket and everything sent on it -- */
 	struct mutex tx_mutex;
@@ -279,7 +286,7 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
 void nm_sync_link_down(struct nm_dev *nm);
 void nm_stable_done(struct nm_dev *nm, u64 cookie);
 int nm_peer_rs_start(struct nm_dev *nm, u64 count);
-int nm_peer_rs_done(struct nm_dev *nm);
+int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d);
 
 /* nm_primary.c: this node as primary: requests from map to completion */
 int nm_map_write(struct nm_dev *nm, struct bio *bio);
@@ -290,6 +297,7 @@ void nm_req_put(struct nm_req *req);
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
 void nm_mark_work(struct work_struct *w);
 void nm_overlap_work(struct work_struct *w);
+void nm_gen_work(struct work_struct *w);
 void nm_resubmit_waiting(struct nm_dev *nm);
 bool nm_send_one(struct nm_dev *nm);
 void nm_check_stuck(struct nm_dev *nm);
@@ -324,6 +332,10 @@ bool nm_detach(struct nm_dev *nm, int err);
 int nm_attach(struct nm_dev *nm);
 int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 		unsigned int maxlen);
+void __nm_gen_new(struct nm_dev *nm);
+const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
+			   bool discard, u64 peer_changed);
+int nm_discard_my_data(struct nm_dev *nm);
 
 /* nm_link.c: socket, framing, handshake, authentication */
 int nm_xmit(struct socket *sock, struct msghdr *msg);

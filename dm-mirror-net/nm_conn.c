@@ -116,6 +116,7 @@ union nm_rx_payload {
 	struct nm_p_ping ping;
 	struct nm_p_bitmap bitmap;
 	struct nm_p_count count;
+	struct nm_p_rs_done rs_done;
 	struct nm_p_rs_ack rs_ack;
 	struct nm_p_auth auth;
 };
@@ -231,7 +232,7 @@ static int nm_h_rs_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 static int nm_h_rs_done(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 			u32 len)
 {
-	return nm_peer_rs_done(nm);
+	return nm_peer_rs_done(nm, &p->rs_done);
 }
 
 static int nm_h_sync(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
@@ -413,6 +414,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->conn_gen++;
+	nm->gen_fresh = false;	/* a new generation at the next lone write */
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	nm->send_bitmap = true;
 	nm->bm_sent = false;
@@ -491,7 +493,8 @@ static int nm_conn_thread(void *arg)
 			continue;
 		}
 		backoff = 100;
-		nm_go_connected(nm, s, nm->secret_desc[0] ? 3 : 1);
+		/* HELLO 0, [AUTH 1, 2], GENS; then the link's packets */
+		nm_go_connected(nm, s, nm->secret_desc[0] ? 4 : 2);
 		r = nm_receive(nm, s);
 		if (r == -EAGAIN) {
 			nm_err(nm, "peer timed out");

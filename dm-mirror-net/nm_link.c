@@ -430,6 +430,50 @@ out:
 	return r;
 }
 
+/* P_GENS both ways (packet @seq), then the verdict (nm_state.c). */
+static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
+			    unsigned long deadline)
+{
+	struct nm_p_gens out, in;
+	struct nm_gens peer;
+	unsigned long flags;
+	const char *why;
+	int r;
+
+	memset(&out, 0, sizeof(out));
+	spin_lock_irqsave(&nm->lock, flags);
+	out.pair = nm_be64(nm->gen.pair);
+	out.cur = nm_be64(nm->gen.cur);
+	out.bitmap = nm_be64(nm->gen.bitmap);
+	out.history[0] = nm_be64(nm->gen.history[0]);
+	out.history[1] = nm_be64(nm->gen.history[1]);
+	out.changed = nm_be64(nm_regions_oos_count(&nm->rg));
+	out.flags = nm_be32(nm->discard_my_data ? NM_GF_DISCARD_MY_DATA : 0);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	r = nm_hs_send(s, NM_P_GENS, seq, &out, sizeof(out));
+	if (!r)
+		r = nm_hs_recv(s, NM_P_GENS, seq, &in, sizeof(in), deadline);
+	if (!r)
+		r = nm_payload_check(NM_P_GENS, sizeof(in), &in, nm->sectors);
+	if (r) {
+		nm_err_limit(nm, "handshake: no valid data generations (%d)", r);
+		nm_set_error(nm, "bad_handshake");
+		return r;
+	}
+	peer.pair = nm_h64(in.pair);
+	peer.cur = nm_h64(in.cur);
+	peer.bitmap = nm_h64(in.bitmap);
+	peer.history[0] = nm_h64(in.history[0]);
+	peer.history[1] = nm_h64(in.history[1]);
+	why = nm_gen_verdict(nm, &peer, nm_h32(in.flags) &
+			     NM_GF_DISCARD_MY_DATA, nm_h64(in.changed));
+	if (why) {
+		nm_set_error(nm, why);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /*
  * Exchange P_HELLO on a fresh socket; decide whether to keep it.
  * Returns 0 to keep the link, a negative errno to drop it.
@@ -521,11 +565,16 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	nm->peer_disk = nm_h32(in.m.disk);
 	spin_unlock_irqrestore(&nm->lock, flags);
 
-	/* keep only the link initiated by the larger nonce */
+	/*
+	 * Keep only the link initiated by the larger nonce (both sides agree);
+	 * only that one goes on to the generations, whose verdict has effects.
+	 */
 	larger = nm->nonce > peer_nonce;
 	if (initiator != larger)
 		return -EALREADY;
-	return 0;
+
+	/* the data generations decide the resync, or refuse the link */
+	return nm_gens_exchange(nm, s, nm->secret_desc[0] ? 3 : 1, deadline);
 }
 
 /*

@@ -24,7 +24,8 @@
 #define DM_MSG_PREFIX "netmirror"
 
 #define NM_META_MAGIC	0x31304154454d4d4eULL	/* "NMMETA01" */
-#define NM_META_VERSION	1
+#define NM_META_VERSION	2	/* 2: data generations; 1 is read */
+#define NM_META_MAGIC2	0x534e4547534d4d4eULL	/* "NMMSGENS" */
 #define NM_BLOCK	4096
 #define NM_BITS_PER_BLOCK (NM_BLOCK * 8)
 
@@ -37,6 +38,18 @@ struct nm_meta_sb {
 	__le32 reserved;
 	__le64 nr_regions;
 	__le64 events;
+	__le32 csum;
+	__le32 pad;
+} __packed;
+
+/* Version 2: the data generations, at byte 512 of the superblock. */
+#define NM_SB2_OFFSET	512
+struct nm_meta_sb2 {
+	__le64 magic;
+	__le64 pair;
+	__le64 cur;
+	__le64 bitmap;
+	__le64 history[2];
 	__le32 csum;
 	__le32 pad;
 } __packed;
@@ -54,11 +67,36 @@ struct nm_meta {
 	unsigned long *dirty;		/* one bit per bitmap block */
 	bool clears;			/* a bit was cleared since a commit */
 	u32 flags;
+	struct nm_gens gens;		/* under lock */
 	bool sb_dirty;
 	u64 events;
 	struct mutex commit_mutex;	/* serialises nm_meta_commit */
 	struct page *page;		/* bounce page, under commit_mutex */
 };
+
+static u32 nm_sb2_csum(struct nm_meta_sb2 *sb2);
+
+/*
+ * The generations of a superblock in the bounce page (version 1 has none:
+ * they stay 0, "no history", and version 2 is written at the next commit).
+ */
+static int nm_meta_read_gens(struct nm_meta *m, struct nm_meta_sb *sb)
+{
+	struct nm_meta_sb2 *sb2 = (void *)sb + NM_SB2_OFFSET;
+
+	memset(&m->gens, 0, sizeof(m->gens));
+	if (le32_to_cpu(sb->version) < 2)
+		return 0;
+	if (le64_to_cpu(sb2->magic) != NM_META_MAGIC2 ||
+	    le32_to_cpu(sb2->csum) != nm_sb2_csum(sb2))
+		return -EILSEQ;
+	m->gens.pair = le64_to_cpu(sb2->pair);
+	m->gens.cur = le64_to_cpu(sb2->cur);
+	m->gens.bitmap = le64_to_cpu(sb2->bitmap);
+	m->gens.history[0] = le64_to_cpu(sb2->history[0]);
+	m->gens.history[1] = le64_to_cpu(sb2->history[1]);
+	return 0;
+}
 
 u64 nm_meta_size(unsigned long nr_regions)
 {
@@ -91,18 +129,37 @@ static u32 nm_sb_csum(struct nm_meta_sb *sb)
 	return c;
 }
 
+static u32 nm_sb2_csum(struct nm_meta_sb2 *sb2)
+{
+	__le32 saved = sb2->csum;
+	u32 c;
+
+	sb2->csum = 0;
+	c = crc32c(~0U, sb2, sizeof(*sb2));
+	sb2->csum = saved;
+	return c;
+}
+
 static int nm_meta_write_sb(struct nm_meta *m)
 {
 	struct nm_meta_sb *sb = page_address(m->page);
+	struct nm_meta_sb2 *sb2 = page_address(m->page) + NM_SB2_OFFSET;
 	unsigned long fl;
 
 	memset(sb, 0, NM_BLOCK);
 	sb->magic = cpu_to_le64(NM_META_MAGIC);
 	sb->version = cpu_to_le32(NM_META_VERSION);
+	sb2->magic = cpu_to_le64(NM_META_MAGIC2);
 	spin_lock_irqsave(&m->lock, fl);
 	sb->flags = cpu_to_le32(m->flags);
+	sb2->pair = cpu_to_le64(m->gens.pair);
+	sb2->cur = cpu_to_le64(m->gens.cur);
+	sb2->bitmap = cpu_to_le64(m->gens.bitmap);
+	sb2->history[0] = cpu_to_le64(m->gens.history[0]);
+	sb2->history[1] = cpu_to_le64(m->gens.history[1]);
 	m->sb_dirty = false;
 	spin_unlock_irqrestore(&m->lock, fl);
+	sb2->csum = cpu_to_le32(nm_sb2_csum(sb2));
 	sb->dev_sectors = cpu_to_le64(m->dev_sectors);
 	sb->region_sectors = cpu_to_le32(m->region_sectors);
 	sb->nr_regions = cpu_to_le64(m->nr_regions);
@@ -252,9 +309,15 @@ struct nm_meta *nm_meta_open(struct block_device *bdev,
 		r = -EILSEQ;
 		goto fail;
 	}
-	if (le32_to_cpu(sb->version) != NM_META_VERSION) {
+	if (le32_to_cpu(sb->version) < 1 ||
+	    le32_to_cpu(sb->version) > NM_META_VERSION) {
 		*error = "Unsupported metadata version";
 		r = -EINVAL;
+		goto fail;
+	}
+	r = nm_meta_read_gens(m, sb);
+	if (r) {
+		*error = "Metadata generations checksum mismatch";
 		goto fail;
 	}
 	if (le32_to_cpu(sb->region_sectors) != region_sectors ||
@@ -395,6 +458,7 @@ int nm_meta_reload(struct nm_meta *m)
 		goto out;
 	}
 	spin_lock_irqsave(&m->lock, fl);
+	r = nm_meta_read_gens(m, sb);
 	m->flags = le32_to_cpu(sb->flags);
 	m->events = le64_to_cpu(sb->events);
 	m->sb_dirty = false;
@@ -445,6 +509,28 @@ void nm_meta_set_bits(struct nm_meta *m, const unsigned long *src)
 			m->bits[i] |= src[i];
 			__set_bit(i / per_block, m->dirty);
 		}
+	}
+	spin_unlock_irqrestore(&m->lock, fl);
+}
+
+void nm_meta_gens(struct nm_meta *m, struct nm_gens *g)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&m->lock, fl);
+	*g = m->gens;
+	spin_unlock_irqrestore(&m->lock, fl);
+}
+
+/* New generations: written by the next nm_meta_commit(). */
+void nm_meta_set_gens(struct nm_meta *m, const struct nm_gens *g)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&m->lock, fl);
+	if (memcmp(&m->gens, g, sizeof(*g))) {
+		m->gens = *g;
+		m->sb_dirty = true;
 	}
 	spin_unlock_irqrestore(&m->lock, fl);
 }

@@ -31,6 +31,7 @@
 #define NM_META_H
 
 #include <linux/blkdev.h>
+#include "nm_gens.h"
 
 struct nm_meta;
 
@@ -54,5 +55,7 @@ void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst);
 void nm_meta_set_bits(struct nm_meta *m, const unsigned long *src);
 u32 nm_meta_flags(struct nm_meta *m);
 void nm_meta_set_flags(struct nm_meta *m, u32 set, u32 clear);
+void nm_meta_gens(struct nm_meta *m, struct nm_gens *g);
+void nm_meta_set_gens(struct nm_meta *m, const struct nm_gens *g);
 
 #endif

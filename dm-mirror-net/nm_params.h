@@ -26,7 +26,7 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		5
+#define NM_TARGET_MINOR		6
 #define NM_TARGET_PATCH		0
 
 /* Value types of table options. */
@@ -113,7 +113,9 @@ enum nm_opt_id {
 	X(pause_resync, PAUSE_RESYNC, 0, 2, "", "", "pause a running resync") \
 	X(resume_resync, RESUME_RESYNC, 0, 2, "", "", "resume a paused resync") \
 	X(attach, ATTACH, 0, 4, "", "",				\
-	  "reattach the local device after a detach (resyncs from the peer)")
+	  "reattach the local device after a detach (resyncs from the peer)") \
+	X(discard_my_data, DISCARD_MY_DATA, 0, 6, "", "",		\
+	  "at the next connect, resolve a split brain by replacing this node's changes with the peer's")
 
 enum nm_msg_id {
 #define NM_MSG_ENUM_ROW(w, id, ...) NM_MSG_##id,

@@ -184,6 +184,30 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, struct bio *bio,
 	return NULL;
 }
 
+/* A new generation on the metadata, then the writes that waited (nm->wq). */
+void nm_gen_work(struct work_struct *work)
+{
+	struct nm_dev *nm = container_of(work, struct nm_dev, gen_work);
+	struct bio_list list;
+	unsigned long fl;
+	struct bio *bio;
+	int err;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	list = nm->gen_wait;
+	bio_list_init(&nm->gen_wait);
+	if (nm->cstate < NM_C_CONNECTED)
+		__nm_gen_new(nm);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	err = nm_meta_commit(nm->meta);
+	if (err)
+		nm_err(nm, "cannot record a new data generation (%d): failing the write",
+		       err);
+	while ((bio = bio_list_pop(&list)))
+		if (err || nm_map_write(nm, bio) == DM_MAPIO_KILL)
+			bio_io_error(bio);
+}
+
 /* Reissue the writes that waited behind an overlapping one (nm->wq). */
 void nm_overlap_work(struct work_struct *work)
 {
@@ -238,6 +262,16 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		if (park == &nm->mark_wait)
 			queue_work(nm->wq, &nm->mark_work);
 		return DM_MAPIO_SUBMITTED;
+	}
+	/* the first write the peer will not get starts a new generation */
+	if (data && nm->cstate < NM_C_CONNECTED && !nm->gen_fresh) {
+		if (nm->meta) {		/* durable before the write */
+			bio_list_add(&nm->gen_wait, bio);
+			spin_unlock_irqrestore(&nm->lock, flags);
+			queue_work(nm->wq, &nm->gen_work);
+			return DM_MAPIO_SUBMITTED;
+		}
+		__nm_gen_new(nm);
 	}
 	local = nm->disk != NM_DISK_DISKLESS;
 	if (!local && nm->cstate < NM_C_CONNECTED) {

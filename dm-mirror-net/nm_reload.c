@@ -37,6 +37,8 @@ struct nm_reload_entry {
 	unsigned int shift;		/* its regions: 2^shift sectors */
 	unsigned long nr;
 	enum nm_disk disk;
+	struct nm_gens gen;
+	bool gen_fresh;
 	unsigned long *oos;
 };
 
@@ -100,6 +102,8 @@ void nm_reload_save(struct nm_dev *nm)
 		spin_lock_irqsave(&nm->lock, flags);
 		bitmap_copy(e->oos, nm->rg.oos, nm->rg.nr);
 		e->disk = nm->disk;
+		e->gen = nm->gen;
+		e->gen_fresh = nm->gen_fresh;
 		spin_unlock_irqrestore(&nm->lock, flags);
 		list_add(&e->list, &nm_reload_list);
 	}
@@ -178,6 +182,11 @@ int nm_reload_adopt(struct nm_dev *nm)
 		spin_unlock_irqrestore(&nm->lock, flags);
 	}
 	nm_reload_merge(nm, found);
+	spin_lock_irqsave(&nm->lock, flags);
+	/* the predecessor's history is ours (also kept on the metadata) */
+	nm->gen = found->gen;
+	nm->gen_fresh = found->gen_fresh;
+	spin_unlock_irqrestore(&nm->lock, flags);
 	disk = found->disk;
 	nm_reload_free(found);
 	mutex_unlock(&nm_reload_lock);

@@ -33,6 +33,7 @@
  * bitmap committed.  A hot region therefore costs no metadata write per bio.
  */
 #include <linux/kthread.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/bitmap.h>
 #include <linux/blkdev.h>
@@ -186,7 +187,8 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 	/* never into a node whose data is the one to keep */
 	spin_lock_irqsave(&nm->lock, flags);
 	ours = nm_is_source(nm) || (nm->disk == NM_DISK_UPTODATE &&
-				    nm->role == NM_ROLE_PRIMARY);
+				    nm->role == NM_ROLE_PRIMARY &&
+				    nm->gen_cmp != NM_GC_TARGET);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (ours) {
 		nm_err(nm, "refusing a resync into this node: it holds the data to keep");
@@ -200,8 +202,12 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 }
 
 /* P_RS_DONE: all regions arrived; make them stable, become uptodate. */
-int nm_peer_rs_done(struct nm_dev *nm)
+int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 {
+	struct nm_gens src = {
+		.pair = be64_to_cpu(d->pair),
+		.cur = be64_to_cpu(d->cur),
+	};
 	unsigned long flags;
 	int r;
 
@@ -223,6 +229,13 @@ int nm_peer_rs_done(struct nm_dev *nm)
 	if (bitmap_empty(nm->rg.oos, nm->rg.nr) &&
 	    nm->disk == NM_DISK_INCONSISTENT)
 		__nm_state_set(nm, NM_ST_DISK, NM_DISK_UPTODATE);
+	if (nm->disk == NM_DISK_UPTODATE && src.cur) {
+		/* our data is the source's now: so is its generation */
+		nm_gens_synced_target(&nm->gen, &src);
+		nm->gen_cmp = NM_GC_EQUAL;
+		if (nm->meta)
+			nm_meta_set_gens(nm->meta, &nm->gen);
+	}
 	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
 		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT | NM_MF_HISTORY,
 				  0);
@@ -230,8 +243,9 @@ int nm_peer_rs_done(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
-	nm_info(nm, "resync target: done, disk %s",
-		nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent");
+	nm_info(nm, "resync target: done, disk %s, generation %016llx",
+		nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent",
+		src.cur);
 	wake_up(&nm->send_wq);
 	dm_table_event(nm->ti->table);
 	return 0;
@@ -340,9 +354,51 @@ static bool nm_is_source(struct nm_dev *nm)
 	if (nm->peer_disk == NM_DISK_DISKLESS ||
 	    nm->peer_disk == NM_DISK_UNKNOWN)
 		return false;
+	/* the data's history decides, whatever the roles */
+	if (nm->gen_cmp == NM_GC_SOURCE)
+		return true;
+	if (nm->gen_cmp == NM_GC_TARGET)
+		return false;
 	if (nm->peer_disk == NM_DISK_INCONSISTENT)
 		return true;
 	return nm->role == NM_ROLE_PRIMARY;
+}
+
+/*
+ * The source sent every region: P_RS_DONE hands over our generation (a
+ * first one if we have none yet), then the peer is in sync with it.
+ */
+static void nm_rs_finish(struct nm_dev *nm)
+{
+	struct nm_p_rs_done d;
+	unsigned long fl;
+	u64 v;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	while (!nm->gen.pair)
+		nm->gen.pair = get_random_u64();
+	if (!nm->gen.cur) {
+		do {
+			v = get_random_u64();
+		} while (!v);
+		nm_gens_new(&nm->gen, v);
+	}
+	d.pair = cpu_to_be64(nm->gen.pair);
+	d.cur = cpu_to_be64(nm->gen.cur);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (nm_send_ctrl(nm, NM_P_RS_DONE, &d, sizeof(d)))
+		return;		/* the link is gone: the next one decides */
+	spin_lock_irqsave(&nm->lock, fl);
+	nm_gens_synced_source(&nm->gen);
+	nm->gen_cmp = NM_GC_EQUAL;
+	if (nm->meta)
+		nm_meta_set_gens(nm->meta, &nm->gen);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
+	nm_info(nm, "resync finished: the peer has generation %016llx",
+		be64_to_cpu(d.cur));
+	dm_table_event(nm->ti->table);
 }
 
 static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
@@ -355,9 +411,15 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	int r;
 
 	spin_lock_irqsave(&nm->lock, fl);
+	/*
+	 * A resync, even of nothing, also hands our newer generation to the
+	 * peer (or gives a pair with no history its first one).
+	 */
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->bm_sent && nm->bm_peer_done &&
-	    !bitmap_empty(nm->rg.oos, nm->rg.nr)) {
+	    (!bitmap_empty(nm->rg.oos, nm->rg.nr) ||
+	     nm->gen_cmp == NM_GC_SOURCE ||
+	     (nm->gen_cmp == NM_GC_UNKNOWN && nm->meta))) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
 		nm->rs_cursor = 0;
 		c.count = cpu_to_be64(bitmap_weight(nm->rg.oos, nm->rg.nr));
@@ -427,12 +489,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 			return;
 		}
 	}
-	if (done) {
-		c.count = 0;
-		nm_send_ctrl(nm, NM_P_RS_DONE, &c, sizeof(c));
-		nm_info(nm, "resync finished");
-		dm_table_event(nm->ti->table);
-	}
+	if (done)
+		nm_rs_finish(nm);
 }
 
 /*

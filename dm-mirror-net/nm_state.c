@@ -22,6 +22,7 @@
  * nm->lock; nothing sleeps under nm->lock.
  */
 #include <linux/slab.h>
+#include <linux/random.h>
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
 #include "dm-netmirror.h"
@@ -159,7 +160,11 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 	}
 	__nm_state_set(nm, NM_ST_ROLE, role);
 	nm->send_state = true;
+	if (role == NM_ROLE_PRIMARY && nm->cstate < NM_C_CONNECTED)
+		__nm_gen_new(nm);	/* promoted alone: new data from here */
 	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
 	nm_conn_kick(nm);
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
@@ -277,4 +282,147 @@ int nm_state_set(struct nm_dev *nm, enum nm_state_what what, int val)
 	r = __nm_state_set(nm, what, val);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	return r;
+}
+
+/* A fresh random generation tag (never 0, which means "none"). */
+static u64 nm_gen_tag(void)
+{
+	u64 v;
+
+	do {
+		v = get_random_u64();
+	} while (!v);
+	return v;
+}
+
+/*
+ * Start a new data generation: this node changes data the peer does not
+ * get (a primary writing while disconnected, a promotion while
+ * disconnected).  Caller holds nm->lock; the caller commits the metadata.
+ */
+void __nm_gen_new(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	if (nm->gen_fresh)
+		return;
+	nm_gens_new(&nm->gen, nm_gen_tag());
+	nm->gen_fresh = true;
+	if (nm->meta)
+		nm_meta_set_gens(nm->meta, &nm->gen);
+	nm_info(nm, "new data generation %016llx (last common %016llx)",
+		nm->gen.cur, nm->gen.bitmap);
+}
+
+/* Log up to 8 of our out-of-sync regions (what a split brain changed). */
+static void nm_log_changed(struct nm_dev *nm, unsigned long n)
+{
+	unsigned long r, k = 0, shown[8];
+
+	for_each_set_bit(r, nm->rg.oos, nm->rg.nr) {
+		shown[k++] = r;
+		if (k == ARRAY_SIZE(shown))
+			break;
+	}
+	nm_err(nm, "split brain: this node changed %lu regions of %u sectors since the last common generation%s %lu %lu %lu %lu %lu %lu %lu %lu",
+	       n, nm->region_sectors, k ? ", the first:" : "",
+	       k > 0 ? shown[0] : 0, k > 1 ? shown[1] : 0,
+	       k > 2 ? shown[2] : 0, k > 3 ? shown[3] : 0,
+	       k > 4 ? shown[4] : 0, k > 5 ? shown[5] : 0,
+	       k > 6 ? shown[6] : 0, k > 7 ? shown[7] : 0);
+}
+
+/*
+ * Handshake: compare our generations with the peer's (@discard: the peer
+ * gives up its changes) and decide the resync direction for this link.
+ * Returns NULL to keep the link, or the last_error word refusing it: a
+ * split brain, unrelated data, another pair's metadata, or a primary whose
+ * data is older than the peer's.  A refused link is not retried
+ * (standalone) until "connect": nothing is overwritten meanwhile.
+ */
+const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
+			   bool discard, u64 peer_changed)
+{
+	unsigned long flags, n;
+	enum nm_gen_cmp cmp;
+	const char *why = NULL;
+	bool mine;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	mine = nm->discard_my_data;
+	cmp = nm_gens_compare(&nm->gen, peer);
+	if (cmp == NM_GC_SPLIT && mine != discard)
+		cmp = mine ? NM_GC_TARGET : NM_GC_SOURCE;
+	n = nm_regions_oos_count(&nm->rg);
+	switch (cmp) {
+	case NM_GC_SPLIT:
+		why = "split_brain";
+		break;
+	case NM_GC_UNRELATED:
+		why = "unrelated_data";
+		break;
+	case NM_GC_OTHER_PAIR:
+		why = "other_pair";
+		break;
+	case NM_GC_TARGET:
+		if (nm->role == NM_ROLE_PRIMARY)
+			why = "stale_primary";
+		break;
+	default:
+		break;
+	}
+	if (why) {
+		nm->want_connect = false;
+	} else {
+		nm->gen_cmp = cmp;
+		nm->discard_my_data = false;
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+
+	switch (cmp) {
+	case NM_GC_SPLIT:
+		nm_log_changed(nm, n);
+		nm_err(nm, "split brain with %s: both changed the data since generation %016llx (the peer %llu regions); refusing, disks untouched: resolve with \"discard_my_data\" and \"connect\" on the node whose changes go",
+		       nm->peer_str, nm->gen.bitmap, peer_changed);
+		break;
+	case NM_GC_UNRELATED:
+		nm_err(nm, "refusing %s: no common data generation (ours %016llx, the peer's %016llx): not this pair's data",
+		       nm->peer_str, nm->gen.cur, peer->cur);
+		break;
+	case NM_GC_OTHER_PAIR:
+		nm_err(nm, "refusing %s: its metadata belongs to another pair (%016llx, ours %016llx)",
+		       nm->peer_str, peer->pair, nm->gen.pair);
+		break;
+	case NM_GC_TARGET:
+		if (why)
+			nm_err(nm, "refusing %s: this primary's data (%016llx) is older than the peer's (%016llx): make this node secondary to resync from the peer",
+			       nm->peer_str, nm->gen.cur, peer->cur);
+		else
+			nm_info(nm, "the peer's data is newer (%016llx): this node is the resync target",
+				peer->cur);
+		break;
+	case NM_GC_SOURCE:
+		nm_info(nm, "this node's data is newer (%016llx): it is the resync source",
+			nm->gen.cur);
+		break;
+	default:
+		break;
+	}
+	return why;
+}
+
+/* "discard_my_data": at the next split brain, this node's changes go. */
+int nm_discard_my_data(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->cstate >= NM_C_CONNECTED) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		nm_err(nm, "discard_my_data: only while not connected");
+		return -EBUSY;
+	}
+	nm->discard_my_data = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_info(nm, "discard_my_data: at the next connect this node's changes since the split are replaced by the peer's");
+	return 0;
 }

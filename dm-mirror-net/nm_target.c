@@ -401,11 +401,16 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 		if (IS_ERR(m))
 			return PTR_ERR(m);
 		nm->meta = m;
+		nm_meta_gens(m, &nm->gen);
 		flags = nm_meta_flags(m);
 		history = !fresh && (flags & NM_MF_HISTORY);
 		consistent = flags & NM_MF_CONSISTENT;
 		nm_meta_copy_bits(m, nm->rg.oos);
 	}
+	if (!nm->meta)
+		nm_info(nm, "no metadata device: no data history; a first connect resyncs %s",
+			nm->sync_none ? "nothing (sync none)" :
+			"from the primary (sync full)");
 	if (!history) {
 		if (nm->sync_none) {
 			bitmap_zero(nm->rg.oos, nm->rg.nr);
@@ -467,6 +472,8 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	bio_list_init(&nm->rs_wait);
 	bio_list_init(&nm->mark_wait);
 	bio_list_init(&nm->overlap_wait);
+	bio_list_init(&nm->gen_wait);
+	INIT_WORK(&nm->gen_work, nm_gen_work);
 	INIT_LIST_HEAD(&nm->active);
 	INIT_WORK(&nm->overlap_work, nm_overlap_work);
 	INIT_WORK(&nm->mark_work, nm_mark_work);
@@ -772,6 +779,8 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		spin_unlock_irqrestore(&nm->lock, flags);
 		nm_sync_kick(nm);
 		return 0;
+	case NM_MSG_DISCARD_MY_DATA:
+		return nm_discard_my_data(nm);
 	case NM_MSG_ATTACH:
 		r = nm_attach(nm);
 		/* a new handshake carries our disk state and the full bitmap */

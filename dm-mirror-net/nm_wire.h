@@ -39,8 +39,9 @@
 #endif
 
 #define NM_MAGIC		0x4e4d4952u	/* "NMIR" */
-#define NM_PROTO_MIN		1
-#define NM_PROTO_MAX		1
+/* 2: P_GENS in the handshake, the source's generation in P_RS_DONE */
+#define NM_PROTO_MIN		2
+#define NM_PROTO_MAX		2
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -69,7 +70,8 @@ enum nm_ptype {
 	NM_P_READ_REQ = 20,	/* diskless/inconsistent node: read for me */
 	NM_P_READ_REPLY = 21,	/* the data (or an error) */
 	NM_P_NEG_ACK = 22,	/* secondary: a write failed on my disk */
-	NM_P_MAX = 23,
+	NM_P_GENS = 23,		/* handshake, both: data generations */
+	NM_P_MAX = 24,
 };
 
 struct nm_hdr {
@@ -163,9 +165,32 @@ struct nm_p_bitmap {
 	__be32 reserved;
 } __packed;
 
-/* P_BITMAP_DONE, P_RS_START, P_RS_DONE: a count of regions. */
+/*
+ * P_GENS, the last handshake packet: this node's data generations (see
+ * nm_gens.h), how many regions it changed since its bitmap generation, and
+ * whether it gives up its changes ("discard_my_data").
+ */
+#define NM_GF_DISCARD_MY_DATA	0x1u
+#define NM_GF_ALL		NM_GF_DISCARD_MY_DATA
+struct nm_p_gens {
+	__be64 pair;
+	__be64 cur;
+	__be64 bitmap;
+	__be64 history[2];
+	__be64 changed;		/* out-of-sync regions, for the log */
+	__be32 flags;		/* NM_GF_* */
+	__be32 reserved;
+} __packed;
+
+/* P_BITMAP_DONE, P_RS_START: a count of regions. */
 struct nm_p_count {
 	__be64 count;
+} __packed;
+
+/* P_RS_DONE: the source's generations, which the target takes. */
+struct nm_p_rs_done {
+	__be64 pair;
+	__be64 cur;
 } __packed;
 
 struct nm_p_barrier {
@@ -194,8 +219,9 @@ static inline __u32 nm_fixed_len(__u16 type)
 	case NM_P_SYNC_ACK: return sizeof(struct nm_p_ping);
 	case NM_P_BITMAP: return sizeof(struct nm_p_bitmap);
 	case NM_P_BITMAP_DONE:
-	case NM_P_RS_START:
-	case NM_P_RS_DONE: return sizeof(struct nm_p_count);
+	case NM_P_RS_START: return sizeof(struct nm_p_count);
+	case NM_P_RS_DONE: return sizeof(struct nm_p_rs_done);
+	case NM_P_GENS: return sizeof(struct nm_p_gens);
 	case NM_P_RS_DATA: return sizeof(struct nm_p_data);
 	case NM_P_RS_ACK: return sizeof(struct nm_p_rs_ack);
 	case NM_P_AUTH_CHALLENGE:
@@ -358,6 +384,13 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EINVAL;
 		if (len - sizeof(*m) != ((nbits + 63) / 64) * 8)
 			return -EMSGSIZE;
+		return 0;
+	}
+	case NM_P_GENS: {
+		const struct nm_p_gens *m = p;
+
+		if (nm_h32(m->flags) & ~NM_GF_ALL || m->reserved)
+			return -EPROTO;
 		return 0;
 	}
 	case NM_P_BITMAP_DONE:

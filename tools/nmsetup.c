@@ -33,7 +33,8 @@ enum {
 	F_JSON = 1 << 1,	/* --json */
 	F_WAIT = 1 << 2,	/* --wait-timeout */
 	F_DOC = 1 << 3,		/* --man, --rst */
-	F_NGROUPS = 4
+	F_DISCARD = 1 << 4,	/* connect --discard-my-data */
+	F_NGROUPS = 5
 };
 
 #define MAX_OPTS 64
@@ -57,6 +58,7 @@ static struct {
 	struct cli_opt opts[MAX_OPTS];
 	unsigned nopts;
 	int json, man, rst;
+	int discard;			/* connect --discard-my-data */
 	double wait_timeout;		/* seconds, 0 = none */
 	int argc;
 	char **argv;			/* positional arguments after command */
@@ -381,6 +383,13 @@ static int cmd_msg(void)
 		return fail(EX_USAGE, "%s \"%s\": %s",
 			    (cmd_name(cur, name, sizeof(name)), name),
 			    g.argc > 1 ? g.argv[1] : "", err);
+	/* connect --discard-my-data: give up our changes at a split brain */
+	if (g.discard) {
+		int r = do_message(g.argv[0], "discard_my_data");
+
+		if (r)
+			return r;
+	}
 	return do_message(g.argv[0], msg);
 }
 
@@ -1045,7 +1054,8 @@ static int cmd_options(void)
 }
 
 #define MSG_CMD(w, id, nargs, since, arg_help, want, help)		\
-	{ #w, cmd_msg, 0, 1 + (nargs), 1 + (nargs), "NAME " arg_help,	\
+	{ #w, cmd_msg, NM_MSG_##id == NM_MSG_CONNECT ? F_DISCARD : 0,	\
+	  1 + (nargs), 1 + (nargs), "NAME " arg_help,			\
 	  help " (message \"" #w "\").", NM_MSG_##id },
 
 static const struct cmd cmds[] = {
@@ -1291,6 +1301,9 @@ int main(int argc, char **argv)
 		} else if (match(a, NULL, "--rst")) {
 			g.rst = 1;
 			seen(F_DOC, "--rst");
+		} else if (match(a, NULL, "--discard-my-data")) {
+			g.discard = 1;
+			seen(F_DISCARD, "--discard-my-data");
 		} else if (match(a, NULL, "--wait-timeout")) {
 			g.wait_timeout = seconds("--wait-timeout",
 						 optval(argc, argv, &i, "--wait-timeout"));

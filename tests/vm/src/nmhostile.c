@@ -289,6 +289,26 @@ static int wait_live(int fd)
 	return 0;
 }
 
+/*
+ * The last handshake step (protocol 2): our P_GENS (no history: the node
+ * keeps deciding by roles) with @seq, then the node's P_GENS.
+ */
+static int gens_step(int fd, uint32_t seq)
+{
+	struct nm_p_gens g;
+	struct nm_hdr h;
+
+	memset(&g, 0, sizeof(g));
+	if (spkt(fd, NM_P_GENS, 0, sizeof(g), seq, &g, sizeof(g)))
+		return -1;
+	if (rfull(fd, &h, sizeof(h), 5000) ||
+	    nm_h16(h.type) != NM_P_GENS ||
+	    nm_h32(h.length) != sizeof(g) ||
+	    rfull(fd, &g, sizeof(g), 2000))
+		return -1;
+	return 0;
+}
+
 /* handshake for the h- cases; @m may be modified by the caller first */
 static int hostile_hello(int fd, struct node *n, struct nm_p_hello *m,
 			 int *accepted)
@@ -299,6 +319,8 @@ static int hostile_hello(int fd, struct node *n, struct nm_p_hello *m,
 		good_hello(n, m);
 	if (spkt(fd, NM_P_HELLO, 0, sizeof(*m), 0, m, sizeof(*m)))
 		return -1;
+	if (gens_step(fd, 1))
+		return 0;	/* refused: *accepted stays 0 */
 	*accepted = wait_live(fd);
 	return 0;
 }
@@ -318,7 +340,7 @@ static char zbuf[NM_MAX_DATA + 8192];
 
 /*
  * Post-handshake bad packets.  Each returns after sending; seq is the next
- * sequence number the node expects (1 after P_HELLO).
+ * sequence number the node expects (2 after P_HELLO and P_GENS).
  */
 /* set by a case that reports what the node answered */
 static char g_hnote[64];
@@ -350,7 +372,7 @@ static int saw_read_data(int fd, int ms)
 static void h_case(const char *name, int fd, const struct node *n)
 {
 	uint64_t S = dev_sectors(n);
-	uint32_t seq = 1;
+	uint32_t seq = 2;
 	struct nm_p_data d;
 	struct nm_p_ack a;
 	struct nm_p_rs_ack ra;
@@ -810,7 +832,8 @@ static int cmd_auth(const char *mode, const char *secret)
 			goto out;
 		}
 		rsend(fd, NM_P_AUTH_RESPONSE, 2, nmac, sizeof(nmac));
-		accepted = wait_live(fd);
+		if (!gens_step(fd, 3))
+			accepted = wait_live(fd);
 		goto out;
 	}
 	rsend(fd, NM_P_AUTH_CHALLENGE, 1, chal, sizeof(chal));
@@ -827,7 +850,8 @@ static int cmd_auth(const char *mode, const char *secret)
 		note = memcmp(want, nmac, sizeof(want)) ? "node-response-WRONG" :
 							  "node-response-ok";
 	}
-	accepted = wait_live(fd);
+	if (!gens_step(fd, 3))
+		accepted = wait_live(fd);
 	if (!strcmp(mode, "right")) {
 		f = fopen("/tmp/nmh-auth.bin", "wb");
 		if (f) {
@@ -883,7 +907,7 @@ static int cmd_crc(const char *mode, uint64_t sector)
 	static unsigned char data[4096];
 	long long closed = -1;
 	const char *note = "-";
-	int fd, accepted;
+	int fd, accepted = 0;
 
 	fd = conn(0);
 	if (fd < 0 || read_node_hello(fd, &n)) {
@@ -893,6 +917,8 @@ static int cmd_crc(const char *mode, uint64_t sector)
 	good_hello(&n, &m);
 	m.features = nm_be64(NM_FEAT_INTEGRITY);
 	spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m));
+	if (gens_step(fd, 1))
+		goto out;
 	g_trailer = 4;
 	/* the node's bitmap packets now carry trailers: wait_live reads
 	 * header + length bytes; the trailer bytes are drained below */
@@ -908,7 +934,7 @@ static int cmd_crc(const char *mode, uint64_t sector)
 		uint32_t tr, want;
 		long long end = now_ms() + 3000;
 
-		cpkt(fd, NM_P_PING, 1, &pg, sizeof(pg), NULL, 0, 0, 1);
+		cpkt(fd, NM_P_PING, 2, &pg, sizeof(pg), NULL, 0, 0, 1);
 		note = "no-pingack";
 		/* the node's packets: find the P_PING_ACK with our cookie */
 		while (now_ms() < end) {
@@ -932,17 +958,17 @@ static int cmd_crc(const char *mode, uint64_t sector)
 		drain(fd, 200);
 		goto out;
 	} else if (!strcmp(mode, "bad-ping")) {
-		cpkt(fd, NM_P_PING, 1, &pg, sizeof(pg), NULL, 0, 0, 0);
+		cpkt(fd, NM_P_PING, 2, &pg, sizeof(pg), NULL, 0, 0, 0);
 		sraw(fd, "\xde\xad\xbe\xef", 4);
 	} else if (!strcmp(mode, "good-data")) {
-		cpkt(fd, NM_P_DATA, 1, &d, sizeof(d), data, sizeof(data), 0, 1);
+		cpkt(fd, NM_P_DATA, 2, &d, sizeof(d), data, sizeof(data), 0, 1);
 		drain(fd, 1500);	/* its P_WRITE_ACK */
 		goto out;
 	} else if (!strcmp(mode, "bad-data")) {
-		cpkt(fd, NM_P_DATA, 1, &d, sizeof(d), data, sizeof(data), 1, 1);
+		cpkt(fd, NM_P_DATA, 2, &d, sizeof(d), data, sizeof(data), 1, 1);
 	} else if (!strcmp(mode, "no-trailer")) {
-		cpkt(fd, NM_P_PING, 1, &pg, sizeof(pg), NULL, 0, 0, 0);
-		cpkt(fd, NM_P_PING, 2, &pg, sizeof(pg), NULL, 0, 0, 1);
+		cpkt(fd, NM_P_PING, 2, &pg, sizeof(pg), NULL, 0, 0, 0);
+		cpkt(fd, NM_P_PING, 3, &pg, sizeof(pg), NULL, 0, 0, 1);
 	}
 	closed = wait_close(fd, 4000);
 out:
@@ -1107,6 +1133,12 @@ static int run_case(const char *name)
 				good_hello(&n, &m);
 				m.nonce = nm_be64(rnd());
 				spkt(fds[i], NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m));
+				{
+					struct nm_p_gens g;
+
+					memset(&g, 0, sizeof(g));
+					spkt(fds[i], NM_P_GENS, 0, sizeof(g), 1, &g, sizeof(g));
+				}
 			} else if (i % 2) {
 				char g[64];
 
@@ -1178,7 +1210,8 @@ static int run_case(const char *name)
 			m.dev_sectors = nm_be64(1ull << 40);
 			if (spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m)))
 				goto report;
-			accepted = wait_live(fd);
+			if (!gens_step(fd, 1))
+				accepted = wait_live(fd);
 		} else if (hostile_hello(fd, &n, &m, &accepted)) {
 			note = "handshake-failed";
 			goto report;
