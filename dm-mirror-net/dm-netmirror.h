@@ -318,6 +318,7 @@ int nm_peer_send_acks(struct nm_dev *nm);
 void nm_peer_reset(struct nm_dev *nm);
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
 			   unsigned int sectors);
+int nm_flush_local(struct nm_dev *nm);
 
 /* nm_state.c: state words, last error, role, detach/attach */
 enum nm_state_what { NM_ST_CSTATE, NM_ST_DISK, NM_ST_ROLE };
@@ -333,6 +334,7 @@ int nm_attach(struct nm_dev *nm);
 int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 		unsigned int maxlen);
 void __nm_gen_new(struct nm_dev *nm);
+void __nm_go_inconsistent(struct nm_dev *nm);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			   bool discard, u64 peer_changed);
 int nm_discard_my_data(struct nm_dev *nm);

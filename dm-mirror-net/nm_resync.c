@@ -216,14 +216,9 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET)
 		return -EPROTO;
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
-	r = blkdev_issue_flush(nm->dev->bdev);
-	if (r) {
-		/* the resynced data is not stable: stay inconsistent */
-		nm_err_limit(nm, "flush of the backing device failed (%d): dropping link",
-			     r);
-		nm_set_error(nm, "flush_failed");
-		return -EIO;
-	}
+	r = nm_flush_local(nm);
+	if (r)
+		return r;	/* not stable: stay inconsistent */
 	spin_lock_irqsave(&nm->lock, flags);
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	if (bitmap_empty(nm->rg.oos, nm->rg.nr) &&

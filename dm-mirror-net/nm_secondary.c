@@ -150,15 +150,10 @@ static void nm_peer_go_inconsistent(struct nm_dev *nm)
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return;
 	}
-	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
-	if (nm->meta) {
-		nm_meta_set_bits(nm->meta, nm->rg.oos);
-		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
-	}
+	__nm_go_inconsistent(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
-	queue_work(nm->wq, &nm->event_work);
 }
 
 /* A P_DATA or P_RS_DATA arrived (fixed part checked): read and issue it. */
@@ -316,6 +311,23 @@ int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d)
 }
 
 /*
+ * Flush the local backing device for the peer.  A failure is not acked:
+ * -EIO drops the link (last_error flush_failed), so the peer marks what it
+ * sent since its last stable point out of sync.
+ */
+int nm_flush_local(struct nm_dev *nm)
+{
+	int r = blkdev_issue_flush(nm->dev->bdev);
+
+	if (!r)
+		return 0;
+	nm_err_limit(nm, "flush of the backing device failed (%d): dropping link",
+		     r);
+	nm_set_error(nm, "flush_failed");
+	return -EIO;
+}
+
+/*
  * P_SYNC: every write received so far is on stable storage, then ack.  The
  * acks of those writes (a P_NEG_ACK of a failed one) leave first, so the
  * primary never retires a write whose failure is still on its way.
@@ -328,13 +340,9 @@ int nm_peer_sync(struct nm_dev *nm, __be64 cookie)
 	might_sleep();
 
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
-	r = blkdev_issue_flush(nm->dev->bdev);
-	if (r) {
-		nm_err_limit(nm, "flush of the backing device failed (%d): dropping link",
-			     r);
-		nm_set_error(nm, "flush_failed");
-		return -EIO;
-	}
+	r = nm_flush_local(nm);
+	if (r)
+		return r;
 	r = nm_peer_send_acks(nm);
 	if (r)
 		return r;
@@ -353,14 +361,9 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 	if (nm->ordering != NM_ORD_NONE)
 		wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	if (nm->ordering == NM_ORD_FLUSH) {
-		r = blkdev_issue_flush(nm->dev->bdev);
-		if (r) {
-			/* the epoch is not stable: the primary must know */
-			nm_err_limit(nm, "flush of the backing device failed (%d): dropping link",
-				     r);
-			nm_set_error(nm, "flush_failed");
-			return -EIO;
-		}
+		r = nm_flush_local(nm);
+		if (r)
+			return r;	/* the epoch is not stable */
 	}
 	nm->peer_epoch = epoch + 1;
 	nm->peer_epoch_valid = true;

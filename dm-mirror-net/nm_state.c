@@ -99,6 +99,21 @@ bool nm_detach(struct nm_dev *nm, int err)
 	return true;
 }
 
+/*
+ * The local disk becomes inconsistent: the regions still out of sync stay
+ * marked on the metadata device, which says so (the caller commits it).
+ * Caller holds nm->lock.
+ */
+void __nm_go_inconsistent(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
+	if (nm->meta) {
+		nm_meta_set_bits(nm->meta, nm->rg.oos);
+		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
+	}
+}
+
 /* "attach": take the disk back as inconsistent, resync it from the peer. */
 int nm_attach(struct nm_dev *nm)
 {
@@ -112,13 +127,9 @@ int nm_attach(struct nm_dev *nm)
 		nm_err(nm, "attach: the disk is not detached");
 		return -EINVAL;
 	}
-	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
 	bitmap_fill(nm->rg.oos, nm->rg.nr);
 	bitmap_zero(nm->rg.rs_dirty, nm->rg.nr);
-	if (nm->meta) {
-		nm_meta_set_bits(nm->meta, nm->rg.oos);
-		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
-	}
+	__nm_go_inconsistent(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);

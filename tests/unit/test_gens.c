@@ -11,23 +11,8 @@
 #include <linux/types.h>
 #include "nm_gens.h"
 
-static int failed, passed;
-
-static void check(const char *name, int ok)
-{
-	const char *res = getenv("NM_RESULTS");
-	FILE *f;
-
-	printf("%s %s\n", ok ? "PASS" : "FAIL", name);
-	if (ok)
-		passed++;
-	else
-		failed++;
-	if (res && (f = fopen(res, "a"))) {
-		fprintf(f, "%s unit/test_gens/%s\n", ok ? "PASS" : "FAIL", name);
-		fclose(f);
-	}
-}
+#define NM_CHECK_GROUP "test_gens"
+#include "nmcheck.h"
 
 /* both sides' verdicts must mirror each other */
 static int mirror(const struct nm_gens *a, const struct nm_gens *b,
@@ -106,6 +91,5 @@ int main(void)
 	c.history[0] = c.history[1] = 0;
 	check("unrelated_refused", mirror(&c, &b, NM_GC_UNRELATED));
 
-	printf("test_gens: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return nm_check_done();
 }

@@ -9,24 +9,8 @@
 #include <string.h>
 #include "nm_regions.h"
 
-static int failed, passed;
-
-static void check(const char *name, bool ok)
-{
-	const char *res = getenv("NM_RESULTS");
-	FILE *f;
-
-	printf("%s %s\n", ok ? "PASS" : "FAIL", name);
-	if (ok)
-		passed++;
-	else
-		failed++;
-	if (res && (f = fopen(res, "a"))) {
-		fprintf(f, "%s unit/test_regions/%s\n", ok ? "PASS" : "FAIL",
-			name);
-		fclose(f);
-	}
-}
+#define NM_CHECK_GROUP "test_regions"
+#include "nmcheck.h"
 
 int main(void)
 {
@@ -113,6 +97,5 @@ int main(void)
 	      nm_regions_oos_count(&rg) == 1);
 	nm_regions_exit(&rg);
 
-	printf("test_regions: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return nm_check_done();
 }
