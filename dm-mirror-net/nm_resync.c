@@ -507,7 +507,12 @@ static void nm_stable_point(struct nm_dev *nm)
 
 	might_sleep();
 
-	mutex_lock(&nm->tx_mutex);
+	/*
+	 * Not behind a send blocked on a stalled peer: the sync thread also
+	 * resyncs and watches for stuck writes.  Next second, then.
+	 */
+	if (!mutex_trylock(&nm->tx_mutex))
+		return;
 	spin_lock_irqsave(&nm->lock, fl);
 	if (!nm->sock || nm->cstate < NM_C_CONNECTED || !nm->bm_peer_done ||
 	    !nm->bm_sent) {
