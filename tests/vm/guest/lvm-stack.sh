@@ -94,7 +94,7 @@ expect_early 2 'PEER "1.2.3.4:0"' -L 16M -n m1 --peer 1.2.3.4:0 vg0
 expect_early 2 'invalid size "12Q"' -L 12Q -n m1 $P vg0
 expect_early 2 'invalid size "0"' -L 0 -n m1 $P vg0
 expect_early 2 'invalid LV name' -L 16M -n 'bad/name' $P vg0
-expect_early 2 'region_size must be a power of two' -L 16M -n m1 --region-size 100 $P vg0
+expect_early 2 'Invalid region_size (want a power of two' -L 16M -n m1 --region-size 100 $P vg0
 vg_state > /tmp/after
 check early-refusals/vg-as-before cmp /tmp/before /tmp/after
 expect 5 'volume group "novg" not found' -L 16M -n m1 $P novg

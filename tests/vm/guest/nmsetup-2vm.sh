@@ -60,7 +60,7 @@ nmsetup up r0 || fail "nmsetup up r0"
 check_eq up/uuid "$(dmsetup info -c --noheadings -o uuid nm0)" NETMIRROR-nm0
 check_match up/live-table "$(dmsetup table nm0)" " netmirror 1:0 169.254.0.2:7789 C flush 6 listen 169.254.0.1:7789 role primary resync_rate 0\$"
 check_fail up/second-up-refused nmsetup up r0
-check up/second-up-message grep -q "already exists" /tmp/nm_check_out
+check_match up/second-up-message "$(cat /tmp/nm_check_out)" "already exists"
 check up/adjust-up-to-date nmsetup adjust r0
 
 # wait-sync: plain lines with rate and ETA (not a terminal), exit 0 in sync
