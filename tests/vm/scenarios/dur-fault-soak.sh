@@ -21,6 +21,19 @@ set -uo pipefail
 vm_traps
 
 name=dur-fault-soak
+# A private copy of the initrd for the whole run: vm_build prunes
+# build/vm/initrd-*.img older than 30 min (any runner, any time), and node b
+# is booted again long after the start; the copy also keeps one module for
+# every protocol of the run.
+# (the runner's, when inherited, may itself be gone already: build again)
+[ -n "${NM_INITRD:-}" ] && [ ! -s "$NM_INITRD" ] && NM_INITRD=
+vm_build || exit 1
+priv=$NM_OUT/$name-initrd.$$.img
+cp "$NM_INITRD" "$priv" || exit 1
+NM_INITRD=$priv
+export NM_INITRD
+trap 'vm_cleanup; rm -f "$priv"' EXIT
+
 faults=${NM_FAULTS:-3}
 protos=${NM_PROTOS:-A B C}
 kinds=${NM_KINDS:-disconnect,suspend,reload,linkcut,kill}
