@@ -1085,7 +1085,7 @@ static int pre_case(const char *name, int fd, const char **note)
 	else if (IS("hello-min-gt-max"))
 		m.proto_min = nm_be32(2), m.proto_max = nm_be32(1);
 	else if (IS("hello-version"))
-		m.proto_min = nm_be32(2), m.proto_max = nm_be32(9);
+		m.proto_min = nm_be32(NM_PROTO_MAX + 1), m.proto_max = nm_be32(NM_PROTO_MAX + 7);
 	else if (IS("hello-protocol-mismatch"))
 		m.protocol = nm_be32((nm_h32(n.h.protocol) + 1) % 3);
 	else if (IS("hello-region-mismatch"))
