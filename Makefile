@@ -7,6 +7,9 @@
 #                   (tests/vm/durability.list; not in make check until they pass)
 #   make soak-durability   their fault soak at the issue's count: 30 faults
 #                   of each kind per protocol (tests/vm/soak-durability.sh)
+#   make check-debug   VM tests on a debug kernel (lockdep, KASAN, kmemleak;
+#                   built once into $(NM_CACHE)/debug-kernel by
+#                   scripts/debug-kernel.sh); TESTS="a b" runs only those
 #   make demo       two-node mirror demo in two QEMU VMs
 #   make fuzz       build and run the fuzz targets (clang, libFuzzer + ASan)
 #   make install    install module, library, headers, pkg-config file, tools, man pages
@@ -24,7 +27,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 export PREFIX DESTDIR
 
-.PHONY: all module lib tools deps check unit vmtest check-durability soak-durability vm-selftest demo fuzz install clean checkpatch
+.PHONY: all module lib tools deps check check-debug unit vmtest check-durability soak-durability vm-selftest demo fuzz install clean checkpatch
 
 all: module lib tools
 
@@ -59,6 +62,11 @@ vm-selftest:
 
 check: all
 	scripts/check.sh
+
+# the module is built against the debug kernel in build/debug-module/, not
+# in dm-mirror-net/ (see scripts/debug-kernel.sh)
+check-debug: lib tools
+	scripts/debug-kernel.sh check $(TESTS)
 
 demo: all
 	tests/vm/demo.sh
