@@ -118,26 +118,26 @@ static int nm_meta_rw(struct nm_meta *m, sector_t sector, blk_opf_t opf)
 	return r;
 }
 
-static u32 nm_sb_csum(struct nm_meta_sb *sb)
+/* crc32c of @len bytes at @p, counting the checksum field @csum as 0 */
+static u32 nm_csum_excl(void *p, size_t len, __le32 *csum)
 {
-	__le32 saved = sb->csum;
+	__le32 saved = *csum;
 	u32 c;
 
-	sb->csum = 0;
-	c = crc32c(~0U, sb, sizeof(*sb));
-	sb->csum = saved;
+	*csum = 0;
+	c = crc32c(~0U, p, len);
+	*csum = saved;
 	return c;
+}
+
+static u32 nm_sb_csum(struct nm_meta_sb *sb)
+{
+	return nm_csum_excl(sb, sizeof(*sb), &sb->csum);
 }
 
 static u32 nm_sb2_csum(struct nm_meta_sb2 *sb2)
 {
-	__le32 saved = sb2->csum;
-	u32 c;
-
-	sb2->csum = 0;
-	c = crc32c(~0U, sb2, sizeof(*sb2));
-	sb2->csum = saved;
-	return c;
+	return nm_csum_excl(sb2, sizeof(*sb2), &sb2->csum);
 }
 
 static int nm_meta_write_sb(struct nm_meta *m)

@@ -41,7 +41,8 @@ for src in "$VMDIR"/src/*.c; do
 		dmnet=(-I"$TOP/libdmnet" "$TOP/libdmnet/libdmnet.a")
 		dep=$TOP/libdmnet/libdmnet.a
 	fi
-	if [ ! -x "$b" ] || [ "$src" -nt "$b" ] || [ "$TOP/dm-mirror-net/nm_params.h" -nt "$b" ] || [ "$dep" -nt "$b" ]; then
+	if [ ! -x "$b" ] || [ "$src" -nt "$b" ] || [ "$TOP/dm-mirror-net/nm_params.h" -nt "$b" ] || [ "$dep" -nt "$b" ] ||
+	   [ "$VMDIR/src/vmutil.h" -nt "$b" ]; then
 		$CC -O2 -g -Wall -Wextra -Werror -static -I"$TOP/dm-mirror-net" -o "$b.tmp.$$" "$src" "${dmnet[@]}" -lm
 		mv "$b.tmp.$$" "$b"
 	fi

@@ -66,19 +66,7 @@ struct op {
 	uint64_t off, len;
 };
 
-static uint64_t parse_size(const char *s)
-{
-	char *e;
-	uint64_t v = strtoull(s, &e, 0);
-
-	switch (*e) {
-	case 'k': case 'K': v <<= 10; break;
-	case 'm': case 'M': v <<= 20; break;
-	case 'g': case 'G': v <<= 30; break;
-	default: break;
-	}
-	return v;
-}
+#include "vmutil.h"
 
 /* generates the op sequence; returns count */
 static size_t gen_ops(struct op **ops_out, uint64_t seed, uint64_t total, uint64_t region,

@@ -60,19 +60,7 @@ static unsigned int opt_jobs = 1;
 static const char *opt_log, *opt_stop;
 static int opt_sync, opt_quiet, opt_linear;
 
-static uint64_t parse_size(const char *s)
-{
-	char *e;
-	uint64_t v = strtoull(s, &e, 0);
-
-	switch (*e) {
-	case 'k': case 'K': v <<= 10; break;
-	case 'm': case 'M': v <<= 20; break;
-	case 'g': case 'G': v <<= 30; break;
-	default: break;
-	}
-	return v;
-}
+#include "vmutil.h"
 
 static uint64_t mix(uint64_t z)
 {
