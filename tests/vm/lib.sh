@@ -41,7 +41,8 @@
 #   NM_DEBUG=1                nm_debug=1 kmemleak.verbose=1 (...) on the kernel
 #                             command line (init.sh: kmemleak scan per test)
 #   NM_TIMEOUT_SCALE=N        host and guest timeouts (vm_start --timeout,
-#                             nm_timeout=, vm_wait, vm_wait_marker) times N
+#                             nm_timeout=, vm_wait, vm_wait_marker, and in the
+#                             guest wait_for/wait_eval via nm_tscale=N) times N
 #   NM_MEM_EXTRA=MB           added to every VM's memory
 #   NM_VM_OUT=DIR             logs, disks, initrd there, not in build/vm/
 
@@ -119,6 +120,8 @@ vm_start() {
 	cmdline+=" nm_node=$node"
 	[ -n "$tests" ] && cmdline+=" nm_tests=$tests"
 	[ -n "${NM_DEBUG:-}" ] && cmdline+=" nm_debug=1 kmemleak.verbose=1 kasan_multi_shot log_buf_len=8M"
+	# the guest's wait_for/wait_eval deadlines too
+	[ "${NM_TIMEOUT_SCALE:-1}" != 1 ] && cmdline+=" nm_tscale=$NM_TIMEOUT_SCALE"
 	for a in "${envs[@]}"; do
 		case $a in
 		nm_timeout=*) a=nm_timeout=$((${a#nm_timeout=} * ${NM_TIMEOUT_SCALE:-1})) ;;

@@ -141,7 +141,7 @@ check_wait() {
 }
 
 wait_for() {
-	local cmd=$1 t=${2:-30} end
+	local cmd=$1 t=$((${2:-30} * ${nm_tscale:-1})) end
 	end=$(( $(cut -d. -f1 /proc/uptime) + t ))
 	while ! (eval "$cmd") >/dev/null 2>&1; do
 		[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1

@@ -27,7 +27,7 @@
 
 # like wait_for, but evaluates CMD in this shell (so it can call functions)
 wait_eval() {
-	local cmd=$1 t=${2:-30} end
+	local cmd=$1 t=$((${2:-30} * ${nm_tscale:-1})) end
 	end=$(( $(cut -d. -f1 /proc/uptime) + t ))
 	while ! eval "$cmd" >/dev/null 2>&1; do
 		[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1
