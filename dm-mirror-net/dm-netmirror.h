@@ -176,6 +176,7 @@ struct nm_dev {
 	enum nm_gen_cmp gen_cmp;	/* this link's verdict */
 	bool gen_fresh;			/* a generation begun since the link */
 	bool discard_my_data;		/* give up our changes at a split */
+	bool gen_handover;		/* P_RS_DONE sent, not yet confirmed */
 	struct bio_list gen_wait;	/* writes waiting for a new generation */
 
 	/* -- under tx_mutex: the socket and everything sent on it -- */
@@ -338,6 +339,7 @@ void __nm_go_inconsistent(struct nm_dev *nm);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			   bool discard, u64 peer_changed);
 int nm_discard_my_data(struct nm_dev *nm);
+void nm_gen_handed_over(struct nm_dev *nm);
 
 /* nm_link.c: socket, framing, handshake, authentication */
 int nm_xmit(struct socket *sock, struct msghdr *msg);

@@ -156,6 +156,7 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (changed)
 		nm_peer_reset(nm);	/* a new primary: a new epoch sequence */
+	nm_gen_handed_over(nm);
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 	if (r) {

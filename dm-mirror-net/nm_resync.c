@@ -169,6 +169,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 	nm->bm_peer_done = false;
 	nm->send_bitmap = false;
 	nm->sync_acked = nm->sync_cookie;	/* wakes a waiter; conn_gen tells */
+	nm->gen_handover = false;
 	nm->sync_wait = 0;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_sync_kick(nm);
@@ -383,15 +384,16 @@ static void nm_rs_finish(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (nm_send_ctrl(nm, NM_P_RS_DONE, &d, sizeof(d)))
 		return;		/* the link is gone: the next one decides */
+	/*
+	 * Our bitmap generation stays until the target confirms it took
+	 * ours (its P_STATE uptodate, nm_gen_handed_over): a lost P_RS_DONE
+	 * must not leave two nodes with no generation in common.
+	 */
 	spin_lock_irqsave(&nm->lock, fl);
-	nm_gens_synced_source(&nm->gen);
 	nm->gen_cmp = NM_GC_EQUAL;
-	if (nm->meta)
-		nm_meta_set_gens(nm->meta, &nm->gen);
+	nm->gen_handover = true;
 	spin_unlock_irqrestore(&nm->lock, fl);
-	if (nm->meta)
-		nm_meta_commit(nm->meta);
-	nm_info(nm, "resync finished: the peer has generation %016llx",
+	nm_info(nm, "resync finished: the peer takes generation %016llx",
 		be64_to_cpu(d.cur));
 	dm_table_event(nm->ti->table);
 }

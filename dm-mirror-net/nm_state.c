@@ -386,8 +386,16 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	} else {
 		nm->gen_cmp = cmp;
 		nm->discard_my_data = false;
+		/* same generation: an old bitmap one is obsolete (a lost confirmation) */
+		if (cmp == NM_GC_EQUAL && nm->gen.bitmap) {
+			nm_gens_synced_source(&nm->gen);
+			if (nm->meta)
+				nm_meta_set_gens(nm->meta, &nm->gen);
+		}
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!why && nm->meta)
+		nm_meta_commit(nm->meta);
 
 	switch (cmp) {
 	case NM_GC_SPLIT:
@@ -419,6 +427,28 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 		break;
 	}
 	return why;
+}
+
+/*
+ * The peer says it is uptodate after our P_RS_DONE: it took our generation,
+ * so ours no longer needs the last common one (nm_conn thread, may sleep).
+ */
+void nm_gen_handed_over(struct nm_dev *nm)
+{
+	unsigned long flags;
+	bool done = false;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->gen_handover && nm->peer_disk == NM_DISK_UPTODATE) {
+		nm->gen_handover = false;
+		nm_gens_synced_source(&nm->gen);
+		if (nm->meta)
+			nm_meta_set_gens(nm->meta, &nm->gen);
+		done = true;
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (done && nm->meta)
+		nm_meta_commit(nm->meta);
 }
 
 /* "discard_my_data": at the next split brain, this node's changes go. */
