@@ -302,12 +302,16 @@ for kind in $KINDS; do
 		on_peer_wait 120 "dmsetup status nm0" > /dev/null 2>&1 || { on_peer_wait 120 true && peer_create; }
 		on_peer "dmsetup info nm0 | grep -q SUSPENDED && dmsetup resume nm0; dmsetup message nm0 0 connect" > /dev/null 2>&1
 		ip link set eth0 up
+		[ "$(nm_status nm0 connection)" = standalone ] && dmsetup message nm0 0 connect
+		settle_secs=120
+	else
+		settle_secs=600
 	fi
 	ts=$(now)
-	if settled 600; then
+	if settled $settle_secs; then
 		check_ok "$name/resync"
 	else
-		bad "$name/resync" "not settled within 600 s: a $(dmsetup status nm0 | cut -d' ' -f4-10); b $(on_peer 'dmsetup status nm0' | cut -d' ' -f4-10)"
+		bad "$name/resync" "not settled within $settle_secs s: a $(dmsetup status nm0 | cut -d' ' -f4-10); b $(on_peer 'dmsetup status nm0' | cut -d' ' -f4-10)"
 		fail "$name: no resync, cannot go on"
 	fi
 	trs=$(( $(now) - ts ))
