@@ -5,12 +5,14 @@
 # regions that were in flight are resynced and both backing devices must be
 # identical (checked by the guest, tests/vm/nodes/crash-primary-node.sh).
 # NM_CRASHES (default 5) sets the number of crashes (the soak script sets
-# more).
+# more).  NM_KILL_NAME and NM_KILL_NODE run another guest half the same way
+# (dur-slowmeta.sh).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 vm_traps
 
-name=crash-primary
+name=${NM_KILL_NAME:-crash-primary}
+node=${NM_KILL_NODE:-crash-primary-node}
 crashes=${NM_CRASHES:-5}
 phases=$((crashes + 1))
 pa=$((20000 + ($$ * 2 + RANDOM * 2) % 40000))
@@ -21,21 +23,23 @@ vm_start --name "$name-b" --node b --net "$pb:$pa" --env nm_role=peer --timeout 
 pid_b=$VM_PID log_b=$VM_LOG
 rc=0
 for phase in $(seq 1 $phases); do
-	vm_start --name "$name-a$phase" --node a --net "$pa:$pb" --tests crash-primary-node \
+	vm_start --name "$name-a$phase" --node a --net "$pa:$pb" --tests "$node" \
 		--env nm_peer=1 --env nm_phase=$phase --env nm_phases=$phases --env nm_timeout=260 \
 		--timeout 300 --disk "$NM_OUT/$name-a-1.img:64M" --disk "$NM_OUT/$name-a-2.img:4M" > /dev/null || exit 1
 	if [ "$phase" -lt "$phases" ]; then
 		if ! vm_wait_marker "$VM_LOG" "NMMARK: crash-me $phase" 280 "$VM_PID"; then
 			echo "FAIL $name: phase $phase did not reach the crash point (log $VM_LOG)"
-			nm_console "$VM_LOG" | grep -E 'NMTEST|NMLOG|FAIL' | tail -5
+			nm_console "$VM_LOG" | grep -E 'NMTEST|NMLOG|NMCHECK|FAIL' | tail -5
 			rc=1
 			break
 		fi
 		vm_kill "$VM_PID"
-		echo "phase $phase: $(nm_console "$VM_LOG" | grep '^NMLOG' | tail -1); SIGKILL during load"
+		# a failed check of this phase (the previous crash) stays in the log
+		vm_checks "$VM_LOG" | grep -q '^FAIL' && rc=1
+		echo "phase $phase: $(nm_console "$VM_LOG" | grep '^NMLOG' | tail -2 | tr '\n' ' '); SIGKILL during load"
 	else
 		vm_wait "$VM_PID" 300
-		out=$(vm_verdict "$VM_LOG" crash-primary-node) || rc=1
+		out=$(vm_verdict "$VM_LOG" "$node") || rc=1
 		echo "phase $phase: $(nm_console "$VM_LOG" | grep '^NMLOG' | tail -1)"
 		echo "verdict: $out"
 	fi
