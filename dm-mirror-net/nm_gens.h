@@ -39,6 +39,7 @@ struct nm_gens {
 	__u64 cur;
 	__u64 bitmap;
 	__u64 history[2];
+	__u32 offered;		/* cur went to the peer (P_RS_DONE), unconfirmed */
 };
 
 enum nm_gen_cmp {
@@ -78,16 +79,30 @@ static inline enum nm_gen_cmp nm_gens_compare(const struct nm_gens *l,
 	return NM_GC_UNRELATED;
 }
 
-/* A new data generation (@fresh: a random non-zero tag). */
+/*
+ * A new data generation (@fresh: a random non-zero tag).  The one it
+ * replaces is remembered only if the peer may hold it: it is the last
+ * common one (bitmap), or it was offered to the peer at the end of a resync
+ * without a confirmation.  A generation the peer never saw is dropped, so
+ * disconnections without a finished resync cannot push the one the peer
+ * holds out of the history.
+ */
 static inline void nm_gens_new(struct nm_gens *g, __u64 fresh)
 {
 	if (!g->bitmap) {
 		g->bitmap = g->cur;
-	} else {
+	} else if (g->offered) {
 		g->history[1] = g->history[0];
 		g->history[0] = g->cur;
 	}
 	g->cur = fresh;
+	g->offered = 0;
+}
+
+/* P_RS_DONE sent: the peer may take cur from now on. */
+static inline void nm_gens_offered(struct nm_gens *g)
+{
+	g->offered = 1;
 }
 
 /* End of a resync into this node: it has the source's data now. */
@@ -100,10 +115,11 @@ static inline void nm_gens_synced_target(struct nm_gens *g,
 	}
 	g->cur = src->cur;
 	g->bitmap = 0;
+	g->offered = 0;
 	g->pair = src->pair;
 }
 
-/* End of a resync from this node: the peer is in sync. */
+/* The peer confirmed it has our cur: nothing older is needed as common. */
 static inline void nm_gens_synced_source(struct nm_gens *g)
 {
 	if (g->bitmap && g->bitmap != g->history[0]) {
@@ -111,6 +127,7 @@ static inline void nm_gens_synced_source(struct nm_gens *g)
 		g->history[0] = g->bitmap;
 	}
 	g->bitmap = 0;
+	g->offered = 0;
 }
 
 #endif

@@ -51,7 +51,7 @@ struct nm_meta_sb2 {
 	__le64 bitmap;
 	__le64 history[2];
 	__le32 csum;
-	__le32 pad;
+	__le32 offered;
 } __packed;
 
 struct nm_meta {
@@ -95,6 +95,7 @@ static int nm_meta_read_gens(struct nm_meta *m, struct nm_meta_sb *sb)
 	m->gens.bitmap = le64_to_cpu(sb2->bitmap);
 	m->gens.history[0] = le64_to_cpu(sb2->history[0]);
 	m->gens.history[1] = le64_to_cpu(sb2->history[1]);
+	m->gens.offered = le32_to_cpu(sb2->offered) & 1;
 	return 0;
 }
 
@@ -157,6 +158,7 @@ static int nm_meta_write_sb(struct nm_meta *m)
 	sb2->bitmap = cpu_to_le64(m->gens.bitmap);
 	sb2->history[0] = cpu_to_le64(m->gens.history[0]);
 	sb2->history[1] = cpu_to_le64(m->gens.history[1]);
+	sb2->offered = cpu_to_le32(m->gens.offered);
 	m->sb_dirty = false;
 	spin_unlock_irqrestore(&m->lock, fl);
 	sb2->csum = cpu_to_le32(nm_sb2_csum(sb2));

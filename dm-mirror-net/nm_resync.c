@@ -392,7 +392,12 @@ static void nm_rs_finish(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, fl);
 	nm->gen_cmp = NM_GC_EQUAL;
 	nm->gen_handover = true;
+	nm_gens_offered(&nm->gen);
+	if (nm->meta)
+		nm_meta_set_gens(nm->meta, &nm->gen);
 	spin_unlock_irqrestore(&nm->lock, fl);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
 	nm_info(nm, "resync finished: the peer takes generation %016llx",
 		be64_to_cpu(d.cur));
 	dm_table_event(nm->ti->table);
