@@ -296,8 +296,21 @@ stamp_want() {
 	(fragment; echo "$PATCHES"; stat -c '%s %Y' "$TARBALL") | sha256sum | cut -c1-16
 }
 
+# the kernel build's own tools, from Debian (as scripts/deps.sh does)
+build_deps() {
+	local p missing=
+	for p in linux-source-6.1 flex bison bc libelf-dev libssl-dev dwarves; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	log "installing$missing"
+	$([ "$(id -u)" = 0 ] || echo sudo) apt-get install -y -q --no-install-recommends $missing
+}
+
 cmd_build() {
 	local want
+	build_deps
 	[ -r "$TARBALL" ] || { log "$TARBALL missing: apt-get install linux-source-6.1"; exit 1; }
 	want=$(stamp_want)
 	if [ -s "$D/vmlinux" ] && [ -s "$D/kver" ] && [ "$(cat "$D/.stamp" 2>/dev/null)" = "$want" ]; then
