@@ -197,6 +197,21 @@ on_peer() {
 	nmrpc run "$NM_PEER_IP" "$NM_RPC_PORT" "$*" --wait "${NM_RPC_WAIT:-60}"
 }
 
+# link_cut SECS [SIDE]: take eth0 down for SECS seconds (fractions allowed),
+# on this node (SIDE a) or on the peer (SIDE b, the default).  Returns at
+# once.  The peer waits half a second before it cuts, so that the nmrpc reply
+# is out first: otherwise the reply waits for the link and on_peer returns
+# only after it is back, when the cut is already over.
+link_cut() {
+	local s=${1:?seconds} cmd
+	cmd="(sleep 0.5; ip link set eth0 down; sleep $s; ip link set eth0 up) >/dev/null 2>&1 </dev/null &"
+	if [ "${2:-b}" = a ]; then
+		(ip link set eth0 down; sleep "$s"; ip link set eth0 up) >/dev/null 2>&1 </dev/null &
+	else
+		on_peer_wait 60 "$cmd"
+	fi
+}
+
 # on_peer with a connect deadline of SECS (the peer is known to be up)
 on_peer_wait() {
 	local w=$1

@@ -37,12 +37,7 @@ faults=0 flaps=0
 cut_link() { # cut_link MS SIDE
 	local s
 	s=$(awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }')
-	if [ "$2" = a ]; then
-		(ip link set eth0 down; sleep "$s"; ip link set eth0 up) >/dev/null 2>&1 </dev/null &
-	else
-		on_peer_wait 60 "(ip link set eth0 down; sleep $s; ip link set eth0 up) >/dev/null 2>&1 </dev/null &" ||
-			fail "could not reach node b to cut the link"
-	fi
+	link_cut "$s" "$2" || fail "could not reach node b to cut the link"
 	faults=$((faults + 1))
 }
 

@@ -28,11 +28,12 @@ dmsetup message nm0 0 connect || fail "connect message"
 nm_wait_conn nm0 connected 30 || fail "no reconnect after connect message: $(dmsetup status nm0)"
 log "message: standalone -> connected, in_sync $insync/$total"
 
-# 2. by cutting the link on the peer for 8 s while writing
-on_peer "(ip link set eth0 down; sleep 8; ip link set eth0 up) >/dev/null 2>&1 </dev/null &"
+# 2. by cutting the link on the peer for 12 s while writing (detected after
+# the 6 s timeout, so "connecting" lasts about 6 s)
+link_cut 12 || fail "could not reach the peer to cut the link"
 pattern write /dev/mapper/nm0 3 32M --direct --quiet > /tmp/load.out 2>&1 &
 lp=$!
-check linkcut/detected nm_wait_conn nm0 connecting 15
+check linkcut/detected nm_wait_conn nm0 connecting 20
 log "link cut: $(dmsetup status nm0)"
 wait $lp
 check_eq linkcut/write-across "$?" 0 || log "$(cat /tmp/load.out)"

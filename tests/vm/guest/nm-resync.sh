@@ -86,7 +86,7 @@ write_regions 24 3
 check_round message 24 message
 
 # 2. by cutting the link for 20 s on the peer
-on_peer "(ip link set eth0 down; sleep 20; ip link set eth0 up) >/dev/null 2>&1 </dev/null &"
+link_cut 20 || fail "could not reach the peer to cut the link"
 nm_wait_conn nm0 connecting 20 || fail "link cut not detected: $(dmsetup status nm0)"
 write_regions 17 11
 check_round link-cut 17 link

@@ -140,11 +140,11 @@ fault_linkcut() {
 	s=$(awk -v m="$R" 'BEGIN { printf "%.3f", m / 1000 }')
 	cuts=$((cuts + 1))
 	if [ $((cuts % 2)) = 1 ]; then
-		on_peer_wait 30 "(ip link set eth0 down; sleep $s; ip link set eth0 up) >/dev/null 2>&1 </dev/null &" ||
-			{ why="could not reach node b to cut its link"; return 1; }
+		link_cut "$s" b || { why="could not reach node b to cut its link"; return 1; }
 		cutside=b
+		sleep 0.5
 	else
-		(ip link set eth0 down; sleep "$s"; ip link set eth0 up) >/dev/null 2>&1 </dev/null &
+		link_cut "$s" a
 		cutside=a
 	fi
 	sleep "$s"
