@@ -115,6 +115,7 @@ struct nm_dev {
 	u32 ping_ms;			/* idle link: ping after this */
 	u32 pass_on;			/* on_io_error pass_on (else detach) */
 	u32 integrity;			/* its word (only crc32c): see below */
+	u32 after_sb[2];		/* enum nm_asb0, nm_asb1 */
 	struct dm_dev *meta_dev;	/* optional: persistent bitmap */
 	char secret_desc[64];		/* logon key description, or "" */
 	struct key *secret_key;		/* held from ctr to dtr */
@@ -231,6 +232,7 @@ static inline const char *nm_name(struct nm_dev *nm)
 #define nm_err(nm, fmt, ...) DMERR("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
 #define nm_err_limit(nm, fmt, ...) \
 	DMERR_LIMIT("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
+#define nm_warn(nm, fmt, ...) DMWARN("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
 #define nm_info(nm, fmt, ...) DMINFO("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
 
 /* "integrity crc32c" given: a crc32c trailer on every packet. */
@@ -332,10 +334,11 @@ void nm_set_error(struct nm_dev *nm, const char *word);
 void nm_event_work(struct work_struct *w);
 bool nm_detach(struct nm_dev *nm, int err);
 int nm_attach(struct nm_dev *nm);
-int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
-		unsigned int maxlen);
-void __nm_gen_new(struct nm_dev *nm);
+int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
+		char *result, unsigned int maxlen);
+void __nm_gen_new(struct nm_dev *nm, bool primary_before);
 void __nm_go_inconsistent(struct nm_dev *nm);
+void nm_go_inconsistent(struct nm_dev *nm);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			   bool discard, u64 peer_changed);
 int nm_discard_my_data(struct nm_dev *nm);

@@ -27,6 +27,8 @@
 #ifndef NM_GENS_H
 #define NM_GENS_H
 
+#include "nm_params.h"
+
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
@@ -40,6 +42,7 @@ struct nm_gens {
 	__u64 bitmap;
 	__u64 history[2];
 	__u32 offered;		/* cur went to the peer (P_RS_DONE), unconfirmed */
+	__u32 bitmap_pri;	/* "older primary": primary when bitmap began */
 };
 
 enum nm_gen_cmp {
@@ -87,16 +90,24 @@ static inline enum nm_gen_cmp nm_gens_compare(const struct nm_gens *l,
  * disconnections without a finished resync cannot push the one the peer
  * holds out of the history.
  */
-static inline void nm_gens_new(struct nm_gens *g, __u64 fresh)
+static inline void nm_gens_new_as(struct nm_gens *g, __u64 fresh,
+				  bool primary_before)
 {
 	if (!g->bitmap) {
 		g->bitmap = g->cur;
+		g->bitmap_pri = g->cur && primary_before;
 	} else if (g->offered) {
 		g->history[1] = g->history[0];
 		g->history[0] = g->cur;
 	}
 	g->cur = fresh;
 	g->offered = 0;
+}
+
+/* As nm_gens_new_as(), for a node that was not primary before. */
+static inline void nm_gens_new(struct nm_gens *g, __u64 fresh)
+{
+	nm_gens_new_as(g, fresh, false);
 }
 
 /* P_RS_DONE sent: the peer may take cur from now on. */
@@ -115,6 +126,7 @@ static inline void nm_gens_synced_target(struct nm_gens *g,
 	}
 	g->cur = src->cur;
 	g->bitmap = 0;
+	g->bitmap_pri = 0;
 	g->offered = 0;
 	g->pair = src->pair;
 }
@@ -127,7 +139,88 @@ static inline void nm_gens_synced_source(struct nm_gens *g)
 		g->history[0] = g->bitmap;
 	}
 	g->bitmap = 0;
+	g->bitmap_pri = 0;
 	g->offered = 0;
+}
+
+/*
+ * After a split brain (nm_gens_compare() said NM_GC_SPLIT), the automatic
+ * recovery policies of the table options after_sb_0pri and after_sb_1pri
+ * (enum nm_asb0/nm_asb1, nm_params.h), as DRBD's after-sb-0pri/1pri.  Each
+ * node decides alone from both sides' facts (exchanged in P_GENS), so the
+ * rule is symmetric: where one node says SOURCE the other says TARGET.
+ * Returns NM_GC_SOURCE (the peer's changes go), NM_GC_TARGET (ours go) or
+ * NM_GC_SPLIT (no decision: the connection is refused).  A primary is never
+ * made the target: its data is in use.  Two primaries never connect
+ * (both_primary), so there is no two-primary policy.
+ */
+struct nm_sb_side {
+	bool primary;		/* role now */
+	bool bitmap_pri;	/* was primary when the split began */
+	__u64 changed;		/* regions changed since the split */
+	__u64 cur;		/* current generation (the tie-break) */
+};
+
+static inline enum nm_gen_cmp nm_asb_least(const struct nm_sb_side *me,
+					   const struct nm_sb_side *peer)
+{
+	if (me->changed != peer->changed)
+		return me->changed < peer->changed ? NM_GC_TARGET :
+						     NM_GC_SOURCE;
+	/* a tie: the larger generation tag wins (random, and not equal) */
+	return me->cur > peer->cur ? NM_GC_SOURCE : NM_GC_TARGET;
+}
+
+static inline enum nm_gen_cmp nm_asb_0pri(unsigned int pol,
+					  const struct nm_sb_side *me,
+					  const struct nm_sb_side *peer)
+{
+	switch (pol) {
+	case NM_ASB0_DISCARD_YOUNGER_PRIMARY:
+	case NM_ASB0_DISCARD_OLDER_PRIMARY:
+		if (me->bitmap_pri != peer->bitmap_pri) {
+			bool win = me->bitmap_pri ==
+				   (pol == NM_ASB0_DISCARD_YOUNGER_PRIMARY);
+
+			return win ? NM_GC_SOURCE : NM_GC_TARGET;
+		}
+		/* both or neither was primary: the fewer changes go */
+		return nm_asb_least(me, peer);
+	case NM_ASB0_DISCARD_ZERO_CHANGES:
+		if (me->changed && peer->changed)
+			return NM_GC_SPLIT;
+		return nm_asb_least(me, peer);
+	case NM_ASB0_DISCARD_LEAST_CHANGES:
+		return nm_asb_least(me, peer);
+	default:
+		return NM_GC_SPLIT;
+	}
+}
+
+static inline enum nm_gen_cmp nm_gens_after_sb(unsigned int pol0,
+					       unsigned int pol1,
+					       const struct nm_sb_side *me,
+					       const struct nm_sb_side *peer)
+{
+	enum nm_gen_cmp c;
+
+	if (me->primary && peer->primary)
+		return NM_GC_SPLIT;
+	if (!me->primary && !peer->primary)
+		return nm_asb_0pri(pol0, me, peer);
+	switch (pol1) {
+	case NM_ASB1_DISCARD_SECONDARY:
+		return me->primary ? NM_GC_SOURCE : NM_GC_TARGET;
+	case NM_ASB1_CONSENSUS:
+		/* the 0pri policy decides, if it discards the secondary */
+		c = nm_asb_0pri(pol0, me, peer);
+		if ((c == NM_GC_SOURCE && me->primary) ||
+		    (c == NM_GC_TARGET && !me->primary))
+			return c;
+		return NM_GC_SPLIT;
+	default:
+		return NM_GC_SPLIT;
+	}
 }
 
 #endif

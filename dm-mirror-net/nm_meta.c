@@ -51,8 +51,10 @@ struct nm_meta_sb2 {
 	__le64 bitmap;
 	__le64 history[2];
 	__le32 csum;
-	__le32 offered;
+	__le32 gflags;		/* NM_SB2_* */
 } __packed;
+#define NM_SB2_OFFERED		0x1	/* nm_gens.offered */
+#define NM_SB2_BITMAP_PRI	0x2	/* nm_gens.bitmap_pri */
 
 struct nm_meta {
 	struct block_device *bdev;
@@ -95,7 +97,8 @@ static int nm_meta_read_gens(struct nm_meta *m, struct nm_meta_sb *sb)
 	m->gens.bitmap = le64_to_cpu(sb2->bitmap);
 	m->gens.history[0] = le64_to_cpu(sb2->history[0]);
 	m->gens.history[1] = le64_to_cpu(sb2->history[1]);
-	m->gens.offered = le32_to_cpu(sb2->offered) & 1;
+	m->gens.offered = !!(le32_to_cpu(sb2->gflags) & NM_SB2_OFFERED);
+	m->gens.bitmap_pri = !!(le32_to_cpu(sb2->gflags) & NM_SB2_BITMAP_PRI);
 	return 0;
 }
 
@@ -158,7 +161,8 @@ static int nm_meta_write_sb(struct nm_meta *m)
 	sb2->bitmap = cpu_to_le64(m->gens.bitmap);
 	sb2->history[0] = cpu_to_le64(m->gens.history[0]);
 	sb2->history[1] = cpu_to_le64(m->gens.history[1]);
-	sb2->offered = cpu_to_le32(m->gens.offered);
+	sb2->gflags = cpu_to_le32((m->gens.offered ? NM_SB2_OFFERED : 0) |
+				  (m->gens.bitmap_pri ? NM_SB2_BITMAP_PRI : 0));
 	m->sb_dirty = false;
 	spin_unlock_irqrestore(&m->lock, fl);
 	sb2->csum = cpu_to_le32(nm_sb2_csum(sb2));

@@ -37,6 +37,7 @@ struct nm_meta;
 
 #define NM_MF_CONSISTENT	0x1	/* this node's data is consistent */
 #define NM_MF_HISTORY		0x2	/* initial sync decided (full/none) */
+#define NM_MF_OUTDATED		0x4	/* consistent, but the peer's is newer */
 
 u64 nm_meta_size(unsigned long nr_regions);
 struct nm_meta *nm_meta_open(struct block_device *bdev,

@@ -26,7 +26,7 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		6
+#define NM_TARGET_MINOR		7
 #define NM_TARGET_PATCH		0
 
 /* Value types of table options. */
@@ -37,6 +37,28 @@ enum nm_param_type {
 	NM_PT_POW2,		/* a power of two in min..max */
 	NM_PT_U32,		/* a decimal number in min..max */
 	NM_PT_KEYDESC,		/* a key description, min..max characters */
+};
+
+/*
+ * Split-brain recovery policies (after_sb_0pri, after_sb_1pri; see
+ * nm_gens_after_sb() in nm_gens.h): enum value = index of the word.
+ */
+#define NM_ASB0_LIST	"disconnect|discard_younger_primary|"		\
+			"discard_older_primary|discard_zero_changes|"	\
+			"discard_least_changes"
+enum nm_asb0 {
+	NM_ASB0_DISCONNECT,
+	NM_ASB0_DISCARD_YOUNGER_PRIMARY,
+	NM_ASB0_DISCARD_OLDER_PRIMARY,
+	NM_ASB0_DISCARD_ZERO_CHANGES,
+	NM_ASB0_DISCARD_LEAST_CHANGES,
+};
+
+#define NM_ASB1_LIST	"disconnect|consensus|discard_secondary"
+enum nm_asb1 {
+	NM_ASB1_DISCONNECT,
+	NM_ASB1_CONSENSUS,
+	NM_ASB1_DISCARD_SECONDARY,
 };
 
 /*
@@ -81,7 +103,13 @@ enum nm_param_type {
 	X(integrity, INTEGRITY, ENUM, 0, 0, 0, 3, "crc32c", "crc32c", "crc32c",	\
 	  "checksum every packet (both nodes must agree)")		\
 	X(secret, SECRET, KEYDESC, 1, 63, 0, 3, "KEY_DESC", "", "a logon key description, 1..63 characters",	\
-	  "logon key for HMAC-SHA256 peer authentication (both nodes)")
+	  "logon key for HMAC-SHA256 peer authentication (both nodes)")	\
+	X(after_sb_0pri, AFTER_SB_0PRI, ENUM, 0, 4, 0, 7, NM_ASB0_LIST,	\
+	  NM_ASB0_LIST, "one of " NM_ASB0_LIST,			\
+	  "split brain found with no primary: refuse, or whose changes go") \
+	X(after_sb_1pri, AFTER_SB_1PRI, ENUM, 0, 2, 0, 7, NM_ASB1_LIST,	\
+	  NM_ASB1_LIST, "one of " NM_ASB1_LIST,			\
+	  "split brain found with one primary: refuse, or whose changes go")
 
 enum nm_opt_id {
 #define NM_OPT_ENUM_ROW(kw, id, ...) NM_OPT_##id,
@@ -102,7 +130,7 @@ enum nm_opt_id {
  */
 #define NM_MESSAGES(X)							\
 	X(primary, PRIMARY, 0, 1, "", "",				\
-	  "become primary (refused while the peer is primary or the disk is unusable)") \
+	  "become primary (refused while the peer is primary, or the disk is outdated, inconsistent or detached)") \
 	X(secondary, SECONDARY, 0, 1, "", "",			\
 	  "become secondary (refused while this node is a resync source)") \
 	X(connect, CONNECT, 0, 1, "", "", "(re)connect to the peer")	\
@@ -115,7 +143,9 @@ enum nm_opt_id {
 	X(attach, ATTACH, 0, 4, "", "",				\
 	  "reattach the local device after a detach (resyncs from the peer)") \
 	X(discard_my_data, DISCARD_MY_DATA, 0, 6, "", "",		\
-	  "at the next connect, resolve a split brain by replacing this node's changes with the peer's")
+	  "at the next connect, resolve a split brain by replacing this node's changes with the peer's") \
+	X(force_primary, FORCE_PRIMARY, 0, 7, "", "",			\
+	  "become primary even with an outdated or inconsistent disk (not while connected to an uptodate peer)")
 
 enum nm_msg_id {
 #define NM_MSG_ENUM_ROW(w, id, ...) NM_MSG_##id,
@@ -144,7 +174,8 @@ enum nm_msg_id {
 	X(last_error, 1, "last error word, or \"-\"")			\
 	X(resync_kibs, 2, "resync rate now, KiB/s")			\
 	X(eta_seconds, 2, "resync time left, seconds")			\
-	X(resync_bytes, 2, "resync bytes sent or received")
+	X(resync_bytes, 2, "resync bytes sent or received")		\
+	X(generation, 7, "this node's current data generation (16 hex digits), or \"-\" (none yet)")
 
 enum nm_status_field_id {
 #define NM_SF_ENUM_ROW(name, ...) NM_SF_##name,

@@ -197,7 +197,7 @@ void nm_gen_work(struct work_struct *work)
 	list = nm->gen_wait;
 	bio_list_init(&nm->gen_wait);
 	if (nm->cstate < NM_C_CONNECTED)
-		__nm_gen_new(nm);
+		__nm_gen_new(nm, true);
 	spin_unlock_irqrestore(&nm->lock, fl);
 	err = nm_meta_commit(nm->meta);
 	if (err)
@@ -271,7 +271,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 			queue_work(nm->wq, &nm->gen_work);
 			return DM_MAPIO_SUBMITTED;
 		}
-		__nm_gen_new(nm);
+		__nm_gen_new(nm, true);
 	}
 	local = nm->disk != NM_DISK_DISKLESS;
 	if (!local && nm->cstate < NM_C_CONNECTED) {

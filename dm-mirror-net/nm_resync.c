@@ -197,6 +197,13 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 	}
 	if (nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_TARGET))
 		return -EPROTO;
+	/*
+	 * Regions to come: this disk lacks data from now on, durably (not
+	 * promoted, no peer reads) until P_RS_DONE, even if the resync is
+	 * paused or the link drops before the first region.
+	 */
+	if (count)
+		nm_go_inconsistent(nm);
 	nm_info(nm, "resync target: %llu regions to receive", count);
 	dm_table_event(nm->ti->table);
 	return 0;
@@ -223,7 +230,8 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	spin_lock_irqsave(&nm->lock, flags);
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	if (bitmap_empty(nm->rg.oos, nm->rg.nr) &&
-	    nm->disk == NM_DISK_INCONSISTENT)
+	    (nm->disk == NM_DISK_INCONSISTENT ||
+	     nm->disk == NM_DISK_OUTDATED))
 		__nm_state_set(nm, NM_ST_DISK, NM_DISK_UPTODATE);
 	if (nm->disk == NM_DISK_UPTODATE && src.cur) {
 		/* our data is the source's now: so is its generation */
@@ -234,7 +242,7 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	}
 	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
 		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT | NM_MF_HISTORY,
-				  0);
+				  NM_MF_OUTDATED);
 	nm->send_state = true;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)

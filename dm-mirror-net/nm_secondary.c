@@ -18,7 +18,7 @@
  *
  * Locks: nm->lock (irqsave) protects ack_q and peer_reqs; sends take
  * tx_mutex (never under nm->lock).  The metadata spinlock nests inside
- * nm->lock (nm_peer_go_inconsistent).
+ * nm->lock (nm_go_inconsistent).
  */
 #include <linux/slab.h>
 #include <linux/blkdev.h>
@@ -137,25 +137,6 @@ static void nm_peer_ack_now(struct nm_dev *nm, struct nm_peer_req *pr,
 	wake_up(&nm->send_wq);
 }
 
-/*
- * Before the first resync write lands, the disk is no longer consistent:
- * say so, on the metadata first (the regions still to come stay marked).
- */
-static void nm_peer_go_inconsistent(struct nm_dev *nm)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->disk == NM_DISK_INCONSISTENT) {
-		spin_unlock_irqrestore(&nm->lock, flags);
-		return;
-	}
-	__nm_go_inconsistent(nm);
-	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta)
-		nm_meta_commit(nm->meta);
-}
-
 /* A P_DATA or P_RS_DATA arrived (fixed part checked): read and issue it. */
 static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			 bool resync)
@@ -234,7 +215,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			nm_peer_ack_now(nm, pr, -EAGAIN);
 			return 0;
 		}
-		nm_peer_go_inconsistent(nm);
+		nm_go_inconsistent(nm);	/* before the first resync write */
 	} else if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
 		atomic64_inc(&nm->writes_received);
 		if (nm->protocol == NM_PROTO_B) {

@@ -110,8 +110,46 @@ void __nm_go_inconsistent(struct nm_dev *nm)
 	__nm_state_set(nm, NM_ST_DISK, NM_DISK_INCONSISTENT);
 	if (nm->meta) {
 		nm_meta_set_bits(nm->meta, nm->rg.oos);
-		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT);
+		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT | NM_MF_OUTDATED);
 	}
+}
+
+/*
+ * As __nm_go_inconsistent, taking nm->lock, and durable before it returns
+ * (the first resync write, or the start of a resync into this node: from
+ * then on it is not promoted, and serves no peer reads).  Process context.
+ */
+void nm_go_inconsistent(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->disk == NM_DISK_INCONSISTENT) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return;
+	}
+	__nm_go_inconsistent(nm);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
+}
+
+/*
+ * This node's data is consistent but older than the peer's (the handshake
+ * found the peer's generation newer): "outdated", on the metadata too,
+ * until a resync makes it uptodate.  It refuses promotion (unless forced)
+ * and serves no peer reads.  Caller holds nm->lock and commits.
+ */
+static void __nm_go_outdated(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	if (nm->disk != NM_DISK_UPTODATE)
+		return;
+	__nm_state_set(nm, NM_ST_DISK, NM_DISK_OUTDATED);
+	nm->send_state = true;
+	if (nm->meta)
+		nm_meta_set_flags(nm->meta, NM_MF_OUTDATED, 0);
 }
 
 /* "attach": take the disk back as inconsistent, resync it from the peer. */
@@ -138,11 +176,19 @@ int nm_attach(struct nm_dev *nm)
 	return 0;
 }
 
-int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
-		unsigned int maxlen)
+/*
+ * "primary", "force_primary" and "secondary".  An outdated or inconsistent
+ * disk is promoted only by force_primary, and only while the peer is not
+ * connected with better data: its data becomes this node's newest (a new
+ * generation), so the peer's newer writes, if any, meet it as a split
+ * brain.
+ */
+int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
+		char *result, unsigned int maxlen)
 {
 	unsigned long flags;
 	unsigned int sz = 0;
+	bool forced = false;
 
 	spin_lock_irqsave(&nm->lock, flags);
 	if (role == NM_ROLE_PRIMARY && nm->cstate >= NM_C_CONNECTED &&
@@ -153,11 +199,30 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 		return -EBUSY;
 	}
 	if (role == NM_ROLE_PRIMARY && nm->role != NM_ROLE_PRIMARY &&
-	    (nm->disk == NM_DISK_INCONSISTENT || nm->disk == NM_DISK_DISKLESS)) {
+	    nm->disk == NM_DISK_DISKLESS) {
 		spin_unlock_irqrestore(&nm->lock, flags);
 		nm_err(nm, "refusing to become primary: local disk is not usable");
 		DMEMIT("refused: local disk is not usable");
 		return -EBUSY;
+	}
+	if (role == NM_ROLE_PRIMARY && nm->role != NM_ROLE_PRIMARY &&
+	    (nm->disk == NM_DISK_INCONSISTENT ||
+	     nm->disk == NM_DISK_OUTDATED)) {
+		if (!force) {
+			spin_unlock_irqrestore(&nm->lock, flags);
+			nm_err(nm, "refusing to become primary: local disk is %s (the peer has newer data); force_primary overrides",
+			       nm_disk_name(nm->disk));
+			DMEMIT("refused: local disk is %s", nm_disk_name(nm->disk));
+			return -EBUSY;
+		}
+		if (nm->cstate >= NM_C_CONNECTED &&
+		    nm->peer_disk == NM_DISK_UPTODATE) {
+			spin_unlock_irqrestore(&nm->lock, flags);
+			nm_err(nm, "refusing force_primary: connected to a peer with uptodate data (disconnect first)");
+			DMEMIT("refused: connected to an uptodate peer");
+			return -EBUSY;
+		}
+		forced = true;
 	}
 	if (role == NM_ROLE_SECONDARY && nm->cstate == NM_C_SYNC_SOURCE) {
 		spin_unlock_irqrestore(&nm->lock, flags);
@@ -169,10 +234,20 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, char *result,
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return 0;
 	}
+	if (forced) {
+		nm_warn(nm, "force_primary: promoting a %s disk; its data is now this node's newest",
+			nm_disk_name(nm->disk));
+		__nm_state_set(nm, NM_ST_DISK, NM_DISK_UPTODATE);
+		if (nm->meta)
+			nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT,
+					  NM_MF_OUTDATED);
+	}
 	__nm_state_set(nm, NM_ST_ROLE, role);
 	nm->send_state = true;
-	if (role == NM_ROLE_PRIMARY && nm->cstate < NM_C_CONNECTED)
-		__nm_gen_new(nm);	/* promoted alone: new data from here */
+	if (role == NM_ROLE_PRIMARY && nm->cstate < NM_C_CONNECTED) {
+		/* promoted alone: new data from here, a "younger primary" */
+		__nm_gen_new(nm, false);
+	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
@@ -191,9 +266,12 @@ const char *nm_disk_name(enum nm_disk d)
  * Allowed transitions, [from] = bit mask of the states it may go to.
  * Connection: any state may fall back to standalone or connecting (the
  * link ended); only a connected link starts a resync, and a resync ends
- * connected.  Disk: uptodate/outdated become inconsistent at the first
- * resync write; only an inconsistent disk becomes uptodate (resync done);
- * any disk may detach; only a detached disk is attached (inconsistent).
+ * connected.  Disk: uptodate becomes outdated when the handshake finds the
+ * peer's data newer; uptodate/outdated become inconsistent when a resync
+ * into them starts; an inconsistent disk becomes uptodate when the resync
+ * is done, an outdated one when a resync had nothing to send (or by
+ * force_primary); any disk may detach; only a detached disk is attached
+ * (inconsistent).
  */
 #define NM_DOWN	(BIT(NM_C_STANDALONE) | BIT(NM_C_CONNECTING))
 static const u8 nm_cstate_next[] = {
@@ -212,11 +290,11 @@ static const u8 nm_cstate_next[] = {
 static const u8 nm_disk_next[NM_DISK_MAX] = {
 	[NM_DISK_UNKNOWN] = 0,
 	[NM_DISK_UPTODATE] = BIT(NM_DISK_UPTODATE) | BIT(NM_DISK_INCONSISTENT) |
-			     BIT(NM_DISK_DISKLESS),
+			     BIT(NM_DISK_OUTDATED) | BIT(NM_DISK_DISKLESS),
 	[NM_DISK_INCONSISTENT] = BIT(NM_DISK_INCONSISTENT) |
 				 BIT(NM_DISK_UPTODATE) | BIT(NM_DISK_DISKLESS),
 	[NM_DISK_OUTDATED] = BIT(NM_DISK_OUTDATED) | BIT(NM_DISK_INCONSISTENT) |
-			     BIT(NM_DISK_DISKLESS),
+			     BIT(NM_DISK_UPTODATE) | BIT(NM_DISK_DISKLESS),
 	[NM_DISK_DISKLESS] = BIT(NM_DISK_DISKLESS) | BIT(NM_DISK_INCONSISTENT),
 };
 
@@ -309,14 +387,16 @@ static u64 nm_gen_tag(void)
 /*
  * Start a new data generation: this node changes data the peer does not
  * get (a primary writing while disconnected, a promotion while
- * disconnected).  Caller holds nm->lock; the caller commits the metadata.
+ * disconnected).  @primary_before: this node was primary already when the
+ * link went (an "older primary" for after_sb_0pri), not promoted alone.
+ * Caller holds nm->lock; the caller commits the metadata.
  */
-void __nm_gen_new(struct nm_dev *nm)
+void __nm_gen_new(struct nm_dev *nm, bool primary_before)
 {
 	lockdep_assert_held(&nm->lock);
 	if (nm->gen_fresh)
 		return;
-	nm_gens_new(&nm->gen, nm_gen_tag());
+	nm_gens_new_as(&nm->gen, nm_gen_tag(), primary_before);
 	nm->gen_fresh = true;
 	if (nm->meta)
 		nm_meta_set_gens(nm->meta, &nm->gen);
@@ -355,15 +435,37 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 {
 	unsigned long flags, n;
 	enum nm_gen_cmp cmp;
-	const char *why = NULL;
-	bool mine;
+	const char *why = NULL, *how = NULL;
+	bool mine, split;
+	int npri = 0;
 
 	spin_lock_irqsave(&nm->lock, flags);
 	mine = nm->discard_my_data;
 	cmp = nm_gens_compare(&nm->gen, peer);
-	if (cmp == NM_GC_SPLIT && mine != discard)
-		cmp = mine ? NM_GC_TARGET : NM_GC_SOURCE;
 	n = nm_regions_oos_count(&nm->rg);
+	split = cmp == NM_GC_SPLIT;
+	if (split && mine != discard) {
+		cmp = mine ? NM_GC_TARGET : NM_GC_SOURCE;
+		how = "discard_my_data";
+	} else if (split && !mine) {
+		struct nm_sb_side me = {
+			.primary = nm->role == NM_ROLE_PRIMARY,
+			.bitmap_pri = nm->gen.bitmap_pri,
+			.changed = n,
+			.cur = nm->gen.cur,
+		}, pe = {
+			.primary = nm->peer_role == NM_ROLE_PRIMARY,
+			.bitmap_pri = peer->bitmap_pri,
+			.changed = peer_changed,
+			.cur = peer->cur,
+		};
+
+		npri = me.primary + pe.primary;
+		cmp = nm_gens_after_sb(nm->after_sb[0], nm->after_sb[1],
+				       &me, &pe);
+		if (cmp != NM_GC_SPLIT)
+			how = npri ? "after_sb_1pri" : "after_sb_0pri";
+	}
 	switch (cmp) {
 	case NM_GC_SPLIT:
 		why = "split_brain";
@@ -386,6 +488,8 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	} else {
 		nm->gen_cmp = cmp;
 		nm->discard_my_data = false;
+		if (cmp == NM_GC_TARGET)
+			__nm_go_outdated(nm);
 		/* same generation: an old bitmap one is obsolete (a lost confirmation) */
 		if (cmp == NM_GC_EQUAL && nm->gen.bitmap) {
 			nm_gens_synced_source(&nm->gen);
@@ -397,9 +501,17 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	if (!why && nm->meta)
 		nm_meta_commit(nm->meta);
 
+	if (split) {
+		nm_log_changed(nm, n);
+		if (how)
+			nm_warn(nm, "split brain with %s since generation %016llx resolved by %s (%d primary): %s",
+				nm->peer_str, nm->gen.bitmap, how, npri,
+				cmp == NM_GC_TARGET ?
+				"this node's changes are replaced by the peer's" :
+				"the peer's changes are replaced by this node's");
+	}
 	switch (cmp) {
 	case NM_GC_SPLIT:
-		nm_log_changed(nm, n);
 		nm_err(nm, "split brain with %s: both changed the data since generation %016llx (the peer %llu regions); refusing, disks untouched: resolve with \"discard_my_data\" and \"connect\" on the node whose changes go",
 		       nm->peer_str, nm->gen.bitmap, peer_changed);
 		break;

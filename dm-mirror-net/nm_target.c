@@ -164,6 +164,8 @@ static const size_t nm_opt_field[NM_OPT_COUNT] = {
 	[NM_OPT_PING] = offsetof(struct nm_dev, ping_ms),
 	[NM_OPT_ON_IO_ERROR] = offsetof(struct nm_dev, pass_on),
 	[NM_OPT_INTEGRITY] = offsetof(struct nm_dev, integrity),
+	[NM_OPT_AFTER_SB_0PRI] = offsetof(struct nm_dev, after_sb[0]),
+	[NM_OPT_AFTER_SB_1PRI] = offsetof(struct nm_dev, after_sb[1]),
 };
 
 static u32 *nm_opt_u32(struct nm_dev *nm, enum nm_opt_id id)
@@ -389,7 +391,7 @@ static void nm_dtr_regions(struct nm_dev *nm)
  */
 static int nm_ctr_history(struct nm_dev *nm, char **error)
 {
-	bool fresh = true, history = false, consistent = false;
+	bool fresh = true, history = false, consistent = false, outdated = false;
 	u32 flags;
 	int r;
 
@@ -405,6 +407,7 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 		flags = nm_meta_flags(m);
 		history = !fresh && (flags & NM_MF_HISTORY);
 		consistent = flags & NM_MF_CONSISTENT;
+		outdated = consistent && (flags & NM_MF_OUTDATED);
 		nm_meta_copy_bits(m, nm->rg.oos);
 	}
 	if (!nm->meta)
@@ -439,7 +442,12 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 		*error = "Local data is inconsistent (an interrupted resync): cannot be primary";
 		return -EINVAL;
 	}
-	nm->disk = consistent ? NM_DISK_UPTODATE : NM_DISK_INCONSISTENT;
+	if (outdated && nm->table_role == NM_ROLE_PRIMARY) {
+		*error = "Local data is outdated: create secondary and resync, or force_primary";
+		return -EINVAL;
+	}
+	nm->disk = outdated ? NM_DISK_OUTDATED : consistent ?
+		   NM_DISK_UPTODATE : NM_DISK_INCONSISTENT;
 	return 0;
 }
 
@@ -656,10 +664,10 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 	char err[64];
 	unsigned int sz = 0;
 	u32 kibs;
-	u64 eta;
+	u64 eta, gen;
 
 	/* the DMEMIT below prints these fields, in this order */
-	BUILD_BUG_ON(NM_SF_COUNT != 14);
+	BUILD_BUG_ON(NM_SF_COUNT != 15);
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irqsave(&nm->lock, flags);
@@ -669,6 +677,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		pdisk = cs >= NM_C_CONNECTED ? nm->peer_disk : NM_DISK_UNKNOWN;
 		oos = nm_regions_oos_count(&nm->rg);
 		strscpy(err, nm->last_error, sizeof(err));
+		gen = nm->gen.cur;
 		spin_unlock_irqrestore(&nm->lock, flags);
 		if (role == NM_ROLE_PRIMARY && pdisk == NM_DISK_UPTODATE && oos)
 			pdisk = NM_DISK_OUTDATED;
@@ -676,7 +685,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		eta = 0;
 		if ((cs == NM_C_SYNC_SOURCE || cs == NM_C_SYNC_TARGET) && kibs)
 			eta = div_u64((u64)oos * (nm->region_sectors / 2), kibs);
-		DMEMIT("%s %s %s/%s %lu/%lu %lld %lld %d %lld %lld %lld %s %u %llu %lld",
+		DMEMIT("%s %s %s/%s %lu/%lu %lld %lld %d %lld %lld %lld %s %u %llu %lld ",
 		       nm_role_name(role), nm_cstate_name(cs),
 		       nm_disk_name(disk), nm_disk_name(pdisk),
 		       nm->rg.nr - oos, nm->rg.nr,
@@ -688,6 +697,10 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		       atomic64_read(&nm->writes_rejected), err,
 		       cs == NM_C_SYNC_SOURCE || cs == NM_C_SYNC_TARGET ?
 		       kibs : 0, eta, atomic64_read(&nm->resync_bytes));
+		if (gen)
+			DMEMIT("%016llx", gen);
+		else
+			DMEMIT("-");
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s ", nm->dev->name, nm->peer_str);
@@ -752,9 +765,12 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 	switch (id) {
 	case NM_MSG_PRIMARY:
-		return nm_set_role(nm, NM_ROLE_PRIMARY, result, maxlen);
+	case NM_MSG_FORCE_PRIMARY:
+		return nm_set_role(nm, NM_ROLE_PRIMARY,
+				   id == NM_MSG_FORCE_PRIMARY, result, maxlen);
 	case NM_MSG_SECONDARY:
-		return nm_set_role(nm, NM_ROLE_SECONDARY, result, maxlen);
+		return nm_set_role(nm, NM_ROLE_SECONDARY, false, result,
+				   maxlen);
 	case NM_MSG_CONNECT:
 	case NM_MSG_DISCONNECT:
 		spin_lock_irqsave(&nm->lock, flags);

@@ -39,9 +39,12 @@
 #endif
 
 #define NM_MAGIC		0x4e4d4952u	/* "NMIR" */
-/* 2: P_GENS in the handshake, the source's generation in P_RS_DONE */
-#define NM_PROTO_MIN		2
-#define NM_PROTO_MAX		2
+/*
+ * 2: P_GENS in the handshake, the source's generation in P_RS_DONE;
+ * 3: NM_GF_BITMAP_PRI in P_GENS (the split-brain policies)
+ */
+#define NM_PROTO_MIN		3
+#define NM_PROTO_MAX		3
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -167,11 +170,14 @@ struct nm_p_bitmap {
 
 /*
  * P_GENS, the last handshake packet: this node's data generations (see
- * nm_gens.h), how many regions it changed since its bitmap generation, and
- * whether it gives up its changes ("discard_my_data").
+ * nm_gens.h), how many regions it changed since its bitmap generation,
+ * whether it gives up its changes ("discard_my_data"), and whether it was
+ * primary already when its bitmap generation began (after_sb_0pri
+ * discard_younger_primary / discard_older_primary).
  */
 #define NM_GF_DISCARD_MY_DATA	0x1u
-#define NM_GF_ALL		NM_GF_DISCARD_MY_DATA
+#define NM_GF_BITMAP_PRI	0x2u	/* primary when the split began */
+#define NM_GF_ALL		(NM_GF_DISCARD_MY_DATA | NM_GF_BITMAP_PRI)
 struct nm_p_gens {
 	__be64 pair;
 	__be64 cur;

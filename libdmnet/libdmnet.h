@@ -109,6 +109,19 @@ enum dmnet_role {
 enum dmnet_sync { DMNET_SYNC_FULL, DMNET_SYNC_NONE };
 enum dmnet_io_error { DMNET_IOERR_DETACH, DMNET_IOERR_PASS_ON };
 enum dmnet_integrity { DMNET_INTEGRITY_CRC32C };
+/* Split-brain policies: nm_params.h's enum nm_asb0 / nm_asb1 values. */
+enum dmnet_after_sb_0pri {
+	DMNET_ASB0_DISCONNECT = NM_ASB0_DISCONNECT,
+	DMNET_ASB0_DISCARD_YOUNGER_PRIMARY = NM_ASB0_DISCARD_YOUNGER_PRIMARY,
+	DMNET_ASB0_DISCARD_OLDER_PRIMARY = NM_ASB0_DISCARD_OLDER_PRIMARY,
+	DMNET_ASB0_DISCARD_ZERO_CHANGES = NM_ASB0_DISCARD_ZERO_CHANGES,
+	DMNET_ASB0_DISCARD_LEAST_CHANGES = NM_ASB0_DISCARD_LEAST_CHANGES,
+};
+enum dmnet_after_sb_1pri {
+	DMNET_ASB1_DISCONNECT = NM_ASB1_DISCONNECT,
+	DMNET_ASB1_CONSENSUS = NM_ASB1_CONSENSUS,
+	DMNET_ASB1_DISCARD_SECONDARY = NM_ASB1_DISCARD_SECONDARY,
+};
 
 /* A network endpoint as written in a table ("1.2.3.4:7789", "[::1]:7789"). */
 struct nm_addr {
@@ -149,6 +162,8 @@ struct nm_table {
 	enum dmnet_io_error on_io_error;
 	enum dmnet_integrity integrity;
 	char secret[NM_SECRET_MAX];	/* logon key description */
+	enum dmnet_after_sb_0pri after_sb_0pri;
+	enum dmnet_after_sb_1pri after_sb_1pri;
 };
 
 /* One NM_OPTIONS row, plus where its value lives in struct nm_table. */
@@ -296,6 +311,9 @@ struct nm_status {
 	/* 1.2.0: current resync rate (KiB/s, 0 = no resync running), the
 	 * kernel's ETA in seconds, bytes copied by resync so far. */
 	uint64_t resync_kibs, eta_seconds, resync_bytes;
+	/* 1.7.0: the current data generation, 16 hex digits, or "-" (none
+	 * yet); "" if absent (older module). */
+	char generation[17];
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;
 	char extra[NM_STATUS_EXTRA_MAX];

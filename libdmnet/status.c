@@ -179,6 +179,16 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 			strcpy(s.last_error, word);
 			break;
 		}
+		case NM_SF_generation:
+			if (strcmp(word, "-") &&
+			    (strlen(word) != 16 ||
+			     strspn(word, "0123456789abcdef") != 16)) {
+				nm_seterr(err, errlen, "word %u \"%.40s\": generation must be 16 hex digits or -",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			strcpy(s.generation, word);
+			break;
 		default:
 			if (nm_parse_u64(word, num_field(&s, g))) {
 				nm_seterr(err, errlen, "word %u \"%.40s\": %s must be a decimal number",
@@ -240,6 +250,8 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 	for (g = NM_SF_writes_sent; g < s->ngroups; g++) {
 		if (g == NM_SF_last_error)
 			EMIT(" %s", s->last_error);
+		else if (g == NM_SF_generation)
+			EMIT(" %s", s->generation);
 		else
 			EMIT(" %" PRIu64, *num_field(&c, g));
 	}
@@ -288,6 +300,8 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 	for (g = NM_SF_writes_sent; g < s->ngroups; g++) {
 		if (g == NM_SF_last_error)
 			EMIT(",\"last_error\":\"%s\"", s->last_error);
+		else if (g == NM_SF_generation)
+			EMIT(",\"generation\":\"%s\"", s->generation);
 		else
 			EMIT(",\"%s\":%" PRIu64, group_names[g], *num_field(&c, g));
 	}

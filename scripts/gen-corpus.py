@@ -182,8 +182,10 @@ add("count-lead0", "%s C flush 02 role primary" % PEER)
 add("count-sign", "%s C flush +2 role primary" % PEER)
 add("count-neg", "%s C flush -2 role primary" % PEER)
 add("count-word", "%s C flush x" % PEER)
-add("count-23", "%s C flush 23 role primary" % PEER)
-add("count-24-words", "%s C flush 24 %s" % (PEER, " ".join(["role primary"] * 12)))
+NMAX = 2 * len(ORDER)           # the most option words a line can have
+add("count-%d" % (NMAX + 1), "%s C flush %d role primary" % (PEER, NMAX + 1))
+add("count-%d-words" % (NMAX + 2), "%s C flush %d %s" %
+    (PEER, NMAX + 2, " ".join(["role primary"] * (NMAX // 2 + 1))))
 add("count-2-no-words", "%s C flush 2" % PEER)
 add("count-1-of-2", "%s C flush 1 role primary" % PEER)
 add("count-3-of-2", "%s C flush 3 role primary" % PEER)
@@ -282,6 +284,10 @@ opt("all-options", "listen", "0.0.0.0:7789", "role", "primary", "meta", "@META@"
     "region_size", "1024", "sync", "none", "resync_rate", "10240", "timeout", "6000",
     "ping", "1000", "on_io_error", "pass_on", "integrity", "crc32c", "secret", SECRET)
 opt("io-error-before-integrity", "integrity", "crc32c", "on_io_error", "pass_on")
+opt("after-sb-both", "after_sb_0pri", "discard_least_changes", "after_sb_1pri", "discard_secondary")
+opt("after-sb-reversed", "after_sb_1pri", "consensus", "after_sb_0pri", "discard_zero_changes")
+opt("after-sb-dashes", "after_sb_0pri", "discard-least-changes")
+opt("after-sb-2pri", "after_sb_2pri", "disconnect")
 add("v6-peer-listen", "[fd00::2]:7789 C flush 2 listen [::]:7789")
 add("listen-v6-peer-v4", "%s C flush 2 listen [::]:7789" % PEER)
 add("listen-v4-peer-v6", "[fd00::2]:7789 C flush 2 listen 0.0.0.0:7789")

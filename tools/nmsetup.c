@@ -34,7 +34,8 @@ enum {
 	F_WAIT = 1 << 2,	/* --wait-timeout */
 	F_DOC = 1 << 3,		/* --man, --rst */
 	F_DISCARD = 1 << 4,	/* connect --discard-my-data */
-	F_NGROUPS = 5
+	F_FORCE = 1 << 5,	/* primary --force */
+	F_NGROUPS = 6
 };
 
 #define MAX_OPTS 64
@@ -59,6 +60,7 @@ static struct {
 	unsigned nopts;
 	int json, man, rst;
 	int discard;			/* connect --discard-my-data */
+	int force;			/* primary --force */
 	double wait_timeout;		/* seconds, 0 = none */
 	int argc;
 	char **argv;			/* positional arguments after command */
@@ -383,6 +385,11 @@ static int cmd_msg(void)
 		return fail(EX_USAGE, "%s \"%s\": %s",
 			    (cmd_name(cur, name, sizeof(name)), name),
 			    g.argc > 1 ? g.argv[1] : "", err);
+	/* primary --force: the force_primary message (outdated or
+	 * inconsistent data made primary) */
+	if (g.force)
+		n = (size_t)snprintf(msg, sizeof(msg), "%s",
+				     nm_msg_defs(NULL)[NM_MSG_FORCE_PRIMARY].word);
 	/* connect --discard-my-data: give up our changes at a split brain */
 	if (g.discard) {
 		int r = do_message(g.argv[0], "discard_my_data");
@@ -415,6 +422,27 @@ static void print_eta(uint64_t eta)
 	printf("%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, eta / 3600, eta / 60 % 60, eta % 60);
 }
 
+/* Why a device is standalone, from its last_error word. */
+static const char *standalone_reason(const char *word)
+{
+	static const struct { const char *word, *why; } r[] = {
+		{ "split_brain", "split brain: both nodes changed the data since their last common generation; "
+		  "on the node whose changes go: nmsetup connect --discard-my-data" },
+		{ "stale_primary", "this primary's data is older than the peer's: make it secondary to resync from the peer" },
+		{ "unrelated_data", "the two nodes have no data generation in common (not this pair's data)" },
+		{ "other_pair", "the peer's metadata belongs to another pair" },
+		{ "both_primary", "both nodes are primary: make one secondary, then connect" },
+		{ "version_mismatch", "the peer speaks another wire protocol version" },
+		{ "auth_failed", "the peer failed authentication (secret)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (!strcmp(word, r[i].word))
+			return r[i].why;
+	return word;
+}
+
 static void print_status(const char *name, const struct nm_status *s)
 {
 	char buf[NM_LINE_MAX * 2];
@@ -442,6 +470,11 @@ static void print_status(const char *name, const struct nm_status *s)
 		print_eta(s->eta_seconds);
 		printf(", %" PRIu64 " bytes resynced", s->resync_bytes);
 	}
+	if (s->ngroups > NM_SF_generation)
+		printf("\n    data generation %s", s->generation);
+	if (s->conn == DMNET_CONN_STANDALONE && s->ngroups > NM_SF_last_error &&
+	    strcmp(s->last_error, "-"))
+		printf("\n    standalone: %s", standalone_reason(s->last_error));
 	if (s->nextra)
 		printf("\n    further fields: %s", s->extra);
 }
@@ -1054,7 +1087,8 @@ static int cmd_options(void)
 }
 
 #define MSG_CMD(w, id, nargs, since, arg_help, want, help)		\
-	{ #w, cmd_msg, NM_MSG_##id == NM_MSG_CONNECT ? F_DISCARD : 0,	\
+	{ #w, cmd_msg, NM_MSG_##id == NM_MSG_CONNECT ? F_DISCARD :	\
+		       NM_MSG_##id == NM_MSG_PRIMARY ? F_FORCE : 0,	\
 	  1 + (nargs), 1 + (nargs), "NAME " arg_help,			\
 	  help " (message \"" #w "\").", NM_MSG_##id },
 
@@ -1304,6 +1338,9 @@ int main(int argc, char **argv)
 		} else if (match(a, NULL, "--discard-my-data")) {
 			g.discard = 1;
 			seen(F_DISCARD, "--discard-my-data");
+		} else if (match(a, NULL, "--force")) {
+			g.force = 1;
+			seen(F_FORCE, "--force");
 		} else if (match(a, NULL, "--wait-timeout")) {
 			g.wait_timeout = seconds("--wait-timeout",
 						 optval(argc, argv, &i, "--wait-timeout"));

@@ -25,6 +25,88 @@ static int mirror(const struct nm_gens *a, const struct nm_gens *b,
 	return ca == want_a && cb == want_b;
 }
 
+/* both sides' after-split-brain verdicts, and that they mirror */
+static int asb(unsigned int p0, unsigned int p1, const struct nm_sb_side *a,
+	       const struct nm_sb_side *b, enum nm_gen_cmp want_a)
+{
+	enum nm_gen_cmp ca = nm_gens_after_sb(p0, p1, a, b);
+	enum nm_gen_cmp cb = nm_gens_after_sb(p0, p1, b, a);
+	enum nm_gen_cmp want_b = want_a == NM_GC_SOURCE ? NM_GC_TARGET :
+				 want_a == NM_GC_TARGET ? NM_GC_SOURCE : want_a;
+
+	return ca == want_a && cb == want_b;
+}
+
+static void test_after_sb(void)
+{
+	struct nm_sb_side a = { .cur = 0xa0, .changed = 3 };
+	struct nm_sb_side b = { .cur = 0xb0, .changed = 5 };
+	struct nm_gens g;
+	unsigned int p;
+
+	int ok = 1;
+
+	a.primary = b.primary = true;
+	for (p = 0; p <= NM_ASB0_DISCARD_LEAST_CHANGES; p++)
+		ok = ok && asb(p, NM_ASB1_DISCARD_SECONDARY, &a, &b,
+			       NM_GC_SPLIT);
+	check("asb/two_primaries_never", ok);
+	a.primary = b.primary = false;
+	check("asb/0pri_disconnect", asb(NM_ASB0_DISCONNECT,
+		NM_ASB1_DISCARD_SECONDARY, &a, &b, NM_GC_SPLIT));
+	check("asb/0pri_least_changes_loses", asb(NM_ASB0_DISCARD_LEAST_CHANGES,
+		0, &a, &b, NM_GC_TARGET));
+	b.changed = 3;
+	check("asb/0pri_least_tie_larger_gen_wins",
+	      asb(NM_ASB0_DISCARD_LEAST_CHANGES, 0, &a, &b, NM_GC_TARGET) &&
+	      asb(NM_ASB0_DISCARD_LEAST_CHANGES, 0, &b, &a, NM_GC_SOURCE));
+	check("asb/0pri_zero_changes_both_changed",
+	      asb(NM_ASB0_DISCARD_ZERO_CHANGES, 0, &a, &b, NM_GC_SPLIT));
+	a.changed = 0;
+	check("asb/0pri_zero_changes_unchanged_loses",
+	      asb(NM_ASB0_DISCARD_ZERO_CHANGES, 0, &a, &b, NM_GC_TARGET));
+	a.changed = 7;
+	b.changed = 2;
+	a.bitmap_pri = true;	/* a was primary at the split, b promoted later */
+	check("asb/0pri_younger_primary_loses",
+	      asb(NM_ASB0_DISCARD_YOUNGER_PRIMARY, 0, &a, &b, NM_GC_SOURCE));
+	check("asb/0pri_older_primary_loses",
+	      asb(NM_ASB0_DISCARD_OLDER_PRIMARY, 0, &a, &b, NM_GC_TARGET));
+	b.bitmap_pri = true;
+	check("asb/0pri_younger_undecided_least_changes",
+	      asb(NM_ASB0_DISCARD_YOUNGER_PRIMARY, 0, &a, &b, NM_GC_SOURCE));
+
+	/* one primary: a */
+	a.primary = true;
+	a.changed = 1;
+	b.changed = 9;
+	check("asb/1pri_disconnect", asb(NM_ASB0_DISCARD_LEAST_CHANGES,
+		NM_ASB1_DISCONNECT, &a, &b, NM_GC_SPLIT));
+	check("asb/1pri_discard_secondary", asb(NM_ASB0_DISCONNECT,
+		NM_ASB1_DISCARD_SECONDARY, &a, &b, NM_GC_SOURCE));
+	/* consensus: 0pri would discard the primary: no */
+	check("asb/1pri_consensus_refuses_primary_loss",
+	      asb(NM_ASB0_DISCARD_LEAST_CHANGES, NM_ASB1_CONSENSUS, &a, &b,
+		  NM_GC_SPLIT));
+	a.changed = 20;
+	check("asb/1pri_consensus_agrees", asb(NM_ASB0_DISCARD_LEAST_CHANGES,
+		NM_ASB1_CONSENSUS, &a, &b, NM_GC_SOURCE));
+	check("asb/1pri_consensus_0pri_disconnect", asb(NM_ASB0_DISCONNECT,
+		NM_ASB1_CONSENSUS, &a, &b, NM_GC_SPLIT));
+
+	/* the "older primary" mark: set when the split begins, then kept */
+	memset(&g, 0, sizeof(g));
+	g.cur = 0x10;
+	nm_gens_new_as(&g, 0x20, true);
+	nm_gens_new_as(&g, 0x30, false);
+	check("asb/bitmap_pri_from_the_split", g.bitmap == 0x10 && g.bitmap_pri);
+	nm_gens_synced_source(&g);
+	check("asb/bitmap_pri_cleared_in_sync", !g.bitmap_pri);
+	memset(&g, 0, sizeof(g));
+	nm_gens_new_as(&g, 0x20, true);
+	check("asb/no_history_no_mark", !g.bitmap && !g.bitmap_pri);
+}
+
 int main(void)
 {
 	struct nm_gens a, b, c;
@@ -126,5 +208,6 @@ int main(void)
 	c.history[0] = c.history[1] = 0;
 	check("unrelated_refused", mirror(&c, &b, NM_GC_UNRELATED));
 
+	test_after_sb();
 	return nm_check_done();
 }

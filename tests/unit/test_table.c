@@ -272,12 +272,13 @@ static void test_versions(void)
 	     !strcmp(d[1].keyword, "role") && d[0].min_minor <= NM_TARGET_MINOR &&
 	     d[1].min_minor <= NM_TARGET_MINOR;
 	/* meta, region_size, sync, resync_rate: 1.2; timeout, ping,
-	 * integrity, secret: 1.3; on_io_error: 1.4 */
+	 * integrity, secret: 1.3; on_io_error: 1.4; after_sb_*: 1.7 */
 	for (i = 2; i < n; i++)
 		ok = ok && d[i].min_minor == (i < NM_OPT_TIMEOUT ? 2u :
-					      i == NM_OPT_ON_IO_ERROR ? 4u : 3u) &&
+					      i == NM_OPT_ON_IO_ERROR ? 4u :
+					      i >= NM_OPT_AFTER_SB_0PRI ? 7u : 3u) &&
 		     (unsigned)d[i].id == i;
-	ok = ok && NM_TARGET_MINOR >= 4;
+	ok = ok && NM_TARGET_MINOR >= 7;
 	report(ok, "version/option-table");
 
 	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 4 listen 1.2.3.5:1 role primary",
@@ -427,7 +428,7 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 100/100 5 0 0 20480 0", 9 },
 		{ "secondary sync_target inconsistent/uptodate 10/100 0 5 1 0 20480", 9 },
 		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 0 -", 11 },
-		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 foo 7 bar", 14 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - foo 7 bar", 15 },
 		{ "primary standalone uptodate/unknown 0/0", 4 },
 		{ "secondary connecting outdated/unknown 3/8 1 2", 6 },
 		{ "primary standalone failed/diskless 0/16 0 0 0 0 0", 9 },
@@ -439,7 +440,9 @@ static void test_status(void)
 		{ "primary sync_source uptodate/inconsistent 300/512 12 0 0 49152 0 0 - 20480 9 109051904", 14 },
 		{ "secondary sync_target inconsistent/uptodate 300/512 0 12 0 0 49152 0 - 20480 9 109051904", 14 },
 		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456", 14 },
-		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 new 1", 14 },
+		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef new 1", 15 },
+		/* dm-netmirror 1.7.0: the data generation */
+		{ "secondary standalone uptodate/unknown 512/512 0 0 0 0 0 0 split_brain 0 0 0 00000000000000ff", 15 },
 	};
 	static const struct { const char *in, *frag; } bad[] = {
 		{ "", "word 1: missing role" },
@@ -462,6 +465,8 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - x", "word 12 \"x\": resync_kibs must be a decimal number" },
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 -1", "word 13 \"-1\": eta_seconds must be a decimal number" },
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3.5", "word 14 \"3.5\": resync_bytes must be a decimal number" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3 0123", "word 15 \"0123\": generation must be 16 hex digits or -" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3 0123456789ABCDEF", "word 15 \"0123456789ABCDEF\": generation must be 16 hex digits or -" },
 	};
 	char buf[NM_LINE_MAX], err[NM_ERRLEN];
 	struct nm_status s;
@@ -533,8 +538,16 @@ static void test_status(void)
 	report(ok, "status/kernel-1.2-synced");
 
 	nm_status_parse(rt[14].in, &s, err, sizeof(err));
-	ok = s.nextra == 2 && !strcmp(s.extra, "new 1") && s.resync_bytes == 268435456;
+	ok = s.nextra == 2 && !strcmp(s.extra, "new 1") && s.resync_bytes == 268435456 &&
+	     !strcmp(s.generation, "0123456789abcdef");
 	report(ok, "status/newer-fields-kept");
+
+	nm_status_parse(rt[15].in, &s, err, sizeof(err));
+	ok = s.ngroups == 15 && !strcmp(s.generation, "00000000000000ff") &&
+	     !strcmp(s.last_error, "split_brain") &&
+	     nm_status_format_json(&s, NULL, buf, sizeof(buf)) > 0 &&
+	     strstr(buf, ",\"generation\":\"00000000000000ff\"}");
+	report(ok, "status/kernel-1.7-generation");
 
 	nm_status_parse(rt[3].in, &s, err, sizeof(err));
 	ok = s.nextra == 3 && !strcmp(s.extra, "foo 7 bar") && !strcmp(s.last_error, "0");
@@ -573,7 +586,8 @@ static void test_status(void)
 		     "\"total_regions\":1,\"sync_percent\":100.00,\"writes_sent\":0,"
 		     "\"writes_received\":0,\"pending\":0,\"bytes_sent\":0,\"bytes_received\":0,"
 		     "\"writes_rejected\":0,\"last_error\":\"0\",\"resync_kibs\":0,"
-		     "\"eta_seconds\":0,\"resync_bytes\":0,\"extra\":\"foo 7 bar\"}");
+		     "\"eta_seconds\":0,\"resync_bytes\":0,\"generation\":\"-\","
+		     "\"extra\":\"foo 7 bar\"}");
 	if (!ok)
 		FAILWHY("%s", buf);
 	report(ok, "status/json");
