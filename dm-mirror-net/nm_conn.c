@@ -56,6 +56,7 @@ static void nm_send_state(struct nm_dev *nm, bool before_data)
 	role = nm->role;
 	s.role = nm_be32(role);
 	s.disk = nm_be32(nm->disk);
+	s.gen = nm_be64(nm->gen.cur);
 	spin_unlock_irqrestore(&nm->lock, flags);
 
 	mutex_lock(&nm->tx_mutex);
@@ -156,7 +157,7 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (changed)
 		nm_peer_reset(nm);	/* a new primary: a new epoch sequence */
-	nm_gen_handed_over(nm);
+	nm_gen_handed_over(nm, nm_h64(p->state.gen));
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 	if (r) {

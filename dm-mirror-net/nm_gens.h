@@ -116,6 +116,16 @@ static inline void nm_gens_offered(struct nm_gens *g)
 	g->offered = 1;
 }
 
+/*
+ * Does a P_STATE from the peer carrying @peer_gen confirm our P_RS_DONE?
+ * Only if it names the generation we offered: a P_STATE the peer sent
+ * before it took P_RS_DONE names its old one.
+ */
+static inline bool nm_gens_confirms(const struct nm_gens *g, __u64 peer_gen)
+{
+	return g->offered && peer_gen && peer_gen == g->cur;
+}
+
 /* End of a resync into this node: it has the source's data now. */
 static inline void nm_gens_synced_target(struct nm_gens *g,
 					 const struct nm_gens *src)

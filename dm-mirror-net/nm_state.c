@@ -542,16 +542,19 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 }
 
 /*
- * The peer says it is uptodate after our P_RS_DONE: it took our generation,
- * so ours no longer needs the last common one (nm_conn thread, may sleep).
+ * A P_STATE after our P_RS_DONE: if it carries our generation (@peer_gen),
+ * the peer took it, so ours no longer needs the last common one.  A
+ * P_STATE the peer sent before it took P_RS_DONE carries its old one and
+ * confirms nothing.  nm_conn thread, may sleep.
  */
-void nm_gen_handed_over(struct nm_dev *nm)
+void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen)
 {
 	unsigned long flags;
 	bool done = false;
 
 	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->gen_handover && nm->peer_disk == NM_DISK_UPTODATE) {
+	if (nm->gen_handover && nm->peer_disk == NM_DISK_UPTODATE &&
+	    nm_gens_confirms(&nm->gen, peer_gen)) {
 		nm->gen_handover = false;
 		nm_gens_synced_source(&nm->gen);
 		if (nm->meta)

@@ -41,7 +41,8 @@
 #define NM_MAGIC		0x4e4d4952u	/* "NMIR" */
 /*
  * 2: P_GENS in the handshake, the source's generation in P_RS_DONE;
- * 3: NM_GF_BITMAP_PRI in P_GENS (the split-brain policies)
+ * 3: NM_GF_BITMAP_PRI in P_GENS (the split-brain policies), the
+ *    sender's generation in P_STATE (confirms a P_RS_DONE)
  */
 #define NM_PROTO_MIN		3
 #define NM_PROTO_MAX		3
@@ -130,6 +131,7 @@ struct nm_p_hello {
 struct nm_p_state {
 	__be32 role;
 	__be32 disk;
+	__be64 gen;		/* the sender's current data generation (3) */
 } __packed;
 
 #define NM_DF_FUA	0x1u

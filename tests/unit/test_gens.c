@@ -208,6 +208,16 @@ int main(void)
 	c.history[0] = c.history[1] = 0;
 	check("unrelated_refused", mirror(&c, &b, NM_GC_UNRELATED));
 
+	/* a P_RS_DONE is confirmed only by a P_STATE naming its generation */
+	memset(&a, 0, sizeof(a));
+	a.cur = 0x10;
+	nm_gens_new(&a, 0x20);
+	check("confirm_needs_offer", !nm_gens_confirms(&a, 0x20));
+	nm_gens_offered(&a);
+	check("confirm_stale_state_ignored", !nm_gens_confirms(&a, 0x10));
+	check("confirm_no_gen_ignored", !nm_gens_confirms(&a, 0));
+	check("confirm_by_our_gen", nm_gens_confirms(&a, 0x20));
+
 	test_after_sb();
 	return nm_check_done();
 }

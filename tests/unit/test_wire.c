@@ -72,7 +72,7 @@ int main(void)
 	check(sizeof(struct nm_p_hello) == 48, "size_hello");
 	check(sizeof(struct nm_p_data) == 32, "size_data");
 	check(sizeof(struct nm_p_ack) == 16, "size_ack");
-	check(sizeof(struct nm_p_state) == 8, "size_state");
+	check(sizeof(struct nm_p_state) == 16, "size_state");
 	check(sizeof(struct nm_p_barrier) == 8, "size_barrier");
 	check(sizeof(struct nm_p_ping) == 8, "size_ping");
 	check(offsetof(struct nm_p_data, size) == 16, "offset_data_size");
@@ -95,6 +95,9 @@ int main(void)
 		snprintf(name, sizeof(name), "hdr_valid_type_%u", t);
 		check(nm_hdr_check(&h, 3) == 0, name);
 	}
+	/* a version-2 P_STATE (8 bytes, no generation) */
+	h = hdr(NM_P_STATE, 8, 0);
+	check(nm_hdr_check(&h, 0) != 0, "hdr_state_v2_short");
 	h = hdr(NM_P_PING, 8, 0);
 	h.magic = nm_be32(0x4e4d4953);
 	check(nm_hdr_check(&h, 0) == -EBADMSG, "hdr_bad_magic");
@@ -177,12 +180,12 @@ int main(void)
 	}
 	/* P_STATE, acks */
 	{
-		struct nm_p_state s = { nm_be32(1), nm_be32(1) };
+		struct nm_p_state s = { nm_be32(1), nm_be32(1), nm_be64(7) };
 		struct nm_p_ack a = { nm_be64(1), 0, 0 };
 
-		check(nm_payload_check(NM_P_STATE, 8, &s, DEV) == 0, "state_valid");
+		check(nm_payload_check(NM_P_STATE, 16, &s, DEV) == 0, "state_valid");
 		s.role = nm_be32(5);
-		check(nm_payload_check(NM_P_STATE, 8, &s, DEV) == -EPROTO,
+		check(nm_payload_check(NM_P_STATE, 16, &s, DEV) == -EPROTO,
 		      "state_bad_role");
 		check(nm_payload_check(NM_P_WRITE_ACK, 16, &a, DEV) == 0, "ack_valid");
 		a.status = nm_be32(5);

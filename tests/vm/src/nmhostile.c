@@ -392,6 +392,7 @@ static void h_case(const char *name, int fd, const struct node *n)
 	memset(&ra, 0, sizeof(ra));
 	memset(&a, 0, sizeof(a));
 	memset(&br, 0, sizeof(br));
+	memset(&st, 0, sizeof(st));
 
 #define IS(x) (!strcmp(name, (x)))
 	if (IS("h-garbage")) {
