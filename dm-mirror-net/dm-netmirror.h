@@ -116,6 +116,7 @@ struct nm_dev {
 	u32 pass_on;			/* on_io_error pass_on (else detach) */
 	u32 integrity;			/* its word (only crc32c): see below */
 	u32 after_sb[2];		/* enum nm_asb0, nm_asb1 */
+	u32 fencing;			/* 1: freeze (nm_freeze) */
 	struct dm_dev *meta_dev;	/* optional: persistent bitmap */
 	char secret_desc[64];		/* logon key description, or "" */
 	struct key *secret_key;		/* held from ctr to dtr */
@@ -126,6 +127,7 @@ struct nm_dev {
 	struct work_struct mark_work;
 	struct work_struct overlap_work;
 	struct work_struct gen_work;
+	struct work_struct thaw_work;	/* the link is back: release */
 	struct work_struct event_work;	/* dm_table_event from irq context */
 	wait_queue_head_t sync_wq;
 	wait_queue_head_t send_wq;
@@ -179,6 +181,10 @@ struct nm_dev {
 	bool discard_my_data;		/* give up our changes at a split */
 	bool gen_handover;		/* P_RS_DONE sent, not yet confirmed */
 	struct bio_list gen_wait;	/* writes waiting for a new generation */
+	bool frozen;			/* fencing: writes held (nm_freeze) */
+	bool suspending;		/* presuspend ran, no resume since */
+	struct bio_list frozen_new;	/* held before they started */
+	struct bio_list frozen_done;	/* done locally, held before endio */
 
 	/* -- under tx_mutex: the socket and everything sent on it -- */
 	struct mutex tx_mutex;
@@ -301,6 +307,11 @@ void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
 void nm_mark_work(struct work_struct *w);
 void nm_overlap_work(struct work_struct *w);
 void nm_gen_work(struct work_struct *w);
+void __nm_freeze(struct nm_dev *nm);
+void nm_thaw(struct nm_dev *nm, blk_status_t st);
+void nm_thaw_work(struct work_struct *w);
+void nm_frozen_presuspend(struct nm_dev *nm);
+int nm_outdate(struct nm_dev *nm);
 void nm_resubmit_waiting(struct nm_dev *nm);
 bool nm_send_one(struct nm_dev *nm);
 void nm_check_stuck(struct nm_dev *nm);

@@ -372,6 +372,9 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	mutex_unlock(&nm->tx_mutex);
 
 	spin_lock_irqsave(&nm->lock, flags);
+	/* lost, not dropped by our own disconnect or suspend: fence */
+	if (nm->want_connect && !kthread_should_stop())
+		__nm_freeze(nm);
 	__nm_state_set(nm, NM_ST_CSTATE,
 		       nm->want_connect ? NM_C_CONNECTING : NM_C_STANDALONE);
 	/* learn the nonce again: the link may have been a stranger's */
@@ -424,6 +427,8 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	strscpy(nm->last_error, "-", sizeof(nm->last_error));
 	spin_unlock_irqrestore(&nm->lock, flags);
 	nm_info(nm, "connected to %s",  nm->peer_str);
+	if (READ_ONCE(nm->frozen))
+		queue_work(nm->wq, &nm->thaw_work);
 	dm_table_event(nm->ti->table);
 	wake_up(&nm->send_wq);
 }

@@ -109,7 +109,10 @@ enum nm_asb1 {
 	  "split brain found with no primary: refuse, or whose changes go") \
 	X(after_sb_1pri, AFTER_SB_1PRI, ENUM, 0, 2, 0, 7, NM_ASB1_LIST,	\
 	  NM_ASB1_LIST, "one of " NM_ASB1_LIST,			\
-	  "split brain found with one primary: refuse, or whose changes go")
+	  "split brain found with one primary: refuse, or whose changes go") \
+	X(fencing, FENCING, ENUM, 0, 1, 0, 7, "none|freeze", "none|freeze",	\
+	  "none or freeze",						\
+	  "a primary that loses its peer holds writes until resume_io or the peer is back")
 
 enum nm_opt_id {
 #define NM_OPT_ENUM_ROW(kw, id, ...) NM_OPT_##id,
@@ -145,7 +148,11 @@ enum nm_opt_id {
 	X(discard_my_data, DISCARD_MY_DATA, 0, 6, "", "",		\
 	  "at the next connect, resolve a split brain by replacing this node's changes with the peer's") \
 	X(force_primary, FORCE_PRIMARY, 0, 7, "", "",			\
-	  "become primary even with an outdated or inconsistent disk (not while connected to an uptodate peer)")
+	  "become primary even with an outdated or inconsistent disk (not while connected to an uptodate peer)") \
+	X(outdate, OUTDATE, 0, 7, "", "",				\
+	  "a disconnected secondary marks its data outdated (a fence handler runs it)") \
+	X(resume_io, RESUME_IO, 0, 7, "", "",			\
+	  "fencing freeze: the peer is fenced, release the held writes")
 
 enum nm_msg_id {
 #define NM_MSG_ENUM_ROW(w, id, ...) NM_MSG_##id,
@@ -175,7 +182,8 @@ enum nm_msg_id {
 	X(resync_kibs, 2, "resync rate now, KiB/s")			\
 	X(eta_seconds, 2, "resync time left, seconds")			\
 	X(resync_bytes, 2, "resync bytes sent or received")		\
-	X(generation, 7, "this node's current data generation (16 hex digits), or \"-\" (none yet)")
+	X(generation, 7, "this node's current data generation (16 hex digits), or \"-\" (none yet)") \
+	X(io, 7, "running, or frozen (fencing freeze: writes held until resume_io or the peer is back)")
 
 enum nm_status_field_id {
 #define NM_SF_ENUM_ROW(name, ...) NM_SF_##name,

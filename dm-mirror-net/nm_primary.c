@@ -10,6 +10,16 @@
  * given up marks its regions out of sync.  Reads: local, or from the peer
  * (P_READ_REQ / P_READ_REPLY) when the local copy is missing or failed.
  *
+ * Fencing ("fencing freeze"): when a primary loses its link (not by its
+ * own disconnect or suspend), __nm_freeze() makes it hold, instead of
+ * completing, every write the peer had not confirmed (frozen_done) and
+ * every new write (frozen_new), so that nothing is acknowledged that a
+ * peer taking over would lack.  nm_thaw() releases them: "resume_io" (a
+ * fence handler outdated or powered off the peer), or the link is back
+ * (nm_thaw_work).  A suspend ends them instead (nm_frozen_presuspend):
+ * requeued to dm under a noflush suspend (held again after the resume),
+ * else failed with EIO; a demotion fails them too.
+ *
  * Contexts: nm_map_write from map (never sleeps), nm_mark_work (nm->wq) and
  * the nm_sync thread; nm_local_endio, nm_req_peer_done and nm_req_put from
  * any context (bio completion included); nm_send_one and nm_check_stuck in
@@ -40,7 +50,7 @@ static void nm_req_complete(struct nm_req *req)
 {
 	struct nm_dev *nm = req->nm;
 	unsigned long flags, f, l;
-	bool wake = false;
+	bool wake = false, hold;
 
 	if (test_bit(NM_REQ_READ, &req->flags)) {
 		req->bio->bi_status = req->status;
@@ -58,11 +68,17 @@ static void nm_req_complete(struct nm_req *req)
 		if (!bio_list_empty(&nm->overlap_wait))
 			queue_work(nm->wq, &nm->overlap_work);
 	}
+	req->bio->bi_status = req->status;
+	/* fencing: not acknowledged until the peer is fenced or back */
+	hold = nm->frozen && test_bit(NM_REQ_HAD_PEER, &req->flags) &&
+	       !test_bit(NM_REQ_PEER_OK, &req->flags);
+	if (hold)
+		bio_list_add(&nm->frozen_done, req->bio);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (wake)
 		nm_sync_kick(nm);
-	req->bio->bi_status = req->status;
-	bio_endio(req->bio);
+	if (!hold)
+		bio_endio(req->bio);
 }
 
 void nm_req_put(struct nm_req *req)
@@ -208,6 +224,91 @@ void nm_gen_work(struct work_struct *work)
 			bio_io_error(bio);
 }
 
+/*
+ * The link is lost while primary with "fencing freeze": hold writes from
+ * now on (see the top of this file).  Caller holds nm->lock.
+ */
+void __nm_freeze(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	if (!nm->fencing || nm->role != NM_ROLE_PRIMARY || nm->frozen)
+		return;
+	nm->frozen = true;
+	nm_warn(nm, "fencing: link lost, writes are held until the peer is fenced (resume_io) or back");
+}
+
+/*
+ * Release the held writes.  @st: 0 = the peer is fenced or back: unfreeze,
+ * complete the held ones, start the new ones; else end them all with @st
+ * and stay frozen (suspend: BLK_STS_DM_REQUEUE or BLK_STS_IOERR) or
+ * unfreeze (demotion: BLK_STS_IOERR).  Process context.
+ */
+void nm_thaw(struct nm_dev *nm, blk_status_t st)
+{
+	struct bio_list done, new;
+	unsigned long fl;
+	unsigned int n = 0;
+	struct bio *bio;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, fl);
+	if (!nm->frozen) {
+		spin_unlock_irqrestore(&nm->lock, fl);
+		return;
+	}
+	if (!nm->suspending)
+		nm->frozen = false;
+	done = nm->frozen_done;
+	new = nm->frozen_new;
+	bio_list_init(&nm->frozen_done);
+	bio_list_init(&nm->frozen_new);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	while ((bio = bio_list_pop(&done))) {
+		if (st)
+			bio->bi_status = st;
+		bio_endio(bio);
+		n++;
+	}
+	while ((bio = bio_list_pop(&new))) {
+		n++;
+		if (st) {
+			bio->bi_status = st;
+			bio_endio(bio);
+		} else if (nm_map_write(nm, bio) == DM_MAPIO_KILL) {
+			bio_io_error(bio);
+		}
+	}
+	nm_info(nm, "fencing: %u held writes %s", n,
+		!st ? "released" : st == BLK_STS_DM_REQUEUE ?
+		"requeued (noflush suspend)" : "failed");
+	dm_table_event(nm->ti->table);
+}
+
+/* The link is back (nm->wq): the peer resyncs, release what was held. */
+void nm_thaw_work(struct work_struct *work)
+{
+	struct nm_dev *nm = container_of(work, struct nm_dev, thaw_work);
+
+	if (READ_ONCE(nm->cstate) >= NM_C_CONNECTED)
+		nm_thaw(nm, 0);
+}
+
+/*
+ * presuspend: dm waits for every bio, so none may stay held: a noflush
+ * suspend requeues them (they come back after the resume, and are held
+ * again if still frozen), any other fails them.
+ */
+void nm_frozen_presuspend(struct nm_dev *nm)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	nm->suspending = true;
+	spin_unlock_irqrestore(&nm->lock, fl);
+	nm_thaw(nm, dm_noflush_suspending(nm->ti) ? BLK_STS_DM_REQUEUE :
+		BLK_STS_IOERR);
+}
+
 /* Reissue the writes that waited behind an overlapping one (nm->wq). */
 void nm_overlap_work(struct work_struct *work)
 {
@@ -254,6 +355,18 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		spin_unlock_irqrestore(&nm->lock, flags);
 		atomic64_inc(&nm->writes_rejected);
 		return DM_MAPIO_KILL;
+	}
+	if (nm->frozen) {
+		if (nm->suspending) {	/* dm waits for us: no holding now */
+			spin_unlock_irqrestore(&nm->lock, flags);
+			bio->bi_status = dm_noflush_suspending(nm->ti) ?
+					 BLK_STS_DM_REQUEUE : BLK_STS_IOERR;
+			bio_endio(bio);
+			return DM_MAPIO_SUBMITTED;
+		}
+		bio_list_add(&nm->frozen_new, bio);
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return DM_MAPIO_SUBMITTED;
 	}
 	park = data ? nm_write_wait_list(nm, bio, f, l) : NULL;
 	if (park) {

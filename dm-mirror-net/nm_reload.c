@@ -39,6 +39,7 @@ struct nm_reload_entry {
 	enum nm_disk disk;
 	struct nm_gens gen;
 	bool gen_fresh;
+	bool frozen;			/* fencing: writes were held */
 	unsigned long *oos;
 };
 
@@ -104,6 +105,7 @@ void nm_reload_save(struct nm_dev *nm)
 		e->disk = nm->disk;
 		e->gen = nm->gen;
 		e->gen_fresh = nm->gen_fresh;
+		e->frozen = nm->frozen;
 		spin_unlock_irqrestore(&nm->lock, flags);
 		list_add(&e->list, &nm_reload_list);
 	}
@@ -186,6 +188,9 @@ int nm_reload_adopt(struct nm_dev *nm)
 	/* the predecessor's history is ours (also kept on the metadata) */
 	nm->gen = found->gen;
 	nm->gen_fresh = found->gen_fresh;
+	/* still unfenced: the successor holds writes too (if it fences) */
+	nm->frozen = found->frozen && nm->fencing &&
+		     nm->role == NM_ROLE_PRIMARY;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	disk = found->disk;
 	nm_reload_free(found);

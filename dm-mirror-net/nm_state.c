@@ -136,6 +136,20 @@ void nm_go_inconsistent(struct nm_dev *nm)
 }
 
 /*
+ * An outdated disk whose data is the peer's after all (the same
+ * generation): uptodate again, on the metadata too.  Caller holds
+ * nm->lock and commits.
+ */
+static void __nm_go_uptodate(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	__nm_state_set(nm, NM_ST_DISK, NM_DISK_UPTODATE);
+	nm->send_state = true;
+	if (nm->meta)
+		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT, NM_MF_OUTDATED);
+}
+
+/*
  * This node's data is consistent but older than the peer's (the handshake
  * found the peer's generation newer): "outdated", on the metadata too,
  * until a resync makes it uptodate.  It refuses promotion (unless forced)
@@ -490,6 +504,9 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 		nm->discard_my_data = false;
 		if (cmp == NM_GC_TARGET)
 			__nm_go_outdated(nm);
+		/* outdated by a fence, but the peer wrote nothing since */
+		if (cmp == NM_GC_EQUAL && nm->disk == NM_DISK_OUTDATED)
+			__nm_go_uptodate(nm);
 		/* same generation: an old bitmap one is obsolete (a lost confirmation) */
 		if (cmp == NM_GC_EQUAL && nm->gen.bitmap) {
 			nm_gens_synced_source(&nm->gen);
@@ -564,6 +581,38 @@ void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (done && nm->meta)
 		nm_meta_commit(nm->meta);
+}
+
+/*
+ * "outdate" (what a fence handler runs on this node for its primary): a
+ * disconnected secondary declares its data old, on the metadata too, so
+ * that it is not promoted (without force_primary) while the primary goes
+ * on writing alone.  Process context.
+ */
+int nm_outdate(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->role == NM_ROLE_PRIMARY || nm->cstate >= NM_C_CONNECTED) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		nm_err(nm, "outdate: only a disconnected secondary");
+		return -EBUSY;
+	}
+	if (nm->disk != NM_DISK_UPTODATE) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		/* outdated or worse already: that is what the caller wants */
+		return nm->disk == NM_DISK_DISKLESS ? -EBUSY : 0;
+	}
+	__nm_go_outdated(nm);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta && nm_meta_commit(nm->meta)) {
+		nm_err(nm, "outdate: cannot write the metadata device");
+		return -EIO;
+	}
+	nm_info(nm, "outdated: the primary goes on without this node");
+	return 0;
 }
 
 /* "discard_my_data": at the next split brain, this node's changes go. */

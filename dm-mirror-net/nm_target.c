@@ -166,6 +166,7 @@ static const size_t nm_opt_field[NM_OPT_COUNT] = {
 	[NM_OPT_INTEGRITY] = offsetof(struct nm_dev, integrity),
 	[NM_OPT_AFTER_SB_0PRI] = offsetof(struct nm_dev, after_sb[0]),
 	[NM_OPT_AFTER_SB_1PRI] = offsetof(struct nm_dev, after_sb[1]),
+	[NM_OPT_FENCING] = offsetof(struct nm_dev, fencing),
 };
 
 static u32 *nm_opt_u32(struct nm_dev *nm, enum nm_opt_id id)
@@ -481,7 +482,10 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	bio_list_init(&nm->mark_wait);
 	bio_list_init(&nm->overlap_wait);
 	bio_list_init(&nm->gen_wait);
+	bio_list_init(&nm->frozen_new);
+	bio_list_init(&nm->frozen_done);
 	INIT_WORK(&nm->gen_work, nm_gen_work);
+	INIT_WORK(&nm->thaw_work, nm_thaw_work);
 	INIT_LIST_HEAD(&nm->active);
 	INIT_WORK(&nm->overlap_work, nm_overlap_work);
 	INIT_WORK(&nm->mark_work, nm_mark_work);
@@ -665,9 +669,10 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 	unsigned int sz = 0;
 	u32 kibs;
 	u64 eta, gen;
+	bool frozen;
 
 	/* the DMEMIT below prints these fields, in this order */
-	BUILD_BUG_ON(NM_SF_COUNT != 15);
+	BUILD_BUG_ON(NM_SF_COUNT != 16);
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irqsave(&nm->lock, flags);
@@ -678,6 +683,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		oos = nm_regions_oos_count(&nm->rg);
 		strscpy(err, nm->last_error, sizeof(err));
 		gen = nm->gen.cur;
+		frozen = nm->frozen;
 		spin_unlock_irqrestore(&nm->lock, flags);
 		if (role == NM_ROLE_PRIMARY && pdisk == NM_DISK_UPTODATE && oos)
 			pdisk = NM_DISK_OUTDATED;
@@ -701,6 +707,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 			DMEMIT("%016llx", gen);
 		else
 			DMEMIT("-");
+		DMEMIT(" %s", frozen ? "frozen" : "running");
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s ", nm->dev->name, nm->peer_str);
@@ -769,8 +776,21 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return nm_set_role(nm, NM_ROLE_PRIMARY,
 				   id == NM_MSG_FORCE_PRIMARY, result, maxlen);
 	case NM_MSG_SECONDARY:
-		return nm_set_role(nm, NM_ROLE_SECONDARY, false, result,
-				   maxlen);
+		r = nm_set_role(nm, NM_ROLE_SECONDARY, false, result, maxlen);
+		/* held writes of a primary that gives up: never acknowledged */
+		if (!r)
+			nm_thaw(nm, BLK_STS_IOERR);
+		return r;
+	case NM_MSG_RESUME_IO:
+		if (!READ_ONCE(nm->frozen)) {
+			nm_err(nm, "resume_io: no writes are held");
+			return -EINVAL;
+		}
+		nm_warn(nm, "resume_io: the peer is declared fenced; held writes are acknowledged");
+		nm_thaw(nm, 0);
+		return 0;
+	case NM_MSG_OUTDATE:
+		return nm_outdate(nm);
 	case NM_MSG_CONNECT:
 	case NM_MSG_DISCONNECT:
 		spin_lock_irqsave(&nm->lock, flags);
@@ -807,6 +827,21 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 	return -EINVAL;
 }
 
+static void nm_presuspend(struct dm_target *ti)
+{
+	nm_frozen_presuspend(ti->private);
+}
+
+static void nm_presuspend_undo(struct dm_target *ti)
+{
+	struct nm_dev *nm = ti->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->suspending = false;
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
 static void nm_postsuspend(struct dm_target *ti)
 {
 	struct nm_dev *nm = ti->private;
@@ -826,6 +861,7 @@ static void nm_resume(struct dm_target *ti)
 	struct nm_dev *nm = ti->private;
 
 	nm->suspended = false;
+	nm_presuspend_undo(ti);
 	if (nm_conn_start(nm))
 		nm_err(nm, "cannot start the connection threads");
 }
@@ -848,6 +884,8 @@ static struct target_type nm_target = {
 	.end_io = nm_end_io,
 	.status = nm_status,
 	.message = nm_message,
+	.presuspend = nm_presuspend,
+	.presuspend_undo = nm_presuspend_undo,
 	.postsuspend = nm_postsuspend,
 	.preresume = nm_preresume,
 	.resume = nm_resume,

@@ -117,6 +117,7 @@ enum dmnet_after_sb_0pri {
 	DMNET_ASB0_DISCARD_ZERO_CHANGES = NM_ASB0_DISCARD_ZERO_CHANGES,
 	DMNET_ASB0_DISCARD_LEAST_CHANGES = NM_ASB0_DISCARD_LEAST_CHANGES,
 };
+enum dmnet_fencing { DMNET_FENCING_NONE, DMNET_FENCING_FREEZE };
 enum dmnet_after_sb_1pri {
 	DMNET_ASB1_DISCONNECT = NM_ASB1_DISCONNECT,
 	DMNET_ASB1_CONSENSUS = NM_ASB1_CONSENSUS,
@@ -164,6 +165,7 @@ struct nm_table {
 	char secret[NM_SECRET_MAX];	/* logon key description */
 	enum dmnet_after_sb_0pri after_sb_0pri;
 	enum dmnet_after_sb_1pri after_sb_1pri;
+	enum dmnet_fencing fencing;
 };
 
 /* One NM_OPTIONS row, plus where its value lives in struct nm_table. */
@@ -314,6 +316,9 @@ struct nm_status {
 	/* 1.7.0: the current data generation, 16 hex digits, or "-" (none
 	 * yet); "" if absent (older module). */
 	char generation[17];
+	/* 1.7.0: "running", or "frozen" (fencing freeze holds writes);
+	 * "" if absent. */
+	char io[NM_STATUS_WORD_MAX];
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;
 	char extra[NM_STATUS_EXTRA_MAX];

@@ -189,6 +189,14 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 			}
 			strcpy(s.generation, word);
 			break;
+		case NM_SF_io:
+			if (strlen(word) >= sizeof(s.io) || !is_ident(word)) {
+				nm_seterr(err, errlen, "word %u \"%.40s\": bad io state",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			strcpy(s.io, word);
+			break;
 		default:
 			if (nm_parse_u64(word, num_field(&s, g))) {
 				nm_seterr(err, errlen, "word %u \"%.40s\": %s must be a decimal number",
@@ -252,6 +260,8 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 			EMIT(" %s", s->last_error);
 		else if (g == NM_SF_generation)
 			EMIT(" %s", s->generation);
+		else if (g == NM_SF_io)
+			EMIT(" %s", s->io);
 		else
 			EMIT(" %" PRIu64, *num_field(&c, g));
 	}
@@ -302,6 +312,8 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 			EMIT(",\"last_error\":\"%s\"", s->last_error);
 		else if (g == NM_SF_generation)
 			EMIT(",\"generation\":\"%s\"", s->generation);
+		else if (g == NM_SF_io)
+			EMIT(",\"io\":\"%s\"", s->io);
 		else
 			EMIT(",\"%s\":%" PRIu64, group_names[g], *num_field(&c, g));
 	}

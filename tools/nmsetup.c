@@ -472,6 +472,9 @@ static void print_status(const char *name, const struct nm_status *s)
 	}
 	if (s->ngroups > NM_SF_generation)
 		printf("\n    data generation %s", s->generation);
+	if (s->ngroups > NM_SF_io && !strcmp(s->io, "frozen"))
+		printf("\n    io frozen: writes are held until the peer is fenced "
+		       "(nmsetup resume-io) or back");
 	if (s->conn == DMNET_CONN_STANDALONE && s->ngroups > NM_SF_last_error &&
 	    strcmp(s->last_error, "-"))
 		printf("\n    standalone: %s", standalone_reason(s->last_error));

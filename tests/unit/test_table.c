@@ -428,7 +428,7 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 100/100 5 0 0 20480 0", 9 },
 		{ "secondary sync_target inconsistent/uptodate 10/100 0 5 1 0 20480", 9 },
 		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 0 -", 11 },
-		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - foo 7 bar", 15 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - running foo 7 bar", 16 },
 		{ "primary standalone uptodate/unknown 0/0", 4 },
 		{ "secondary connecting outdated/unknown 3/8 1 2", 6 },
 		{ "primary standalone failed/diskless 0/16 0 0 0 0 0", 9 },
@@ -440,9 +440,10 @@ static void test_status(void)
 		{ "primary sync_source uptodate/inconsistent 300/512 12 0 0 49152 0 0 - 20480 9 109051904", 14 },
 		{ "secondary sync_target inconsistent/uptodate 300/512 0 12 0 0 49152 0 - 20480 9 109051904", 14 },
 		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456", 14 },
-		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef new 1", 15 },
+		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef running new 1", 16 },
 		/* dm-netmirror 1.7.0: the data generation */
 		{ "secondary standalone uptodate/unknown 512/512 0 0 0 0 0 0 split_brain 0 0 0 00000000000000ff", 15 },
+		{ "primary connecting uptodate/unknown 512/512 0 0 1 0 0 0 peer_timeout 0 0 0 00000000000000ff frozen", 16 },
 	};
 	static const struct { const char *in, *frag; } bad[] = {
 		{ "", "word 1: missing role" },
@@ -549,6 +550,12 @@ static void test_status(void)
 	     strstr(buf, ",\"generation\":\"00000000000000ff\"}");
 	report(ok, "status/kernel-1.7-generation");
 
+	nm_status_parse(rt[16].in, &s, err, sizeof(err));
+	ok = s.ngroups == 16 && !strcmp(s.io, "frozen") &&
+	     nm_status_format_json(&s, NULL, buf, sizeof(buf)) > 0 &&
+	     strstr(buf, ",\"io\":\"frozen\"}");
+	report(ok, "status/kernel-1.7-io-frozen");
+
 	nm_status_parse(rt[3].in, &s, err, sizeof(err));
 	ok = s.nextra == 3 && !strcmp(s.extra, "foo 7 bar") && !strcmp(s.last_error, "0");
 	report(ok, "status/unknown-extra-kept");
@@ -587,7 +594,7 @@ static void test_status(void)
 		     "\"writes_received\":0,\"pending\":0,\"bytes_sent\":0,\"bytes_received\":0,"
 		     "\"writes_rejected\":0,\"last_error\":\"0\",\"resync_kibs\":0,"
 		     "\"eta_seconds\":0,\"resync_bytes\":0,\"generation\":\"-\","
-		     "\"extra\":\"foo 7 bar\"}");
+		     "\"io\":\"running\",\"extra\":\"foo 7 bar\"}");
 	if (!ok)
 		FAILWHY("%s", buf);
 	report(ok, "status/json");
