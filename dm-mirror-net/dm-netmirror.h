@@ -94,6 +94,8 @@ struct nm_req {
  * One device.  The fields are grouped by what guards them; read a field
  * only under its guard (or with READ_ONCE where a section says so).
  */
+struct nm_mac;
+
 struct nm_dev {
 	/* -- fixed from ctr to dtr: read without a lock -- */
 	struct dm_target *ti;
@@ -191,6 +193,7 @@ struct nm_dev {
 	struct socket *sock;
 	u32 tx_seq;
 	bool crc_on;			/* integrity negotiated on this link */
+	struct nm_mac *tx_mac;		/* secret: this link's send MAC */
 	u32 tx_crc;
 	u32 sent_epoch;			/* epoch of the last P_DATA */
 	bool sent_in_epoch;
@@ -206,6 +209,8 @@ struct nm_dev {
 	struct socket *listen_sock;
 	u32 rx_seq;
 	u32 rx_crc;
+	struct nm_mac *rx_mac;		/* secret: this link's receive MAC */
+	u8 link_keys[2][32];		/* from nm_auth: send, receive */
 	u32 hello_role;			/* role in our last P_HELLO */
 	u32 peer_epoch;			/* secondary: the epoch being applied */
 	bool peer_epoch_valid;
@@ -360,6 +365,9 @@ int nm_xmit(struct socket *sock, struct msghdr *msg);
 int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n, size_t len,
 		 bool more);
 int nm_send_trailer(struct nm_dev *nm);
+int nm_tx_sum(struct nm_dev *nm, const void *p, size_t len);
+int nm_link_keys_install(struct nm_dev *nm);
+void nm_link_keys_drop(struct nm_dev *nm);
 int __nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int __nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);

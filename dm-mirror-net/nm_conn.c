@@ -370,6 +370,7 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = NULL;
 	mutex_unlock(&nm->tx_mutex);
+	nm_link_keys_drop(nm);
 
 	spin_lock_irqsave(&nm->lock, flags);
 	/* lost, not dropped by our own disconnect or suspend: fence */
@@ -495,6 +496,7 @@ static int nm_conn_thread(void *arg)
 		nm_sock_setup(s, 1000 + get_random_u32_below(1000));
 		r = nm_handshake(nm, s, initiator);
 		if (r) {
+			nm_link_keys_drop(nm);
 			kernel_sock_shutdown(s, SHUT_RDWR);
 			sock_release(s);
 			continue;

@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netmirror link: the socket and everything on it below the packet
- * handlers: framing (header, crc32c trailer), sends under tx_mutex,
- * receives, listen/connect, the handshake and peer authentication.
+ * handlers: framing (header, trailer), sends under tx_mutex, receives,
+ * listen/connect, the handshake and peer authentication.
+ *
+ * The trailer.  With "secret" every packet after the handshake ends with a
+ * 16-byte HMAC-SHA256 (truncated) of its header and payload under a key of
+ * this link and direction (derived in nm_auth from the secret, both
+ * challenges, both nonces and both addresses), so nothing can be injected
+ * into or changed on an established link; the header's sequence number
+ * makes each packet's MAC unique.  Else with "integrity crc32c" a crc32c
+ * trailer.  Else none.
  *
  * Choosing the link.  Both nodes listen and both may connect.  Every device
  * instance draws a random 64-bit nonce; the handshake (P_HELLO both ways)
@@ -28,6 +36,7 @@
 #include <keys/user-type.h>
 #include <crypto/hash.h>
 #include <crypto/algapi.h>
+#include <crypto/sha2.h>
 #include <net/ipv6.h>
 #include <linux/lockdep.h>
 #include "dm-netmirror.h"
@@ -70,41 +79,154 @@ int nm_xmit(struct socket *sock, struct msghdr *msg)
 	return r < 0 ? r : 0;
 }
 
+/* One direction's packet MAC: hmac(sha256) keyed for this link. */
+struct nm_mac {
+	struct crypto_shash *tfm;
+	struct shash_desc desc;		/* followed by the tfm's context */
+};
+
+static void nm_mac_free(struct nm_mac *m)
+{
+	if (!m)
+		return;
+	shash_desc_zero(&m->desc);
+	crypto_free_shash(m->tfm);
+	kfree_sensitive(m);
+}
+
+/* A MAC state keyed with @key, initialised for the first packet. */
+static struct nm_mac *nm_mac_new(const u8 *key)
+{
+	struct crypto_shash *tfm;
+	struct nm_mac *m;
+	unsigned int noio = memalloc_noio_save();
+	int r;
+
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm)) {
+		memalloc_noio_restore(noio);
+		return NULL;
+	}
+	m = kzalloc(sizeof(*m) + crypto_shash_descsize(tfm), GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	if (!m) {
+		crypto_free_shash(tfm);
+		return NULL;
+	}
+	m->tfm = tfm;
+	m->desc.tfm = tfm;
+	r = crypto_shash_setkey(tfm, key, NM_AUTH_LEN);
+	if (!r)
+		r = crypto_shash_init(&m->desc);
+	if (r) {
+		nm_mac_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Drop this link's MAC states (nm_conn thread, after the sender let go). */
+void nm_link_keys_drop(struct nm_dev *nm)
+{
+	mutex_lock(&nm->tx_mutex);
+	nm_mac_free(nm->tx_mac);
+	nm->tx_mac = NULL;
+	mutex_unlock(&nm->tx_mutex);
+	nm_mac_free(nm->rx_mac);
+	nm->rx_mac = NULL;
+	memzero_explicit(nm->link_keys, sizeof(nm->link_keys));
+}
+
 /*
- * Send @vec as part of the current packet; with integrity on, add it to the
- * packet's crc32c (the packet always ends with nm_send_trailer()).
+ * Install the MACs of the link whose handshake (nm_auth) derived
+ * nm->link_keys; 0 or -ENOMEM.  nm_conn thread, before the link is used.
+ */
+int nm_link_keys_install(struct nm_dev *nm)
+{
+	struct nm_mac *tx, *rx;
+
+	if (!nm->secret_desc[0])
+		return 0;
+	tx = nm_mac_new(nm->link_keys[0]);
+	rx = tx ? nm_mac_new(nm->link_keys[1]) : NULL;
+	memzero_explicit(nm->link_keys, sizeof(nm->link_keys));
+	if (!rx) {
+		nm_mac_free(tx);
+		return -ENOMEM;
+	}
+	mutex_lock(&nm->tx_mutex);
+	nm->tx_mac = tx;
+	mutex_unlock(&nm->tx_mutex);
+	nm->rx_mac = rx;
+	return 0;
+}
+
+/* Add @len bytes at @p to the trailer of the packet being sent. */
+int nm_tx_sum(struct nm_dev *nm, const void *p, size_t len)
+{
+	lockdep_assert_held(&nm->tx_mutex);
+	if (nm->tx_mac)
+		return crypto_shash_update(&nm->tx_mac->desc, p, len);
+	if (nm->crc_on)
+		nm->tx_crc = crc32c(nm->tx_crc, p, len);
+	return 0;
+}
+
+static bool nm_tx_trailer_on(struct nm_dev *nm)
+{
+	return nm->tx_mac || nm->crc_on;
+}
+
+/*
+ * Send @vec as part of the current packet, adding it to the packet's
+ * trailer (the packet always ends with nm_send_trailer()).
  */
 int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n,
 		 size_t len, bool more)
 {
 	struct msghdr msg = {
 		.msg_flags = MSG_NOSIGNAL |
-			     (more || nm->crc_on ? MSG_MORE : 0),
+			     (more || nm_tx_trailer_on(nm) ? MSG_MORE : 0),
 	};
-	int i;
+	int i, r;
 
 	lockdep_assert_held(&nm->tx_mutex);
-	if (nm->crc_on)
-		for (i = 0; i < n; i++)
-			nm->tx_crc = crc32c(nm->tx_crc, vec[i].iov_base,
-					    vec[i].iov_len);
+	for (i = 0; i < n; i++) {
+		r = nm_tx_sum(nm, vec[i].iov_base, vec[i].iov_len);
+		if (r)
+			return r;
+	}
 	iov_iter_kvec(&msg.msg_iter, WRITE, vec, n, len);
 	return nm_xmit(nm->sock, &msg);
 }
 
-/* End of a packet: the crc32c trailer when integrity is on. */
+/* End of a packet: its MAC (secret) or crc32c (integrity), if any. */
 int nm_send_trailer(struct nm_dev *nm)
 {
+	u8 mac[SHA256_DIGEST_SIZE];
 	__be32 crc = cpu_to_be32(nm->tx_crc);
 	struct kvec vec = { .iov_base = &crc, .iov_len = sizeof(crc) };
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	int r;
 
 	lockdep_assert_held(&nm->tx_mutex);
-	if (!nm->crc_on)
+	if (nm->tx_mac) {
+		r = crypto_shash_final(&nm->tx_mac->desc, mac);
+		if (!r)
+			r = crypto_shash_init(&nm->tx_mac->desc);
+		if (r)
+			return r;
+		vec.iov_base = mac;
+		vec.iov_len = NM_MAC_LEN;
+	} else if (nm->crc_on) {
+		nm->tx_crc = ~0U;
+	} else {
 		return 0;
-	nm->tx_crc = ~0U;
-	iov_iter_kvec(&msg.msg_iter, WRITE, &vec, 1, sizeof(crc));
-	return nm_xmit(nm->sock, &msg);
+	}
+	iov_iter_kvec(&msg.msg_iter, WRITE, &vec, 1, vec.iov_len);
+	r = nm_xmit(nm->sock, &msg);
+	memzero_explicit(mac, sizeof(mac));
+	return r;
 }
 
 /*
@@ -166,30 +288,49 @@ int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
 	return nm_send_vec(nm, type, &vec, 1);
 }
 
-/* Receive part of the current packet, adding it to the packet's crc32c. */
+/* Receive part of the current packet, adding it to the packet's trailer. */
 int nm_rx(struct nm_dev *nm, void *buf, size_t len)
 {
 	int r = nm_recv_full(nm->sock, buf, len);
 
-	if (!r && nm->crc_on)
+	if (r)
+		return r;
+	if (nm->rx_mac)
+		return crypto_shash_update(&nm->rx_mac->desc, buf, len);
+	if (nm->crc_on)
 		nm->rx_crc = crc32c(nm->rx_crc, buf, len);
-	return r;
+	return 0;
 }
 
-/* End of a received packet: check the crc32c trailer (integrity on). */
+/* End of a received packet: check its MAC (secret) or crc32c (integrity). */
 int nm_rx_trailer(struct nm_dev *nm)
 {
+	u8 want[SHA256_DIGEST_SIZE], got[NM_MAC_LEN];
 	__be32 crc;
-	u32 want = nm->rx_crc;
+	u32 wcrc = nm->rx_crc;
 	int r;
 
+	if (nm->rx_mac) {
+		r = crypto_shash_final(&nm->rx_mac->desc, want);
+		if (!r)
+			r = crypto_shash_init(&nm->rx_mac->desc);
+		if (!r)
+			r = nm_recv_full(nm->sock, got, sizeof(got));
+		if (!r && crypto_memneq(want, got, sizeof(got))) {
+			nm_err_limit(nm, "packet authentication failed: dropping link");
+			nm_set_error(nm, "auth_error");
+			r = -EBADMSG;
+		}
+		memzero_explicit(want, sizeof(want));
+		return r;
+	}
 	if (!nm->crc_on)
 		return 0;
 	nm->rx_crc = ~0U;
 	r = nm_recv_full(nm->sock, &crc, sizeof(crc));
 	if (r)
 		return r;
-	if (be32_to_cpu(crc) != want) {
+	if (be32_to_cpu(crc) != wcrc) {
 		nm_err_limit(nm, "packet checksum mismatch: dropping link");
 		nm_set_error(nm, "integrity_error");
 		return -EBADMSG;
@@ -316,9 +457,47 @@ static void nm_hello_fill(struct nm_dev *nm, struct nm_p_hello *m)
 			      (nm->secret_desc[0] ? NM_FEAT_AUTH : 0));
 }
 
-/* HMAC-SHA256 over "NMAUTH1" || challenge || nonce_a || nonce_b. */
-static int nm_auth_mac(struct crypto_shash *tfm, const u8 *chal, u64 a, u64 b,
-		       u8 *out)
+/* The addresses of a link as this node sees them: 16 bytes each. */
+struct nm_link_addrs {
+	u8 me[16];
+	u8 peer[16];
+};
+
+static void nm_ip16(const struct sockaddr_storage *ss, u8 *out)
+{
+	memset(out, 0, 16);
+	if (ss->ss_family == AF_INET)
+		ipv6_addr_set_v4mapped(((struct sockaddr_in *)ss)->sin_addr.s_addr,
+				       (struct in6_addr *)out);
+	else if (ss->ss_family == AF_INET6)
+		memcpy(out, &((struct sockaddr_in6 *)ss)->sin6_addr, 16);
+}
+
+static int nm_link_addrs(struct socket *s, struct nm_link_addrs *a)
+{
+	struct sockaddr_storage me, peer;
+
+	memset(&me, 0, sizeof(me));
+	memset(&peer, 0, sizeof(peer));
+	if (kernel_getsockname(s, (struct sockaddr *)&me) < 0 ||
+	    kernel_getpeername(s, (struct sockaddr *)&peer) < 0)
+		return -ENOTCONN;
+	nm_ip16(&me, a->me);
+	nm_ip16(&peer, a->peer);
+	return 0;
+}
+
+/*
+ * HMAC-SHA256 under the secret over @label || @c1 || @c2 || nonce @a ||
+ * nonce @b || address @ia || address @ib (@c2 may be NULL).  The response
+ * (label "NMAUTH2") binds the challenge to both nonces and both addresses,
+ * as the responder sees them: a relay between the nodes sees other
+ * addresses and its responses do not verify.  The link keys (label
+ * "NMKEY2") add both challenges.
+ */
+static int nm_auth_mac(struct crypto_shash *tfm, const char *label,
+		       const u8 *c1, const u8 *c2, u64 a, u64 b,
+		       const u8 *ia, const u8 *ib, u8 *out)
 {
 	SHASH_DESC_ON_STACK(desc, tfm);
 	__be64 na = cpu_to_be64(a), nb = cpu_to_be64(b);
@@ -327,13 +506,19 @@ static int nm_auth_mac(struct crypto_shash *tfm, const u8 *chal, u64 a, u64 b,
 	desc->tfm = tfm;
 	r = crypto_shash_init(desc);
 	if (!r)
-		r = crypto_shash_update(desc, "NMAUTH1", 7);
+		r = crypto_shash_update(desc, label, strlen(label));
 	if (!r)
-		r = crypto_shash_update(desc, chal, NM_AUTH_LEN);
+		r = crypto_shash_update(desc, c1, NM_AUTH_LEN);
+	if (!r && c2)
+		r = crypto_shash_update(desc, c2, NM_AUTH_LEN);
 	if (!r)
 		r = crypto_shash_update(desc, (u8 *)&na, sizeof(na));
 	if (!r)
 		r = crypto_shash_update(desc, (u8 *)&nb, sizeof(nb));
+	if (!r)
+		r = crypto_shash_update(desc, ia, 16);
+	if (!r)
+		r = crypto_shash_update(desc, ib, 16);
 	if (!r)
 		r = crypto_shash_final(desc, out);
 	shash_desc_zero(desc);
@@ -382,6 +567,7 @@ static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
 {
 	u8 chal[NM_AUTH_LEN], pchal[NM_AUTH_LEN], mac[NM_AUTH_LEN];
 	u8 pmac[NM_AUTH_LEN], want[NM_AUTH_LEN];
+	struct nm_link_addrs ad;
 	const struct user_key_payload *ukp;
 	struct crypto_shash *tfm;
 	struct key *key;
@@ -402,22 +588,34 @@ static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
 		goto out;
 	}
 
+	r = nm_link_addrs(s, &ad);
+	if (r)
+		goto out;
 	get_random_bytes(chal, sizeof(chal));
 	r = nm_hs_send(s, NM_P_AUTH_CHALLENGE, 1, chal, sizeof(chal));
 	if (!r)
 		r = nm_hs_recv(s, NM_P_AUTH_CHALLENGE, 1, pchal, sizeof(pchal),
 			       deadline);
 	if (!r)
-		r = nm_auth_mac(tfm, pchal, nm->nonce, peer_nonce, mac);
+		r = nm_auth_mac(tfm, "NMAUTH2", pchal, NULL, nm->nonce,
+				peer_nonce, ad.me, ad.peer, mac);
 	if (!r)
 		r = nm_hs_send(s, NM_P_AUTH_RESPONSE, 2, mac, sizeof(mac));
 	if (!r)
 		r = nm_hs_recv(s, NM_P_AUTH_RESPONSE, 2, pmac, sizeof(pmac),
 			       deadline);
 	if (!r)
-		r = nm_auth_mac(tfm, chal, peer_nonce, nm->nonce, want);
+		r = nm_auth_mac(tfm, "NMAUTH2", chal, NULL, peer_nonce,
+				nm->nonce, ad.peer, ad.me, want);
 	if (!r && crypto_memneq(want, pmac, sizeof(want)))
 		r = -EKEYREJECTED;
+	/* this link's packet keys: [0] what we send, [1] what we receive */
+	if (!r)
+		r = nm_auth_mac(tfm, "NMKEY2", chal, pchal, nm->nonce,
+				peer_nonce, ad.me, ad.peer, nm->link_keys[0]);
+	if (!r)
+		r = nm_auth_mac(tfm, "NMKEY2", pchal, chal, peer_nonce,
+				nm->nonce, ad.peer, ad.me, nm->link_keys[1]);
 	if (r) {
 		nm_err_limit(nm, "peer authentication failed (%d)",
 			     r);
@@ -574,6 +772,11 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	larger = nm->nonce > peer_nonce;
 	if (initiator != larger)
 		return -EALREADY;
+	r = nm_link_keys_install(nm);
+	if (r) {
+		nm_err_limit(nm, "cannot set up the packet MACs (%d)", r);
+		return r;
+	}
 
 	/* the data generations decide the resync, or refuse the link */
 	return nm_gens_exchange(nm, s, nm->secret_desc[0] ? 3 : 1, deadline);

@@ -604,19 +604,21 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 		return r;
 	/* the pages go out in batches of NM_TX_BATCH segments per sendmsg */
 	bio_for_each_segment(bv, bio, iter) {
-		if (nm->crc_on) {
+		if (nm->crc_on || nm->tx_mac) {
 			void *p = kmap_local_page(bv.bv_page);
 
-			nm->tx_crc = crc32c(nm->tx_crc, p + bv.bv_offset,
-					    bv.bv_len);
+			r = nm_tx_sum(nm, p + bv.bv_offset, bv.bv_len);
 			kunmap_local(p);
+			if (r)
+				return r;
 		}
 		batch[nb++] = bv;
 		blen += bv.bv_len;
 		if (nb == NM_TX_BATCH || iter.bi_size == bv.bv_len) {
 			struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 
-			if (iter.bi_size > bv.bv_len || nm->crc_on)
+			if (iter.bi_size > bv.bv_len || nm->crc_on ||
+			    nm->tx_mac)
 				msg.msg_flags |= MSG_MORE;
 			iov_iter_bvec(&msg.msg_iter, WRITE, batch, nb, blen);
 			r = nm_xmit(nm->sock, &msg);

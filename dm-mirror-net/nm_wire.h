@@ -42,7 +42,9 @@
 /*
  * 2: P_GENS in the handshake, the source's generation in P_RS_DONE;
  * 3: NM_GF_BITMAP_PRI in P_GENS (the split-brain policies), the
- *    sender's generation in P_STATE (confirms a P_RS_DONE)
+ *    sender's generation in P_STATE (confirms a P_RS_DONE), with a secret
+ *    the responses bound to both addresses and a MAC trailer on every
+ *    packet after the handshake
  */
 #define NM_PROTO_MIN		3
 #define NM_PROTO_MAX		3
@@ -111,6 +113,8 @@ enum nm_ordering { NM_ORD_FLUSH = 0, NM_ORD_DRAIN = 1, NM_ORD_NONE = 2 };
  */
 #define NM_TRAILER_LEN		4
 #define NM_AUTH_LEN		32
+/* With "secret": the packet trailer, HMAC-SHA256 truncated (version 3). */
+#define NM_MAC_LEN		16
 
 struct nm_p_auth {
 	__u8 bytes[NM_AUTH_LEN];

@@ -6,8 +6,11 @@
 # secret, nmhostile (tests/vm/src/nmhostile.c, its own HMAC-SHA256) shows:
 # no auth feature refused (auth_mismatch), a wrong key, a reflected
 # challenge/response and a replay of a successful handshake refused
-# (auth_failed), the right key accepted (and the node's own response
-# verifies).  Keys are added with nmhostile addkey (the image has no keyctl).
+# (auth_failed), a response bound to another address (what a relay
+# between the nodes would forward) refused (auth_failed), the right key
+# accepted (and the node's own response verifies); after the handshake a
+# packet with the link's MAC is answered, one with a wrong MAC (injected)
+# drops the link (auth_error).  Keys are added with nmhostile addkey (the image has no keyctl).
 # vms: 1
 # disks: none
 # timeout: 400
@@ -88,8 +91,14 @@ h() { # h MODE WANT_ACCEPTED WANT_ERROR
 h none 0 auth_mismatch
 h wrong 0 auth_failed
 h reflect 0 auth_failed
+h relay 0 auth_failed
 h right 1 ""
 echo "$hout" | grep -q "note=node-response-ok" || fail "the node's response did not verify: $hout"
+# protocol 3: every packet after the handshake carries a MAC
+h signed 1 ""
+echo "$hout" | grep -q "note=ping-acked" || fail "a correctly MACed ping was not answered: $hout"
+h inject 0 auth_error
+dmesg | grep -q "packet authentication failed" || fail "no kernel log line for the injected packet"
 [ -s /tmp/nmh-auth.bin ] || fail "no recorded handshake"
 h replay 0 auth_failed
 dmesg | grep -q "peer authentication failed" || fail "no kernel log line for the refusals"

@@ -289,6 +289,27 @@ static int wait_live(int fd)
 	return 0;
 }
 
+/* read the node's packets until one of @type (1), or a close/timeout (0) */
+static int wait_type(int fd, uint16_t type, int ms)
+{
+	long long end = now_ms() + ms;
+	struct nm_hdr h;
+	static char buf[NM_BITMAP_MAX_BITS / 8 + 64 + NM_MAX_DATA];
+
+	while (now_ms() < end) {
+		uint32_t len;
+
+		if (rfull(fd, &h, sizeof(h), (int)(end - now_ms())))
+			return 0;
+		len = nm_h32(h.length) + g_trailer;
+		if (len > sizeof(buf) || rfull(fd, buf, len, 3000))
+			return 0;
+		if (nm_h16(h.type) == type)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The last handshake step (protocol 2): our P_GENS (no history: the node
  * keeps deciding by roles) with @seq, then the node's P_GENS.
@@ -715,13 +736,16 @@ static void sha_final(struct sha *c, unsigned char out[32])
 		out[4 * i + 3] = c->h[i];
 	}
 }
-/* HMAC-SHA256(key, "NMAUTH1" || chal || be64(a) || be64(b)) */
-static void nm_mac(const char *key, const unsigned char *chal, uint64_t a,
-		   uint64_t b, unsigned char out[32])
+/* HMAC-SHA256(key, the concatenation of @n parts) */
+struct part {
+	const void *p;
+	size_t len;
+};
+
+static void hmac256(const void *key, size_t kl, const struct part *parts,
+		    int n, unsigned char out[32])
 {
 	unsigned char k[64] = { 0 }, ip[64], op[64], inner[32];
-	uint64_t na = nm_be64(a), nb = nm_be64(b);
-	size_t kl = strlen(key);
 	struct sha c;
 	int i;
 
@@ -738,15 +762,85 @@ static void nm_mac(const char *key, const unsigned char *chal, uint64_t a,
 	}
 	sha_init(&c);
 	sha_update(&c, ip, 64);
-	sha_update(&c, "NMAUTH1", 7);
-	sha_update(&c, chal, NM_AUTH_LEN);
-	sha_update(&c, &na, 8);
-	sha_update(&c, &nb, 8);
+	for (i = 0; i < n; i++)
+		sha_update(&c, parts[i].p, parts[i].len);
 	sha_final(&c, inner);
 	sha_init(&c);
 	sha_update(&c, op, 64);
 	sha_update(&c, inner, 32);
 	sha_final(&c, out);
+}
+
+/* this connection's addresses as 16 bytes (IPv4 v4-mapped) */
+static unsigned char g_me[16], g_peer[16];
+
+static void ip16(const struct sockaddr_storage *ss, unsigned char *out)
+{
+	memset(out, 0, 16);
+	if (ss->ss_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	} else {
+		memcpy(out, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	}
+}
+
+static void fd_addrs(int fd)
+{
+	struct sockaddr_storage a;
+	socklen_t l = sizeof(a);
+
+	memset(&a, 0, sizeof(a));
+	getsockname(fd, (struct sockaddr *)&a, &l);
+	ip16(&a, g_me);
+	l = sizeof(a);
+	memset(&a, 0, sizeof(a));
+	getpeername(fd, (struct sockaddr *)&a, &l);
+	ip16(&a, g_peer);
+}
+
+/*
+ * The kernel's nm_auth_mac (protocol 3): HMAC-SHA256(secret, label || c1 ||
+ * [c2] || be64(a) || be64(b) || addr ia || addr ib)
+ */
+static void nm_mac(const char *key, const char *label,
+		   const unsigned char *c1, const unsigned char *c2,
+		   uint64_t a, uint64_t b, const unsigned char *ia,
+		   const unsigned char *ib, unsigned char out[32])
+{
+	uint64_t na = nm_be64(a), nb = nm_be64(b);
+	struct part p[7];
+	int n = 0;
+
+	p[n++] = (struct part){ label, strlen(label) };
+	p[n++] = (struct part){ c1, NM_AUTH_LEN };
+	if (c2)
+		p[n++] = (struct part){ c2, NM_AUTH_LEN };
+	p[n++] = (struct part){ &na, 8 };
+	p[n++] = (struct part){ &nb, 8 };
+	p[n++] = (struct part){ ia, 16 };
+	p[n++] = (struct part){ ib, 16 };
+	hmac256(key, strlen(key), p, n, out);
+}
+
+/* one packet with the link's MAC trailer under @key (@bad: a wrong MAC) */
+static int mpkt(int fd, const unsigned char key[32], uint16_t type,
+		uint32_t seq, const void *p, uint32_t len, int bad)
+{
+	struct nm_hdr h;
+	unsigned char mac[32];
+	struct part pt[2];
+
+	nm_hdr_fill(&h, type, len, seq);
+	pt[0] = (struct part){ &h, sizeof(h) };
+	pt[1] = (struct part){ p, len };
+	hmac256(key, 32, pt, 2, mac);
+	if (bad)
+		mac[0] ^= 1;
+	n_pkts++;
+	if (sraw(fd, &h, sizeof(h)) || sraw(fd, p, len))
+		return -1;
+	return sraw(fd, mac, NM_MAC_LEN);
 }
 
 /* read one handshake packet of @type and @len (no trailer) */
@@ -794,6 +888,7 @@ static int cmd_auth(const char *mode, const char *secret)
 		fprintf(stderr, "nmhostile: auth: no connection / no hello\n");
 		return 2;
 	}
+	fd_addrs(fd);
 	if (!strcmp(mode, "replay")) {
 		f = fopen("/tmp/nmh-auth.bin", "rb");
 		if (!f) {
@@ -842,17 +937,44 @@ static int cmd_auth(const char *mode, const char *secret)
 		note = "no-challenge";
 		goto out;
 	}
-	/* ours: HMAC over the node's challenge, our nonce, its nonce */
-	nm_mac(strcmp(mode, "wrong") ? secret : "not-the-secret", nchal,
-	       nm_h64(m.nonce), nm_h64(n.h.nonce), mac);
+	/*
+	 * ours: HMAC over the node's challenge, both nonces, both addresses;
+	 * "relay": as a genuine peer behind a relay would compute it, with
+	 * its own address (169.254.9.9) instead of the one the node sees
+	 */
+	if (!strcmp(mode, "relay")) {
+		unsigned char far[16] = { [10] = 0xff, [11] = 0xff, [12] = 169,
+					  [13] = 254, [14] = 9, [15] = 9 };
+
+		nm_mac(secret, "NMAUTH2", nchal, NULL, nm_h64(m.nonce),
+		       nm_h64(n.h.nonce), far, g_peer, mac);
+	} else {
+		nm_mac(strcmp(mode, "wrong") ? secret : "not-the-secret",
+		       "NMAUTH2", nchal, NULL, nm_h64(m.nonce),
+		       nm_h64(n.h.nonce), g_me, g_peer, mac);
+	}
 	rsend(fd, NM_P_AUTH_RESPONSE, 2, mac, sizeof(mac));
 	if (!hs_recv(fd, NM_P_AUTH_RESPONSE, nmac, sizeof(nmac))) {
-		nm_mac(secret, chal, nm_h64(n.h.nonce), nm_h64(m.nonce), want);
+		nm_mac(secret, "NMAUTH2", chal, NULL, nm_h64(n.h.nonce),
+		       nm_h64(m.nonce), g_peer, g_me, want);
 		note = memcmp(want, nmac, sizeof(want)) ? "node-response-WRONG" :
 							  "node-response-ok";
 	}
+	g_trailer = NM_MAC_LEN;		/* the node MACs every packet now */
 	if (!gens_step(fd, 3))
 		accepted = wait_live(fd);
+	if (accepted && (!strcmp(mode, "signed") || !strcmp(mode, "inject"))) {
+		/* a P_PING after the handshake, MACed with our link key */
+		unsigned char key[32];
+		struct nm_p_ping pg = { .cookie = nm_be64(0x4e4d) };
+		int bad = !strcmp(mode, "inject");
+
+		nm_mac(secret, "NMKEY2", chal, nchal, nm_h64(m.nonce),
+		       nm_h64(n.h.nonce), g_me, g_peer, key);
+		mpkt(fd, key, NM_P_PING, 4, &pg, sizeof(pg), bad);
+		accepted = wait_type(fd, NM_P_PING_ACK, 3000);
+		note = accepted ? "ping-acked" : "ping-not-acked";
+	}
 	if (!strcmp(mode, "right")) {
 		f = fopen("/tmp/nmh-auth.bin", "wb");
 		if (f) {

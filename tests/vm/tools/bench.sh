@@ -3,7 +3,8 @@
 # 1 MiB x 64) on brd ramdisks, in one VM:
 #   bare /dev/ram0, netmirror disconnected (primary without a peer),
 #   netmirror connected over 127.0.0.1 with protocol A, B, C (ordering
-#   flush), in-kernel DRBD 8.4 disconnected and connected with A, B, C.
+#   flush), and C with "secret" (a MAC on every packet: nm-Cmac),
+#   in-kernel DRBD 8.4 disconnected and connected with A, B, C.
 # Each measurement is repeated $nm_bench_reps times (default 3); the median
 # is reported.  Result lines start with "NMBENCH: " (tests/bench/run.sh
 # extracts them); per-run samples are NMLOG lines.
@@ -116,6 +117,14 @@ for p in A B C; do
 	nm_local_unpair
 done
 
+# ---- 3b. protocol C with "secret": the cost of a MAC on every packet
+nmhostile addkey nm:bench "bench secret" >/dev/null || fail "add the logon key"
+nm_local_pair C flush "$S" /dev/ram0 /dev/ram1 "secret nm:bench" "secret nm:bench"
+nm_wait_insync
+log "bench nm-Cmac status: $(dmsetup status nma)"
+measure nm-Cmac /dev/mapper/nma
+nm_local_unpair
+
 # ---- 4. DRBD 8.4: minor 0 (/dev/ram2, primary) <-> minor 1 (/dev/ram3)
 drbd_connect() { # PROTO
 	$DRBDSETUP connect r0 $DA $DB --protocol="$1" || fail "drbd connect r0 ($1)"
@@ -158,7 +167,7 @@ $DRBDSETUP down r0
 $DRBDSETUP down r1
 
 # ---- table
-COLS="bare nm-disc nm-A nm-B nm-C drbd-disc drbd-A drbd-B drbd-C"
+COLS="bare nm-disc nm-A nm-B nm-C nm-Cmac drbd-disc drbd-A drbd-B drbd-C"
 awk -v cols="$COLS" -v reps="$REPS" -v latf=$LAT '
 function r(a, b) { return (a != "" && b > 0) ? sprintf("%.2f", a / b) : "-" }
 function d(x) { return (x == "") ? "-" : x }
