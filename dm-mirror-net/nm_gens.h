@@ -43,6 +43,7 @@ struct nm_gens {
 	__u64 history[2];
 	__u32 offered;		/* cur went to the peer (P_RS_DONE), unconfirmed */
 	__u32 bitmap_pri;	/* "older primary": primary when bitmap began */
+	__u32 hist_held;	/* bit i: the peer may hold history[i] */
 };
 
 enum nm_gen_cmp {
@@ -99,9 +100,37 @@ static inline void nm_gens_new_as(struct nm_gens *g, __u64 fresh,
 	} else if (g->offered) {
 		g->history[1] = g->history[0];
 		g->history[0] = g->cur;
+		g->hist_held = ((g->hist_held << 1) & 2) | 1;
 	}
 	g->cur = fresh;
 	g->offered = 0;
+}
+
+/*
+ * After nm_gens_compare() said SOURCE or TARGET (@cmp, from @l's side):
+ * is a resync of the two bitmaps enough?  It is when the target's
+ * generation is the source's bitmap generation, or one the source offered
+ * and never saw replaced (hist_held): every change since is in the
+ * source's bitmap.  A target presenting an older history entry, one it
+ * had already replaced by a newer one (a restored backup of its disk and
+ * metadata, an old snapshot), lacks changes no bitmap records: the whole
+ * device must be resynced.
+ */
+static inline bool nm_gens_full(const struct nm_gens *l,
+				const struct nm_gens *p, enum nm_gen_cmp cmp)
+{
+	const struct nm_gens *s = cmp == NM_GC_SOURCE ? l : p;
+	const struct nm_gens *t = cmp == NM_GC_SOURCE ? p : l;
+	int i;
+
+	if (cmp != NM_GC_SOURCE && cmp != NM_GC_TARGET)
+		return false;
+	if (t->cur == s->bitmap)
+		return false;
+	for (i = 0; i < 2; i++)
+		if (t->cur == s->history[i])
+			return !(s->hist_held & (1u << i));
+	return false;
 }
 
 /* As nm_gens_new_as(), for a node that was not primary before. */
@@ -138,6 +167,7 @@ static inline void nm_gens_synced_target(struct nm_gens *g,
 	g->bitmap = 0;
 	g->bitmap_pri = 0;
 	g->offered = 0;
+	g->hist_held = 0;	/* the source never goes back to these */
 	g->pair = src->pair;
 }
 
@@ -151,6 +181,7 @@ static inline void nm_gens_synced_source(struct nm_gens *g)
 	g->bitmap = 0;
 	g->bitmap_pri = 0;
 	g->offered = 0;
+	g->hist_held = 0;	/* the peer holds cur: all these are older */
 }
 
 /*

@@ -647,7 +647,9 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	out.history[1] = nm_be64(nm->gen.history[1]);
 	out.changed = nm_be64(nm_regions_oos_count(&nm->rg));
 	out.flags = nm_be32((nm->discard_my_data ? NM_GF_DISCARD_MY_DATA : 0) |
-			    (nm->gen.bitmap_pri ? NM_GF_BITMAP_PRI : 0));
+			    (nm->gen.bitmap_pri ? NM_GF_BITMAP_PRI : 0) |
+			    (nm->gen.hist_held & 1 ? NM_GF_HIST0_HELD : 0) |
+			    (nm->gen.hist_held & 2 ? NM_GF_HIST1_HELD : 0));
 	spin_unlock_irqrestore(&nm->lock, flags);
 	r = nm_hs_send(s, NM_P_GENS, seq, &out, sizeof(out));
 	if (!r)
@@ -665,6 +667,8 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	peer.history[0] = nm_h64(in.history[0]);
 	peer.history[1] = nm_h64(in.history[1]);
 	peer.bitmap_pri = !!(nm_h32(in.flags) & NM_GF_BITMAP_PRI);
+	peer.hist_held = (nm_h32(in.flags) & NM_GF_HIST0_HELD ? 1 : 0) |
+			 (nm_h32(in.flags) & NM_GF_HIST1_HELD ? 2 : 0);
 	why = nm_gen_verdict(nm, &peer, nm_h32(in.flags) &
 			     NM_GF_DISCARD_MY_DATA, nm_h64(in.changed));
 	if (why) {

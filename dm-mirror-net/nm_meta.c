@@ -55,6 +55,7 @@ struct nm_meta_sb2 {
 } __packed;
 #define NM_SB2_OFFERED		0x1	/* nm_gens.offered */
 #define NM_SB2_BITMAP_PRI	0x2	/* nm_gens.bitmap_pri */
+#define NM_SB2_HIST_SHIFT	2	/* bits 2, 3: nm_gens.hist_held */
 
 struct nm_meta {
 	struct block_device *bdev;
@@ -99,6 +100,7 @@ static int nm_meta_read_gens(struct nm_meta *m, struct nm_meta_sb *sb)
 	m->gens.history[1] = le64_to_cpu(sb2->history[1]);
 	m->gens.offered = !!(le32_to_cpu(sb2->gflags) & NM_SB2_OFFERED);
 	m->gens.bitmap_pri = !!(le32_to_cpu(sb2->gflags) & NM_SB2_BITMAP_PRI);
+	m->gens.hist_held = (le32_to_cpu(sb2->gflags) >> NM_SB2_HIST_SHIFT) & 3;
 	return 0;
 }
 
@@ -162,7 +164,8 @@ static int nm_meta_write_sb(struct nm_meta *m)
 	sb2->history[0] = cpu_to_le64(m->gens.history[0]);
 	sb2->history[1] = cpu_to_le64(m->gens.history[1]);
 	sb2->gflags = cpu_to_le32((m->gens.offered ? NM_SB2_OFFERED : 0) |
-				  (m->gens.bitmap_pri ? NM_SB2_BITMAP_PRI : 0));
+				  (m->gens.bitmap_pri ? NM_SB2_BITMAP_PRI : 0) |
+				  (m->gens.hist_held << NM_SB2_HIST_SHIFT));
 	m->sb_dirty = false;
 	spin_unlock_irqrestore(&m->lock, fl);
 	sb2->csum = cpu_to_le32(nm_sb2_csum(sb2));

@@ -450,7 +450,7 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	unsigned long flags, n;
 	enum nm_gen_cmp cmp;
 	const char *why = NULL, *how = NULL;
-	bool mine, split;
+	bool mine, split, full;
 	int npri = 0;
 
 	spin_lock_irqsave(&nm->lock, flags);
@@ -497,6 +497,13 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	default:
 		break;
 	}
+	/* an old copy on one side: its bitmap does not say what it lacks */
+	full = !why && !split && nm_gens_full(&nm->gen, peer, cmp);
+	if (full) {
+		bitmap_fill(nm->rg.oos, nm->rg.nr);
+		if (nm->meta)
+			nm_meta_set_bits(nm->meta, nm->rg.oos);
+	}
 	if (why) {
 		nm->want_connect = false;
 	} else {
@@ -527,6 +534,11 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 				"this node's changes are replaced by the peer's" :
 				"the peer's changes are replaced by this node's");
 	}
+	if (full)
+		nm_warn(nm, "%s data is an old copy (generation %016llx, replaced since by %016llx): resyncing the whole device",
+			cmp == NM_GC_SOURCE ? "the peer's" : "this node's",
+			cmp == NM_GC_SOURCE ? peer->cur : nm->gen.cur,
+			cmp == NM_GC_SOURCE ? nm->gen.cur : peer->cur);
 	switch (cmp) {
 	case NM_GC_SPLIT:
 		nm_err(nm, "split brain with %s: both changed the data since generation %016llx (the peer %llu regions); refusing, disks untouched: resolve with \"discard_my_data\" and \"connect\" on the node whose changes go",

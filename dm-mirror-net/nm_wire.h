@@ -183,7 +183,10 @@ struct nm_p_bitmap {
  */
 #define NM_GF_DISCARD_MY_DATA	0x1u
 #define NM_GF_BITMAP_PRI	0x2u	/* primary when the split began */
-#define NM_GF_ALL		(NM_GF_DISCARD_MY_DATA | NM_GF_BITMAP_PRI)
+#define NM_GF_HIST0_HELD	0x4u	/* the peer may hold history[0] */
+#define NM_GF_HIST1_HELD	0x8u	/* the peer may hold history[1] */
+#define NM_GF_ALL		(NM_GF_DISCARD_MY_DATA | NM_GF_BITMAP_PRI | \
+				 NM_GF_HIST0_HELD | NM_GF_HIST1_HELD)
 struct nm_p_gens {
 	__be64 pair;
 	__be64 cur;

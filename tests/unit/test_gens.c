@@ -173,6 +173,9 @@ int main(void)
 		nm_gens_new(&s1, 0x103);
 		nm_gens_new(&s1, 0x104);
 		check("lost_rs_done_still_source", mirror(&s1, &t1, NM_GC_SOURCE));
+		check("lost_rs_done_bitmap_enough",
+		      !nm_gens_full(&s1, &t1, NM_GC_SOURCE) &&
+		      !nm_gens_full(&t1, &s1, NM_GC_TARGET));
 
 		/* the target took it, the confirmation was lost */
 		s1 = a;
@@ -186,6 +189,10 @@ int main(void)
 		nm_gens_new(&s1, 0x204);
 		check("lost_confirmation_still_source",
 		      mirror(&s1, &t1, NM_GC_SOURCE));
+		/* t1 holds the offered 0x201: our bitmap has all since */
+		check("lost_confirmation_bitmap_enough",
+		      !nm_gens_full(&s1, &t1, NM_GC_SOURCE) &&
+		      !nm_gens_full(&t1, &s1, NM_GC_TARGET));
 		/* and a split brain after it is still one */
 		nm_gens_new(&t1, 0x301);
 		check("lost_confirmation_split_detected",
@@ -197,6 +204,31 @@ int main(void)
 	c.bitmap = 0;
 	c.history[0] = c.history[1] = 0;
 	check("old_copy_is_target", mirror(&c, &b, NM_GC_TARGET));
+	/* ... and the bitmaps do not say what it lacks: a full resync */
+	check("old_copy_full_resync", nm_gens_full(&b, &c, NM_GC_SOURCE) &&
+	      nm_gens_full(&c, &b, NM_GC_TARGET));
+
+	/*
+	 * A restored backup, step by step: s and t in sync at 0x600; s
+	 * writes alone (0x601), resyncs t, t confirms; t's disk and metadata
+	 * are then restored from a copy made at 0x600.
+	 */
+	{
+		struct nm_gens s = { .pair = 7, .cur = 0x600 }, t = s, old;
+
+		old = t;
+		nm_gens_new(&s, 0x601);
+		check("backup/lone_writer_bitmap_only",
+		      !nm_gens_full(&s, &t, NM_GC_SOURCE));
+		nm_gens_offered(&s);
+		nm_gens_synced_target(&t, &s);
+		nm_gens_synced_source(&s);	/* confirmed */
+		check("backup/in_sync", mirror(&s, &t, NM_GC_EQUAL));
+		check("backup/restored_is_target", mirror(&s, &old, NM_GC_SOURCE));
+		check("backup/restored_full_resync",
+		      nm_gens_full(&s, &old, NM_GC_SOURCE) &&
+		      nm_gens_full(&old, &s, NM_GC_TARGET));
+	}
 
 	/* another pair, and unrelated data */
 	c = b;
