@@ -317,6 +317,7 @@ void nm_thaw(struct nm_dev *nm, blk_status_t st);
 void nm_thaw_work(struct work_struct *w);
 void nm_frozen_presuspend(struct nm_dev *nm);
 int nm_outdate(struct nm_dev *nm);
+int nm_invalidate(struct nm_dev *nm);
 void nm_resubmit_waiting(struct nm_dev *nm);
 bool nm_send_one(struct nm_dev *nm);
 void nm_check_stuck(struct nm_dev *nm);

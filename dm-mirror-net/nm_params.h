@@ -152,7 +152,9 @@ enum nm_opt_id {
 	X(outdate, OUTDATE, 0, 7, "", "",				\
 	  "a disconnected secondary marks its data outdated (a fence handler runs it)") \
 	X(resume_io, RESUME_IO, 0, 7, "", "",			\
-	  "fencing freeze: the peer is fenced, release the held writes")
+	  "fencing freeze: the peer is fenced, release the held writes") \
+	X(invalidate, INVALIDATE, 0, 7, "", "",			\
+	  "a secondary discards its data: inconsistent, all of it resynced from the peer")
 
 enum nm_msg_id {
 #define NM_MSG_ENUM_ROW(w, id, ...) NM_MSG_##id,

@@ -197,6 +197,37 @@ int nm_attach(struct nm_dev *nm)
  * generation), so the peer's newer writes, if any, meet it as a split
  * brain.
  */
+/*
+ * "invalidate" (drbdadm invalidate): a secondary throws its data away as
+ * a whole: every region out of sync and the disk inconsistent, on the
+ * metadata first; the caller drops the link so that the next handshake
+ * makes the peer resync all of it.  For a disk restored from a backup, or
+ * one whose contents are otherwise not trusted.  Process context.
+ */
+int nm_invalidate(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->role == NM_ROLE_PRIMARY || nm->disk == NM_DISK_DISKLESS) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		nm_err(nm, "invalidate: only a secondary with its disk attached");
+		return -EBUSY;
+	}
+	bitmap_fill(nm->rg.oos, nm->rg.nr);
+	bitmap_zero(nm->rg.rs_dirty, nm->rg.nr);
+	__nm_go_inconsistent(nm);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta && nm_meta_commit(nm->meta)) {
+		nm_err(nm, "invalidate: cannot write the metadata device");
+		return -EIO;
+	}
+	nm_warn(nm, "invalidated: all regions will be resynced from the peer");
+	dm_table_event(nm->ti->table);
+	return 0;
+}
+
 int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 		char *result, unsigned int maxlen)
 {

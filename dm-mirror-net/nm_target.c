@@ -791,6 +791,12 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return 0;
 	case NM_MSG_OUTDATE:
 		return nm_outdate(nm);
+	case NM_MSG_INVALIDATE:
+		r = nm_invalidate(nm);
+		/* a new handshake carries the state and the full bitmap */
+		if (!r)
+			nm_conn_drop(nm);
+		return r;
 	case NM_MSG_CONNECT:
 	case NM_MSG_DISCONNECT:
 		spin_lock_irqsave(&nm->lock, flags);

@@ -5,6 +5,8 @@
 # connected.  The restored node's generation is in the primary's history,
 # but neither bitmap records what it lacks: the primary must resync the
 # whole device (logged as an old copy), and both disks end identical.
+# Then a backup restored with no generation change since (undetectable):
+# "invalidate" on it makes the primary resync all of it.
 # Fails on f87f969's kernel: only the bitmaps are resynced and status says
 # in sync while the disks differ.
 # vms: 1
@@ -57,5 +59,27 @@ check_eq oldcopy/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
 check oldcopy/logged sh -c "dmesg | grep -q 'old copy'"
 check oldcopy/lone-write-there pattern verify /dev/ram1 2 4M --offset 2M --size 4M --direct --quiet
 check oldcopy/connected-write-there pattern verify /dev/ram1 3 2M --offset 10M --size 2M --direct --quiet
+
+# a backup restored with no new generation since (only connected writes):
+# nothing can tell it from the real thing; "invalidate" resyncs it all
+dmsetup message nmb 0 disconnect || fail "disconnect nmb"
+nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
+$DD if=/dev/ram1 of=/dev/ram4 bs=1M iflag=direct oflag=direct status=none || fail "backup data"
+$DD if=/dev/ram3 of=/dev/ram5 bs=1M iflag=direct oflag=direct status=none || fail "backup meta"
+dmsetup message nmb 0 connect || fail "connect nmb"
+nm_wait_synced nma 60 || fail "reconnect: $(dmsetup status nma)"
+pattern write /dev/mapper/nma 4 2M --offset 12M --size 2M --direct --quiet || fail "connected write 2"
+sleep 3
+dmsetup remove nmb || fail "remove nmb"
+$DD if=/dev/ram4 of=/dev/ram1 bs=1M iflag=direct oflag=direct status=none || fail "restore data"
+$DD if=/dev/ram5 of=/dev/ram3 bs=1M iflag=direct oflag=direct status=none || fail "restore meta"
+dmsetup create nmb --table "$TB" || fail "recreate nmb"
+check invalidate/accepted dmsetup message nmb 0 invalidate
+check_wait invalidate/inconsistent 20 "[ \"\$(nm_status nmb disk)\" = inconsistent ] || [ \"\$(nm_status nmb connection)\" = sync_target ]"
+check invalidate/synced nm_wait_synced nma 90
+check invalidate/synced-b nm_wait_synced nmb 30
+check_eq invalidate/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
+check invalidate/write-there pattern verify /dev/ram1 4 2M --offset 12M --size 2M --direct --quiet
+check_fail invalidate/refused-on-primary dmsetup message nma 0 invalidate
 nm_local_unpair
 exit 0
