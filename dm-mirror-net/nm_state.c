@@ -255,7 +255,7 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 	     nm->disk == NM_DISK_OUTDATED)) {
 		if (!force) {
 			spin_unlock_irqrestore(&nm->lock, flags);
-			nm_err(nm, "refusing to become primary: local disk is %s (the peer has newer data); force_primary overrides",
+			nm_err(nm, "refusing to become primary: local disk is %s; force_primary overrides",
 			       nm_disk_name(nm->disk));
 			DMEMIT("refused: local disk is %s", nm_disk_name(nm->disk));
 			return -EBUSY;

@@ -61,7 +61,7 @@ dmsetup remove nmx || fail "remove nmx"
 # an inconsistent standalone secondary (sync full, no history) cannot be primary
 dmsetup create nmx --table "0 $S netmirror /dev/ram3 127.0.0.1:7799 C flush 2 listen 127.0.0.1:7798" || fail "create nmx secondary"
 [ "$(nm_status nmx disk)" = inconsistent ] || fail "fresh secondary not inconsistent: $(dmsetup status nmx)"
-msg_bad nmx primary "local disk is not usable"
+msg_bad nmx primary "local disk is inconsistent; force_primary overrides"
 dmsetup remove nmx || fail "remove nmx"
 
 # connected pair
