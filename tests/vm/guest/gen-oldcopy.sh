@@ -6,7 +6,8 @@
 # but neither bitmap records what it lacks: the primary must resync the
 # whole device (logged as an old copy), and both disks end identical.
 # Then a backup restored with no generation change since (undetectable):
-# "invalidate" on it makes the primary resync all of it.
+# "invalidate" on it makes the primary resync all of it.  Last, the
+# metadata device of another pair: refused on both sides (other_pair).
 # Fails on f87f969's kernel: only the bitmaps are resynced and status says
 # in sync while the disks differ.
 # vms: 1
@@ -14,7 +15,7 @@
 # timeout: 300
 load_netmirror
 . /tests/nmlib.sh
-brd_setup 16 6
+brd_setup 16 7
 S=$(( $(dev_size /dev/ram0) / 512 ))
 for i in 2 3; do
 	$DD if=/dev/zero of=/dev/ram$i bs=1M count=16 status=none
@@ -81,5 +82,24 @@ check invalidate/synced-b nm_wait_synced nmb 30
 check_eq invalidate/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
 check invalidate/write-there pattern verify /dev/ram1 4 2M --offset 12M --size 2M --direct --quiet
 check_fail invalidate/refused-on-primary dmsetup message nma 0 invalidate
+
+# a metadata device of another pair: the link is refused (other_pair)
+dmsetup remove nmb || fail "remove nmb"
+$DD if=/dev/zero of=/dev/ram5 bs=1M count=16 status=none
+dmsetup create nmd --table "0 $S netmirror /dev/ram4 127.0.0.1:7791 C flush 4 listen 127.0.0.1:7792 meta /dev/ram5" || fail "create nmd"
+dmsetup create nmc --table "0 $S netmirror /dev/ram6 127.0.0.1:7792 C flush 4 listen 127.0.0.1:7791 role primary" ||
+	fail "create nmc"
+nm_wait_synced nmc 60 || fail "other pair: $(dmsetup status nmc)"
+sleep 2
+dmsetup remove nmc nmd || fail "remove the other pair"
+b_sum=$(dev_sum /dev/ram1)
+dmesg -c > /dev/null
+dmsetup create nmb --table "0 $S netmirror /dev/ram1 127.0.0.1:7789 C flush 4 listen 127.0.0.1:7790 meta /dev/ram5" ||
+	fail "create nmb with the other pair's metadata"
+check_wait otherpair/a-refused 30 "[ \"\$(nm_status nma last_error)\" = other_pair ]"
+check_wait otherpair/b-refused 30 "[ \"\$(nm_status nmb last_error)\" = other_pair ]"
+check_eq otherpair/b-standalone "$(nm_status nmb connection)" standalone
+check_eq otherpair/b-untouched "$(dev_sum /dev/ram1)" "$b_sum"
+check otherpair/logged sh -c "dmesg | grep -q 'belongs to another pair'"
 nm_local_unpair
 exit 0
