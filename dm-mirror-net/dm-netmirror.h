@@ -170,6 +170,7 @@ struct nm_dev {
 	struct bio_list overlap_wait;	/* writes behind an overlapping one */
 	bool bm_sent;			/* our bitmap went out on this link */
 	bool bm_peer_done;		/* the peer's bitmap arrived */
+	bool rs_ran;			/* a resync started on this link */
 	bool rs_paused;
 	unsigned int rs_inflight;	/* regions sent, not yet acked */
 	unsigned long rs_cursor;

@@ -429,8 +429,12 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	    nm->bm_sent && nm->bm_peer_done &&
 	    (!bitmap_empty(nm->rg.oos, nm->rg.nr) ||
 	     nm->gen_cmp == NM_GC_SOURCE ||
-	     (nm->gen_cmp == NM_GC_UNKNOWN && nm->meta))) {
+	     (nm->gen_cmp == NM_GC_UNKNOWN && nm->meta) ||
+	     /* an inconsistent peer with nothing marked (its resync ended
+	      * before P_RS_DONE arrived): an empty resync completes it */
+	     (nm->peer_disk == NM_DISK_INCONSISTENT && !nm->rs_ran))) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
+		nm->rs_ran = true;
 		nm->rs_cursor = 0;
 		c.count = cpu_to_be64(bitmap_weight(nm->rg.oos, nm->rg.nr));
 		start = true;

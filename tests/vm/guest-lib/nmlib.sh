@@ -61,6 +61,18 @@ nm_wait_conn() {
 	wait_for "[ \"\$(nm_status $1 connection)\" = $2 ]" "${3:-30}"
 }
 
+# DEV: connected, every region in sync (now)
+nm_synced() {
+	[ "$(nm_status "$1" connection)" = connected ] &&
+		[ "$(nm_status "$1" in_sync_regions)" = "$(nm_status "$1" total_regions)" ]
+}
+
+# DEV WORD: standalone with last_error WORD (a refused link)
+nm_standalone() {
+	[ "$(nm_status "$1" connection)" = standalone ] &&
+		[ "$(nm_status "$1" last_error)" = "$2" ]
+}
+
 # connected, and every region in sync (the resync after a connect is over)
 nm_wait_synced() {
 	wait_eval "[ \"\$(nm_status $1 connection)\" = connected ] && [ \"\$(nm_status $1 in_sync_regions)\" = \"\$(nm_status $1 total_regions)\" ]" "${2:-60}"

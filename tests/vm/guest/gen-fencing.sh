@@ -25,10 +25,6 @@ nm_local_pair C flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2 fencing freeze" "
 pattern write /dev/mapper/nma 1 16M --direct --quiet || fail "first write"
 nm_wait_synced nma 60 || fail "not synced: $(dmsetup status nma)"
 
-synced() {	# DEV: connected, all regions in sync
-	[ "$(nm_status "$1" connection)" = connected ] &&
-		[ "$(nm_status "$1" in_sync_regions)" = "$(nm_status "$1" total_regions)" ]
-}
 # held_write TAG SEED OFFSET_MIB: a 1 MiB O_DIRECT write in the background
 held_write() {
 	rm -f "/tmp/$1.rc"
@@ -59,7 +55,7 @@ check fence/more-writes pattern write /dev/mapper/nma 12 1M --offset 4M --direct
 check_fail fence/outdated-not-promoted dmsetup message nmb 0 primary
 check_fail fence/resume-io-twice-refused dmsetup message nma 0 resume_io
 dmsetup message nmb 0 connect || fail "connect nmb"
-check_wait fence/resynced 60 "synced nma && synced nmb"
+check_wait fence/resynced 60 "nm_synced nma && nm_synced nmb"
 check_eq fence/secondary-uptodate-after "$(nm_status nmb disk)" uptodate
 check_eq fence/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
 
@@ -70,7 +66,7 @@ sleep 3
 check back/write-held running f2
 dmsetup message nmb 0 connect || fail "connect nmb"
 check_wait back/write-released 60 "ended_ok f2"
-check_wait back/resynced 60 "synced nma && synced nmb"
+check_wait back/resynced 60 "nm_synced nma && nm_synced nmb"
 check_eq back/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
 check_eq back/io-running "$(nm_status nma io)" running
 
@@ -95,7 +91,7 @@ dmsetup message nma 0 resume_io || fail "resume_io"
 check_wait suspend/released 20 "ended_ok f4"
 check suspend/data pattern verify /dev/mapper/nma 41 1M --offset 10M --direct --quiet
 dmsetup message nmb 0 connect || fail "connect nmb"
-check_wait suspend/resynced 60 "synced nma && synced nmb"
+check_wait suspend/resynced 60 "nm_synced nma && nm_synced nmb"
 check_eq suspend/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
 nm_local_unpair
 
@@ -106,6 +102,6 @@ check_eq none/io-running "$(nm_status nma io)" running
 held_write f5 51 12
 check_wait none/write-not-held 20 "ended_ok f5"
 dmsetup message nmb 0 connect || fail "connect nmb"
-check_wait none/resynced 60 "synced nma && synced nmb"
+check_wait none/resynced 60 "nm_synced nma && nm_synced nmb"
 nm_local_unpair
 exit 0

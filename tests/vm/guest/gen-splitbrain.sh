@@ -24,16 +24,6 @@ pattern write /dev/mapper/nma 1 8M --direct --quiet || fail "first write"
 nm_wait_synced nma 60 || fail "not synced: $(dmsetup status nma)"
 sleep 3	# a stable point
 
-synced() {	# DEV: connected, all regions in sync
-	[ "$(nm_status "$1" connection)" = connected ] &&
-		[ "$(nm_status "$1" in_sync_regions)" = "$(nm_status "$1" total_regions)" ]
-}
-
-standalone() {	# DEV WORD: standalone with last_error WORD
-	[ "$(nm_status "$1" connection)" = standalone ] &&
-		[ "$(nm_status "$1" last_error)" = "$2" ]
-}
-
 # --- split brain
 dmsetup message nma 0 disconnect || fail "disconnect nma"
 dmsetup message nmb 0 disconnect || fail "disconnect nmb"
@@ -49,8 +39,8 @@ dmsetup message nmb 0 secondary || fail "demote nmb"	# as in the issue
 dmesg -c > /dev/null
 dmsetup message nma 0 connect || fail "connect nma"
 dmsetup message nmb 0 connect || fail "connect nmb"
-check_wait split/a-refused 30 "standalone nma split_brain"
-check_wait split/b-refused 30 "standalone nmb split_brain"
+check_wait split/a-refused 30 "nm_standalone nma split_brain"
+check_wait split/b-refused 30 "nm_standalone nmb split_brain"
 sleep 2
 check_eq split/a-untouched "$(dev_sum /dev/ram0)" "$sa"
 check_eq split/b-untouched "$(dev_sum /dev/ram1)" "$sb"
@@ -61,7 +51,7 @@ check split/regions-logged sh -c "dmesg | grep -qE 'changed [0-9]+ regions of 10
 dmsetup message nmb 0 discard_my_data || fail "discard_my_data"
 dmsetup message nmb 0 connect || fail "connect nmb"
 dmsetup message nma 0 connect || fail "connect nma"
-check_wait split/resolved-synced 60 "synced nma && synced nmb"
+check_wait split/resolved-synced 60 "nm_synced nma && nm_synced nmb"
 check_eq split/resolved-winner-kept "$(dev_sum /dev/ram0)" "$sa"
 check_eq split/resolved-identical "$(dev_sum /dev/ram1)" "$sa"
 
@@ -76,12 +66,12 @@ sb=$(dev_sum /dev/ram1)
 dmesg -c > /dev/null
 dmsetup create nma --table "0 $S netmirror /dev/ram0 127.0.0.1:7790 C flush 6 listen 127.0.0.1:7789 role primary meta /dev/ram2" ||
 	fail "recreate nma with role primary"
-check_wait failback/old-primary-refused 30 "standalone nma stale_primary"
+check_wait failback/old-primary-refused 30 "nm_standalone nma stale_primary"
 check_eq failback/newer-writes-survive "$(dev_sum /dev/ram1)" "$sb"
 check failback/logged sh -c "dmesg | grep -q 'older than the peer'"
 dmsetup message nma 0 secondary || fail "demote nma"
 dmsetup message nma 0 connect || fail "connect nma"
-check_wait failback/resynced 60 "synced nma && synced nmb"
+check_wait failback/resynced 60 "nm_synced nma && nm_synced nmb"
 check_eq failback/identical-newer "$(dev_sum /dev/ram0)" "$sb"
 check failback/newer-data-on-old-primary pattern verify /dev/mapper/nma 33 1M --offset 6M --direct --quiet
 nm_local_unpair

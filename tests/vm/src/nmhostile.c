@@ -269,26 +269,6 @@ static uint64_t dev_sectors(const struct node *n)
  */
 static unsigned int g_trailer;	/* 4 with integrity: skip the node's trailers */
 
-static int wait_live(int fd)
-{
-	long long end = now_ms() + 5000;
-	struct nm_hdr h;
-	static char buf[NM_BITMAP_MAX_BITS / 8 + 64 + NM_MAX_DATA];
-
-	while (now_ms() < end) {
-		uint32_t len;
-
-		if (rfull(fd, &h, sizeof(h), (int)(end - now_ms())))
-			return 0;
-		len = nm_h32(h.length) + g_trailer;
-		if (len > sizeof(buf) || rfull(fd, buf, len, 3000))
-			return 0;
-		if (nm_h16(h.type) == NM_P_BITMAP_DONE)
-			return 1;
-	}
-	return 0;
-}
-
 /* read the node's packets until one of @type (1), or a close/timeout (0) */
 static int wait_type(int fd, uint16_t type, int ms)
 {
@@ -308,6 +288,12 @@ static int wait_type(int fd, uint16_t type, int ms)
 			return 1;
 	}
 	return 0;
+}
+
+/* the link is up: the node's bitmap exchange gets through */
+static int wait_live(int fd)
+{
+	return wait_type(fd, NM_P_BITMAP_DONE, 5000);
 }
 
 /*
