@@ -147,15 +147,37 @@ _nm_corpus_state() {
 	echo "$(dmsetup table "$1")|$(nm_status "$1" role)|$(nm_status "$1" connection)|$(dmsetup info -c --noheadings -o attr "$1")"
 }
 
+# the state once it stopped changing: a valid message before (disconnect,
+# connect) takes effect in the connection thread, a moment later (up to 3 s)
+_nm_corpus_settled() {
+	local a b i=0
+	a=$(_nm_corpus_state "$1")
+	while [ $i -lt 10 ]; do
+		sleep 0.3
+		b=$(_nm_corpus_state "$1")
+		[ "$a" = "$b" ] && break
+		a=$b
+		i=$((i + 1))
+	done
+	echo "$a"
+}
+
 nm_corpus_messages() {
-	local tab name verdict msg want kgot ktext lgot agree pre="${2:-message}" before after dev="$1"
+	local tab name verdict msg want kgot ktext lgot agree pre="${2:-message}" before after dev="$1" last=ok
 	tab=$(printf '\t')
 	NM_CORPUS_N=0 NM_CORPUS_BAD=0
 	while IFS=$tab read -r name verdict msg want; do
 		[ "${3:-}" = err ] && [ "$verdict" != err ] && continue
 		[ -n "${4:-}" ] && ! echo "$name" | grep -qE -- "$4" && continue
 		NM_CORPUS_N=$((NM_CORPUS_N + 1))
-		[ "$verdict" = err ] && before=$(_nm_corpus_state "$dev")
+		if [ "$verdict" = err ]; then
+			if [ "$last" = ok ]; then
+				before=$(_nm_corpus_settled "$dev")
+			else
+				before=$(_nm_corpus_state "$dev")
+			fi
+		fi
+		last=$verdict
 		_nm_corpus_mark
 		# ("--": a word like "-1" is the message's, not an option of dmsetup)
 		# shellcheck disable=SC2086
