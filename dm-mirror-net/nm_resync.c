@@ -423,15 +423,15 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	spin_lock_irqsave(&nm->lock, fl);
 	/*
 	 * A resync, even of nothing, also hands our newer generation to the
-	 * peer (or gives a pair with no history its first one).
+	 * peer (or gives a pair with no history its first one), and completes
+	 * an inconsistent peer with nothing marked (its resync ended before
+	 * P_RS_DONE arrived), once per link.
 	 */
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->bm_sent && nm->bm_peer_done &&
 	    (!bitmap_empty(nm->rg.oos, nm->rg.nr) ||
 	     nm->gen_cmp == NM_GC_SOURCE ||
 	     (nm->gen_cmp == NM_GC_UNKNOWN && nm->meta) ||
-	     /* an inconsistent peer with nothing marked (its resync ended
-	      * before P_RS_DONE arrived): an empty resync completes it */
 	     (nm->peer_disk == NM_DISK_INCONSISTENT && !nm->rs_ran))) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
 		nm->rs_ran = true;

@@ -481,7 +481,7 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	unsigned long flags, n;
 	enum nm_gen_cmp cmp;
 	const char *why = NULL, *how = NULL;
-	bool mine, split, full;
+	bool mine, split, full, old_copy = false;
 	int npri = 0;
 
 	spin_lock_irqsave(&nm->lock, flags);
@@ -528,8 +528,18 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	default:
 		break;
 	}
-	/* an old copy on one side: its bitmap does not say what it lacks */
+	/*
+	 * An old copy on one side (a restored backup): its bitmap does not
+	 * say what it lacks.  Refused unless it was invalidated (then its
+	 * disk is inconsistent and it is resynced whole).
+	 */
 	full = !why && !split && nm_gens_full(&nm->gen, peer, cmp);
+	if (full && (cmp == NM_GC_SOURCE ? nm->peer_disk : nm->disk) !=
+		    NM_DISK_INCONSISTENT) {
+		why = "old_copy";
+		old_copy = true;
+		full = false;
+	}
 	if (full) {
 		bitmap_fill(nm->rg.oos, nm->rg.nr);
 		if (nm->meta)
@@ -565,12 +575,16 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 				"this node's changes are replaced by the peer's" :
 				"the peer's changes are replaced by this node's");
 	}
-	if (full)
-		nm_warn(nm, "%s data is an old copy (generation %016llx, replaced since by %016llx): resyncing the whole device",
+	if (full || old_copy)
+		nm_warn(nm, "%s data is an old copy (generation %016llx, replaced since by %016llx): %s",
 			cmp == NM_GC_SOURCE ? "the peer's" : "this node's",
 			cmp == NM_GC_SOURCE ? peer->cur : nm->gen.cur,
-			cmp == NM_GC_SOURCE ? nm->gen.cur : peer->cur);
-	switch (cmp) {
+			cmp == NM_GC_SOURCE ? nm->gen.cur : peer->cur,
+			full ? "it was invalidated, resyncing the whole device" :
+			cmp == NM_GC_SOURCE ?
+			"refusing; run invalidate on the peer to resync it whole" :
+			"refusing; run invalidate here to resync it whole");
+	switch (old_copy ? NM_GC_UNKNOWN : cmp) {
 	case NM_GC_SPLIT:
 		nm_err(nm, "split brain with %s: both changed the data since generation %016llx (the peer %llu regions); refusing, disks untouched: resolve with \"discard_my_data\" and \"connect\" on the node whose changes go",
 		       nm->peer_str, nm->gen.bitmap, peer_changed);

@@ -431,6 +431,8 @@ static const char *standalone_reason(const char *word)
 		{ "stale_primary", "this primary's data is older than the peer's: make it secondary to resync from the peer" },
 		{ "unrelated_data", "the two nodes have no data generation in common (not this pair's data)" },
 		{ "other_pair", "the peer's metadata belongs to another pair" },
+		{ "old_copy", "one node's data is an old copy (a restored backup): "
+		  "nmsetup invalidate on that node, then connect" },
 		{ "both_primary", "both nodes are primary: make one secondary, then connect" },
 		{ "version_mismatch", "the peer speaks another wire protocol version" },
 		{ "auth_failed", "the peer failed authentication (secret)" },

@@ -3,8 +3,9 @@
 # generation.  Since then the primary wrote alone (a new generation, handed
 # to the secondary by a resync and confirmed) and wrote more while
 # connected.  The restored node's generation is in the primary's history,
-# but neither bitmap records what it lacks: the primary must resync the
-# whole device (logged as an old copy), and both disks end identical.
+# but neither bitmap records what it lacks: both refuse the link (old_copy,
+# logged), the old copy untouched; after "invalidate" on it the primary
+# resyncs the whole device and both disks end identical.
 # Then a backup restored with no generation change since (undetectable):
 # "invalidate" on it makes the primary resync all of it.  Last, the
 # metadata device of another pair: refused on both sides (other_pair).
@@ -54,6 +55,14 @@ $DD if=/dev/ram5 of=/dev/ram3 bs=1M iflag=direct oflag=direct status=none || fai
 dmesg -c > /dev/null
 dmsetup create nmb --table "$TB" || fail "recreate nmb"
 check_eq oldcopy/restored-generation "$(nm_status nmb generation)" "$gen_then"
+b_old=$(dev_sum /dev/ram1)
+check_wait oldcopy/a-refused 30 "nm_standalone nma old_copy"
+check_wait oldcopy/b-refused 30 "nm_standalone nmb old_copy"
+check_eq oldcopy/b-untouched "$(dev_sum /dev/ram1)" "$b_old"
+check oldcopy/refusal-logged sh -c "dmesg | grep -q 'old copy.*refusing; run invalidate here'"
+# the admin's answer: invalidate the old copy, connect both
+check oldcopy/invalidate dmsetup message nmb 0 invalidate
+dmsetup message nmb 0 connect && dmsetup message nma 0 connect || fail "connect after invalidate"
 check oldcopy/synced nm_wait_synced nma 90
 check oldcopy/synced-b nm_wait_synced nmb 30
 check_eq oldcopy/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
