@@ -243,10 +243,18 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
 		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT | NM_MF_HISTORY,
 				  NM_MF_OUTDATED);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	/*
+	 * Our P_STATE confirms the new generation to the source, which then
+	 * forgets the old one: only once it is on our metadata, or a crash
+	 * now would bring us back with a generation the source no longer
+	 * expects from us (an "old copy").
+	 */
+	if (nm->meta && nm_meta_commit(nm->meta))
+		return -EIO;
+	spin_lock_irqsave(&nm->lock, flags);
 	nm->send_state = true;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta)
-		nm_meta_commit(nm->meta);
 	nm_info(nm, "resync target: done, disk %s, generation %016llx",
 		nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent",
 		src.cur);
