@@ -18,6 +18,8 @@
 #   # mem: MB           guest memory (default 1024)
 #   # smp: N            guest CPUs (default 2)
 #   # env: k=v ...      extra kernel command line words for every VM
+# NM_PROTOS="A C" in the environment: tests that loop over the protocols
+# (nmlib.sh nm_protos) run only those.
 # A scenario is run with bash; exit 0 = PASS, 77 = SKIP, else FAIL.  It uses
 # tests/vm/lib.sh (vm_start, vm_wait_marker, vm_kill, vm_wait, vm_verdict).
 #
@@ -84,6 +86,8 @@ run_guest() {
 	for e in $envs; do
 		common+=(--env "$e")
 	done
+	# NM_PROTOS="C": tests that loop over the protocols (nm_protos) run only those
+	[ -z "${NM_PROTOS:-}" ] || common+=(--env "nm_protos=$NM_PROTOS")
 	if [ "$vms" = 1 ]; then
 		local dargs=()
 		mapfile -t dargs < <(make_disks "$disks" "$NM_OUT/$name")

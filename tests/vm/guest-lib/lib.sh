@@ -74,8 +74,10 @@ skip() {
 }
 
 # --- named checks (see the top); results in /tmp/nm_checks, read by /init
+# NM_CHECK_PREFIX (e.g. "B/" in a loop over the protocols) goes in front of
+# every check name
 nm_check_name() {
-	echo "$1" | tr -c 'A-Za-z0-9._@,=+/\n-' '_'
+	echo "${NM_CHECK_PREFIX:-}$1" | tr -c 'A-Za-z0-9._@,=+/\n-' '_'
 }
 
 check_ok() {

@@ -24,6 +24,11 @@
 #                         their tables; connected and in sync, or the test
 #                         fails.  SECTORS "" = DEV_A's size.
 #   nm_local_unpair       remove both
+#   nm_zero DEV...        fill each device with zeroes (a fresh metadata
+#                         device: no generation, no bitmap)
+#   nm_protos             the protocols a test loops over: $nm_protos, or
+#                         "A B C" (each generation/durability promise holds
+#                         under every protocol)
 
 # like wait_for, but evaluates CMD in this shell (so it can call functions)
 wait_eval() {
@@ -94,4 +99,16 @@ nm_local_pair() {
 nm_local_unpair() {
 	dmsetup remove nma || fail "remove nma"
 	dmsetup remove nmb || fail "remove nmb"
+}
+
+nm_zero() {
+	local d
+	for d in "$@"; do
+		$DD if=/dev/zero of="$d" bs=1M count=$(( $(dev_size "$d") / 1048576 )) oflag=direct status=none ||
+			fail "zero $d"
+	done
+}
+
+nm_protos() {
+	echo "${nm_protos:-A B C}"
 }

@@ -1,5 +1,6 @@
 # Split-brain recovery policies, stale nodes and force (issue 11), one VM,
-# both nodes on loopback with metadata devices, protocol C.
+# both nodes on loopback with metadata devices, under each protocol A, B, C
+# (checks <P>/...).
 #   Each policy scenario splits the pair (both write while apart, the
 #   secondary promoted alone), re-creates both devices with the policy in
 #   the table and the roles of the scenario, and checks who won: both disks
@@ -17,17 +18,12 @@
 # promoted; the peer serves old data).
 # vms: 1
 # disks: none
-# timeout: 500
+# timeout: 900
 load_netmirror
 . /tests/nmlib.sh
 modprobe dm-flakey || fail "modprobe dm-flakey"
 brd_setup 16 4
 S=$(( $(dev_size /dev/ram0) / 512 ))
-for i in 2 3; do
-	$DD if=/dev/zero of=/dev/ram$i bs=1M count=16 status=none
-done
-dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
-dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
 
 # mk ROLE_A ROLE_B [OPTS]: create nma (lowa, meta ram2) and nmb (lowb, meta ram3)
 mk() {
@@ -35,10 +31,10 @@ mk() {
 	[ "$1" = primary ] && oa="role primary $oa"
 	[ "$2" = primary ] && ob="role primary $ob"
 	# shellcheck disable=SC2086
-	dmsetup create nmb --table "0 $S netmirror /dev/mapper/lowb 127.0.0.1:7789 C flush $(( 2 + $(echo $ob | wc -w) )) listen 127.0.0.1:7790 $ob" ||
+	dmsetup create nmb --table "0 $S netmirror /dev/mapper/lowb 127.0.0.1:7789 $P flush $(( 2 + $(echo $ob | wc -w) )) listen 127.0.0.1:7790 $ob" ||
 		fail "create nmb ($*)"
 	# shellcheck disable=SC2086
-	dmsetup create nma --table "0 $S netmirror /dev/mapper/lowa 127.0.0.1:7790 C flush $(( 2 + $(echo $oa | wc -w) )) listen 127.0.0.1:7789 $oa" ||
+	dmsetup create nma --table "0 $S netmirror /dev/mapper/lowa 127.0.0.1:7790 $P flush $(( 2 + $(echo $oa | wc -w) )) listen 127.0.0.1:7789 $oa" ||
 		fail "create nma ($*)"
 }
 rm_pair() {
@@ -77,85 +73,95 @@ resolved() {
 }
 seed=100
 
-mk primary secondary
-nm_wait_synced nma 60 || fail "first sync: $(dmsetup status nma)"
-pattern write /dev/mapper/nma 1 16M --direct --quiet || fail "first write"
-nm_wait_synced nma 60 || fail "not synced: $(dmsetup status nma)"
-sleep 3		# a stable point: no write is left unconfirmed in the transfer log
-check_eq first/generation-shown "$(nm_status nma generation)" "$(nm_status nmb generation)"
-check_eq first/generation-hex "$(nm_status nma generation | grep -cE '^[0-9a-f]{16}$')" 1
+round() {
+	nm_zero /dev/ram2 /dev/ram3
+	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
+	dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
+	mk primary secondary
+	nm_wait_synced nma 60 || fail "first sync: $(dmsetup status nma)"
+	pattern write /dev/mapper/nma 1 16M --direct --quiet || fail "first write"
+	nm_wait_synced nma 60 || fail "not synced: $(dmsetup status nma)"
+	sleep 3		# a stable point: no write is left unconfirmed in the transfer log
+	check_eq first/generation-shown "$(nm_status nma generation)" "$(nm_status nmb generation)"
+	check_eq first/generation-hex "$(nm_status nma generation | grep -cE '^[0-9a-f]{16}$')" 1
 
-# --- 0pri discard_least_changes: nma changed more
-split 4 1
-mk secondary secondary "after_sb_0pri discard_least_changes"
-resolved least-changes "$sa" after_sb_0pri
-dmsetup message nma 0 primary || fail "promote nma"
+	# --- 0pri discard_least_changes: nma changed more
+	split 4 1
+	mk secondary secondary "after_sb_0pri discard_least_changes"
+	resolved least-changes "$sa" after_sb_0pri
+	dmsetup message nma 0 primary || fail "promote nma"
 
-# --- 0pri discard_younger_primary: nma (primary at the split) changed less
-split 1 4
-mk secondary secondary "after_sb_0pri discard_younger_primary"
-resolved younger-primary "$sa" after_sb_0pri
-dmsetup message nma 0 primary || fail "promote nma"
+	# --- 0pri discard_younger_primary: nma (primary at the split) changed less
+	split 1 4
+	mk secondary secondary "after_sb_0pri discard_younger_primary"
+	resolved younger-primary "$sa" after_sb_0pri
+	dmsetup message nma 0 primary || fail "promote nma"
 
-# --- 0pri discard_zero_changes: nmb was promoted but wrote nothing
-split 1 0
-mk secondary secondary "after_sb_0pri discard_zero_changes"
-resolved zero-changes "$sa" after_sb_0pri
-dmsetup message nma 0 primary || fail "promote nma"
+	# --- 0pri discard_zero_changes: nmb was promoted but wrote nothing
+	split 1 0
+	mk secondary secondary "after_sb_0pri discard_zero_changes"
+	resolved zero-changes "$sa" after_sb_0pri
+	dmsetup message nma 0 primary || fail "promote nma"
 
-# --- 1pri discard_secondary: nmb changed more, but is the secondary
-split 1 3
-mk primary secondary "after_sb_1pri discard_secondary"
-resolved discard-secondary "$sa" after_sb_1pri
+	# --- 1pri discard_secondary: nmb changed more, but is the secondary
+	split 1 3
+	mk primary secondary "after_sb_1pri discard_secondary"
+	resolved discard-secondary "$sa" after_sb_1pri
 
-# --- 1pri consensus: 0pri (least changes) would discard the primary: refused
-split 1 3
-mk primary secondary "after_sb_0pri discard_least_changes after_sb_1pri consensus"
-check_wait consensus/a-refused 30 "nm_standalone nma split_brain"
-check_wait consensus/b-refused 30 "nm_standalone nmb split_brain"
-sleep 1
-check_eq consensus/a-untouched "$(dev_sum /dev/ram0)" "$sa"
-check_eq consensus/b-untouched "$(dev_sum /dev/ram1)" "$sb"
-dmsetup message nmb 0 discard_my_data || fail "discard_my_data"
-dmsetup message nmb 0 connect && dmsetup message nma 0 connect || fail "connect"
-check_wait consensus/manual-synced 60 "nm_synced nma && nm_synced nmb"
-check_eq consensus/manual-identical "$(dev_sum /dev/ram1)" "$sa"
+	# --- 1pri consensus: 0pri (least changes) would discard the primary: refused
+	split 1 3
+	mk primary secondary "after_sb_0pri discard_least_changes after_sb_1pri consensus"
+	check_wait consensus/a-refused 30 "nm_standalone nma split_brain"
+	check_wait consensus/b-refused 30 "nm_standalone nmb split_brain"
+	sleep 1
+	check_eq consensus/a-untouched "$(dev_sum /dev/ram0)" "$sa"
+	check_eq consensus/b-untouched "$(dev_sum /dev/ram1)" "$sb"
+	dmsetup message nmb 0 discard_my_data || fail "discard_my_data"
+	dmsetup message nmb 0 connect && dmsetup message nma 0 connect || fail "connect"
+	check_wait consensus/manual-synced 60 "nm_synced nma && nm_synced nmb"
+	check_eq consensus/manual-identical "$(dev_sum /dev/ram1)" "$sa"
 
-# --- a stale secondary: its resync started (paused), then the link went
-dmsetup message nmb 0 disconnect || fail "disconnect nmb"
-nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
-pattern write /dev/mapper/nma 61 1M --offset 2M --direct --quiet || fail "stale: write"
-dmsetup message nma 0 pause_resync || fail "pause_resync"
-dmsetup message nmb 0 connect || fail "connect nmb"
-check_wait stale/inconsistent-at-resync-start 30 "[ \"\$(nm_status nmb disk)\" = inconsistent ]"
-dmsetup message nmb 0 disconnect || fail "disconnect nmb"
-nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
-dmesg -c > /dev/null
-check_fail stale/promotion-refused dmsetup message nmb 0 primary
-check_eq stale/still-secondary "$(nm_status nmb role)" secondary
-check stale/refusal-logged sh -c "dmesg | grep -q 'refusing to become primary: local disk is inconsistent'"
-check stale/force-accepted dmsetup message nmb 0 force_primary
-check_eq stale/forced-state "$(nm_status nmb role) $(nm_status nmb disk)" "primary uptodate"
-check stale/force-logged sh -c "dmesg | grep -q 'force_primary: promoting a inconsistent disk'"
-# undo: nmb's forced data goes, nma's comes back
-dmsetup message nmb 0 secondary || fail "demote nmb"
-dmsetup message nmb 0 discard_my_data || fail "discard_my_data nmb"
-dmsetup message nma 0 resume_resync || fail "resume_resync"
-dmsetup message nmb 0 connect || fail "connect nmb"
-check_wait stale/resynced 60 "nm_synced nma && nm_synced nmb"
-check_eq stale/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
+	# --- a stale secondary: its resync started (paused), then the link went
+	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
+	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
+	pattern write /dev/mapper/nma 61 1M --offset 2M --direct --quiet || fail "stale: write"
+	dmsetup message nma 0 pause_resync || fail "pause_resync"
+	dmsetup message nmb 0 connect || fail "connect nmb"
+	check_wait stale/inconsistent-at-resync-start 30 "[ \"\$(nm_status nmb disk)\" = inconsistent ]"
+	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
+	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
+	dmesg -c > /dev/null
+	check_fail stale/promotion-refused dmsetup message nmb 0 primary
+	check_eq stale/still-secondary "$(nm_status nmb role)" secondary
+	check stale/refusal-logged sh -c "dmesg | grep -q 'refusing to become primary: local disk is inconsistent'"
+	check stale/force-accepted dmsetup message nmb 0 force_primary
+	check_eq stale/forced-state "$(nm_status nmb role) $(nm_status nmb disk)" "primary uptodate"
+	check stale/force-logged sh -c "dmesg | grep -q 'force_primary: promoting a inconsistent disk'"
+	# undo: nmb's forced data goes, nma's comes back
+	dmsetup message nmb 0 secondary || fail "demote nmb"
+	dmsetup message nmb 0 discard_my_data || fail "discard_my_data nmb"
+	dmsetup message nma 0 resume_resync || fail "resume_resync"
+	dmsetup message nmb 0 connect || fail "connect nmb"
+	check_wait stale/resynced 60 "nm_synced nma && nm_synced nmb"
+	check_eq stale/identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
 
-# --- a diskless primary reads what its (inconsistent) peer lacks: EIO
-dmsetup message nmb 0 disconnect || fail "disconnect nmb"
-nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
-pattern write /dev/mapper/nma 71 1M --offset 10M --direct --quiet || fail "diskless: write"
-dmsetup message nma 0 pause_resync || fail "pause_resync"
-dmsetup message nmb 0 connect || fail "connect nmb"
-check_wait diskless/peer-inconsistent 30 "[ \"\$(nm_status nmb disk)\" = inconsistent ]"
-dmsetup reload lowa --table "0 $S flakey /dev/ram0 0 0 3600" && dmsetup resume lowa ||
-	fail "fail nma's disk"
-check_fail diskless/read-fails $DD if=/dev/mapper/nma of=/dev/null bs=1M skip=10 count=1 iflag=direct status=none
-check_eq diskless/detached "$(nm_status nma disk)" diskless
-rm_pair
-dmsetup remove lowa lowb || fail "remove lowa lowb"
+	# --- a diskless primary reads what its (inconsistent) peer lacks: EIO
+	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
+	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
+	pattern write /dev/mapper/nma 71 1M --offset 10M --direct --quiet || fail "diskless: write"
+	dmsetup message nma 0 pause_resync || fail "pause_resync"
+	dmsetup message nmb 0 connect || fail "connect nmb"
+	check_wait diskless/peer-inconsistent 30 "[ \"\$(nm_status nmb disk)\" = inconsistent ]"
+	dmsetup reload lowa --table "0 $S flakey /dev/ram0 0 0 3600" && dmsetup resume lowa ||
+		fail "fail nma's disk"
+	check_fail diskless/read-fails $DD if=/dev/mapper/nma of=/dev/null bs=1M skip=10 count=1 iflag=direct status=none
+	check_eq diskless/detached "$(nm_status nma disk)" diskless
+	rm_pair
+	dmsetup remove lowa lowb || fail "remove lowa lowb"
+}
+
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=$P/
+	round
+done
 exit 0
