@@ -791,12 +791,6 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return 0;
 	case NM_MSG_OUTDATE:
 		return nm_outdate(nm);
-	case NM_MSG_INVALIDATE:
-		r = nm_invalidate(nm);
-		/* a new handshake carries the state and the full bitmap */
-		if (!r)
-			nm_conn_drop(nm);
-		return r;
 	case NM_MSG_CONNECT:
 	case NM_MSG_DISCONNECT:
 		spin_lock_irqsave(&nm->lock, flags);
@@ -824,7 +818,8 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 	case NM_MSG_DISCARD_MY_DATA:
 		return nm_discard_my_data(nm);
 	case NM_MSG_ATTACH:
-		r = nm_attach(nm);
+	case NM_MSG_INVALIDATE:
+		r = id == NM_MSG_ATTACH ? nm_attach(nm) : nm_invalidate(nm);
 		/* a new handshake carries our disk state and the full bitmap */
 		if (!r)
 			nm_conn_drop(nm);
