@@ -29,6 +29,8 @@
 #   nm_protos             the protocols a test loops over: $nm_protos, or
 #                         "A B C" (each generation/durability promise holds
 #                         under every protocol)
+#   nm_each_proto FUNC    FUNC once per protocol of nm_protos, with P set to
+#                         it and every check named <P>/...
 
 # like wait_for, but evaluates CMD in this shell (so it can call functions)
 wait_eval() {
@@ -111,4 +113,12 @@ nm_zero() {
 
 nm_protos() {
 	echo "${nm_protos:-A B C}"
+}
+
+nm_each_proto() {
+	for P in $(nm_protos); do
+		NM_CHECK_PREFIX=$P/
+		"$1"
+	done
+	NM_CHECK_PREFIX=
 }

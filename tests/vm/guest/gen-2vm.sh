@@ -99,8 +99,5 @@ round() {
 	peer "dmsetup remove nm0" || fail "peer remove"
 }
 
-for P in $(nm_protos); do
-	NM_CHECK_PREFIX=$P/
-	round
-done
+nm_each_proto round
 exit 0

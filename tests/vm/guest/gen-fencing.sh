@@ -107,8 +107,5 @@ round() {
 	nm_local_unpair
 }
 
-for P in $(nm_protos); do
-	NM_CHECK_PREFIX=$P/
-	round
-done
+nm_each_proto round
 exit 0

@@ -160,8 +160,5 @@ round() {
 	dmsetup remove lowa lowb || fail "remove lowa lowb"
 }
 
-for P in $(nm_protos); do
-	NM_CHECK_PREFIX=$P/
-	round
-done
+nm_each_proto round
 exit 0
