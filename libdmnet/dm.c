@@ -328,8 +328,8 @@ int nm_dm_remove(const char *name, int retries, char *err, size_t errlen)
 
 /* Run STATUS or TABLE; return the single netmirror target's params. */
 static int get_target(int type, const char *name, uint64_t *start,
-		      uint64_t *len, char *params, size_t plen, char *err,
-		      size_t errlen)
+		      uint64_t *len, uint32_t *event_nr, char *params,
+		      size_t plen, char *err, size_t errlen)
 {
 	struct dm_task *dmt = task(type, name, err, errlen);
 	char *ttype = NULL, *p = NULL;
@@ -376,18 +376,20 @@ static int get_target(int type, const char *name, uint64_t *start,
 		*start = s;
 	if (len)
 		*len = l;
+	if (event_nr)
+		*event_nr = dmi.event_nr;
 out:
 	dm_task_destroy(dmt);
 	return r;
 }
 
-int nm_dm_status(const char *name, struct nm_status *s, char *err,
-		 size_t errlen)
+int nm_dm_status_event(const char *name, struct nm_status *s,
+		       uint32_t *event_nr, char *err, size_t errlen)
 {
 	char params[NM_LINE_MAX], e[NM_ERRLEN];
 	int r;
 
-	r = get_target(DM_DEVICE_STATUS, name, NULL, NULL, params,
+	r = get_target(DM_DEVICE_STATUS, name, NULL, NULL, event_nr, params,
 		       sizeof(params), err, errlen);
 	if (r)
 		return r;
@@ -399,6 +401,34 @@ int nm_dm_status(const char *name, struct nm_status *s, char *err,
 	return 0;
 }
 
+int nm_dm_status(const char *name, struct nm_status *s, char *err,
+		 size_t errlen)
+{
+	return nm_dm_status_event(name, s, NULL, err, errlen);
+}
+
+int nm_dm_wait_event(const char *name, uint32_t event_nr, char *err,
+		     size_t errlen)
+{
+	struct dm_task *dmt = task(DM_DEVICE_WAITEVENT, name, err, errlen);
+	int r = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_event_nr(dmt, event_nr)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!dm_task_run(dmt)) {
+		r = dm_fail(dmt, "wait for an event of", name, err, errlen);
+		if (r == -ENXIO)
+			r = -ENODEV;
+	}
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
 int nm_dm_table(const char *name, struct nm_table *t, char *err,
 		size_t errlen)
 {
@@ -406,7 +436,7 @@ int nm_dm_table(const char *name, struct nm_table *t, char *err,
 	uint64_t start, len;
 	int r;
 
-	r = get_target(DM_DEVICE_TABLE, name, &start, &len, params,
+	r = get_target(DM_DEVICE_TABLE, name, &start, &len, NULL, params,
 		       sizeof(params), err, errlen);
 	if (r)
 		return r;
@@ -483,7 +513,7 @@ int nm_dm_list(nm_dm_list_cb cb, void *arg, char *err, size_t errlen)
 		char params[NM_LINE_MAX];
 
 		n = (struct dm_names *)((char *)n + next);
-		if (!get_target(DM_DEVICE_TABLE, n->name, NULL, NULL, params,
+		if (!get_target(DM_DEVICE_TABLE, n->name, NULL, NULL, NULL, params,
 				sizeof(params), NULL, 0)) {
 			r = cb(n->name, arg);
 			if (r)

@@ -429,6 +429,14 @@ int nm_dm_remove(const char *name, int retries, char *err, size_t errlen);
 /* Status (INFO) into the model. -ENODEV if no such device. */
 int nm_dm_status(const char *name, struct nm_status *s, char *err,
 		 size_t errlen);
+/* The same, and the device's event counter (for nm_dm_wait_event). */
+int nm_dm_status_event(const char *name, struct nm_status *s,
+		       uint32_t *event_nr, char *err, size_t errlen);
+/* Block until NAME's event counter passes event_nr (a state change: the
+ * target calls dm_table_event).  Returns 0, -EINTR if a signal came (the
+ * handler must be installed without SA_RESTART), -ENODEV if NAME is gone. */
+int nm_dm_wait_event(const char *name, uint32_t event_nr, char *err,
+		     size_t errlen);
 /* Live table into the model (TABLE). */
 int nm_dm_table(const char *name, struct nm_table *t, char *err,
 		size_t errlen);

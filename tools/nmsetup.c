@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,7 +36,8 @@ enum {
 	F_DOC = 1 << 3,		/* --man, --rst */
 	F_DISCARD = 1 << 4,	/* connect --discard-my-data */
 	F_FORCE = 1 << 5,	/* primary --force */
-	F_NGROUPS = 6
+	F_FENCE = 1 << 6,	/* fence --handler, --once */
+	F_NGROUPS = 7
 };
 
 #define MAX_OPTS 64
@@ -60,6 +62,8 @@ static struct {
 	unsigned nopts;
 	int json, man, rst;
 	int discard;			/* connect --discard-my-data */
+	const char *handler;		/* fence --handler PROG */
+	int once;			/* fence --once */
 	int force;			/* primary --force */
 	double wait_timeout;		/* seconds, 0 = none */
 	int argc;
@@ -663,6 +667,114 @@ static int cmd_wait_sync(void)
 	}
 }
 
+/*
+ * fence NAME --handler PROG [--once]: DRBD's resource-level fencing for a
+ * "fencing freeze" primary.  Waits for the device's events; when its writes
+ * are held (io frozen) it runs PROG through /bin/sh with NM_DEVICE,
+ * NM_PEER (the peer's address) and NM_ROLE in the environment.  PROG fences
+ * the peer (runs "outdate" on it, or powers it off) and answers with
+ * drbd's fence-peer exit codes: 3 the peer is inconsistent already, 4 it is
+ * outdated now, 5 it is down or unreachable, 7 it was powered off
+ * (STONITH): then "resume_io" releases the held writes.  Any other code
+ * leaves them held (an administrator decides; the link coming back releases
+ * them too).  --once: handle one freeze and exit (0 released, 3 not).
+ */
+static int fence_released(int code)
+{
+	return code == 3 || code == 4 || code == 5 || code == 7;
+}
+
+static int run_handler(const char *dev, const char *peer, const char *role)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		setenv("NM_DEVICE", dev, 1);
+		setenv("NM_PEER", peer, 1);
+		setenv("NM_ROLE", role, 1);
+		execl("/bin/sh", "sh", "-c", g.handler, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int cmd_fence(void)
+{
+	char err[NM_ERRLEN], dev[NM_NAME_MAX], peer[64] = "", resp[256];
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+	struct nm_status s;
+	struct nm_table t;
+	uint32_t ev;
+	int r, handled = 0;
+
+	if (!g.handler)
+		die_usage("fence needs --handler PROG");
+	r = resolve_name(g.argv[0], dev, sizeof(dev));
+	if (r)
+		return r;
+	r = nm_dm_table(dev, &t, err, sizeof(err));
+	if (r)
+		return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
+	if (t.fencing != DMNET_FENCING_FREEZE)
+		return fail(EX_CONFIG, "%s: the table has no \"fencing freeze\": nothing is ever held", dev);
+	nm_format_addr(&t.peer, peer, sizeof(peer));
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (;;) {
+		int frozen, code;
+
+		r = nm_dm_status_event(dev, &s, &ev, err, sizeof(err));
+		if (r)
+			return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
+		frozen = s.ngroups > NM_SF_io && !strcmp(s.io, "frozen");
+		if (!frozen)
+			handled = 0;	/* a new freeze gets the handler again */
+		if (frozen && !handled) {
+			handled = 1;
+			printf("%s: writes held (peer %s lost): running the fence handler\n", dev, peer);
+			code = run_handler(dev, peer, nm_role_str(s.role));
+			if (code < 0)
+				return fail(EX_DEVICE, "%s: cannot run the fence handler: %s", dev, strerror(errno));
+			if (fence_released(code)) {
+				printf("%s: fence handler exit %d (peer fenced): resume_io\n", dev, code);
+				r = nm_dm_message(dev, "resume_io", resp, sizeof(resp), err,
+						  sizeof(err));
+				/* the link may have come back meanwhile: nothing held */
+				if (r && nm_dm_status(dev, &s, err, sizeof(err)) == 0 &&
+				    strcmp(s.io, "frozen"))
+					r = 0;
+				if (r)
+					return fail(EX_DEVICE, "%s: resume_io: %s", dev, err);
+				if (g.once)
+					return EX_OK;
+			} else {
+				printf("%s: fence handler exit %d: the peer is not fenced, writes stay held "
+				       "(resume_io once it is, or the link comes back)\n", dev, code);
+				if (g.once)
+					return fail(EX_DEVICE, "%s: not fenced (handler exit %d)", dev, code);
+			}
+			fflush(stdout);
+			continue;	/* its status again: the event may be ours */
+		}
+		if (interrupted)
+			return EX_OK;
+		r = nm_dm_wait_event(dev, ev, err, sizeof(err));
+		if (interrupted)
+			return EX_OK;
+		if (r && r != -EINTR)
+			return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
+	}
+}
+
 static int cmd_up(void)
 {
 	char dev[NM_NAME_MAX];
@@ -1118,6 +1230,11 @@ static const struct cmd cmds[] = {
 	{ "down", cmd_down, 0, 1, 1, "RESOURCE", "Remove this host's device for RESOURCE.", -1 },
 	{ "adjust", cmd_adjust, 0, 1, 1, "RESOURCE",
 	  "Create the device, or reload it if its live table differs from the config.", -1 },
+	{ "fence", cmd_fence, F_FENCE, 1, 1, "NAME|RESOURCE --handler PROG [--once]",
+	  "Resource-level fencing for \"fencing freeze\": when NAME holds writes, run PROG\n"
+	  "(env NM_DEVICE, NM_PEER, NM_ROLE) to fence the peer; its exit 3, 4, 5 or 7\n"
+	  "(drbd's fence-peer codes: inconsistent, outdated, down, powered off) sends\n"
+	  "resume_io.  Runs until SIGTERM; --once handles one freeze (exit 0 released).", -1 },
 	{ "options", cmd_options, F_JSON | F_DOC, 0, 1,
 	  "[--json|--man|--rst] [options|flags|messages|status]",
 	  "Print the table options, messages and status fields of nm_params.h\n"
@@ -1309,6 +1426,12 @@ int main(int argc, char **argv)
 		} else if (cur && !strcmp(cur->name, "message")) {
 			if (npos < 256)
 				pos[npos++] = argv[i];	/* e.g. "message nm0 -x" */
+		} else if (match(a, NULL, "--handler")) {
+			g.handler = optval(argc, argv, &i, "--handler");
+			seen(F_FENCE, "--handler");
+		} else if (match(a, NULL, "--once")) {
+			g.once = 1;
+			seen(F_FENCE, "--once");
 		} else if (match(a, NULL, "--protocol")) {
 			g.protocol = optval(argc, argv, &i, "--protocol");
 			seen(F_TABLE, "--protocol");

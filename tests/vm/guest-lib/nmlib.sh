@@ -31,6 +31,10 @@
 #                         under every protocol)
 #   nm_each_proto FUNC    FUNC once per protocol of nm_protos, with P set to
 #                         it and every check named <P>/...
+#   held_write TAG SEED OFFSET_MIB   a 1 MiB O_DIRECT write to nma in the
+#                         background; running TAG / ended_ok TAG /
+#                         ended_failed TAG tell how it is doing (fencing)
+#   lose_link             nmb disconnects: nmb standalone, nma connecting
 
 # like wait_for, but evaluates CMD in this shell (so it can call functions)
 wait_eval() {
@@ -121,4 +125,18 @@ nm_each_proto() {
 		"$1"
 	done
 	NM_CHECK_PREFIX=
+}
+
+held_write() {
+	rm -f "/tmp/$1.rc"
+	( pattern write /dev/mapper/nma "$2" 1M --offset "${3}M" --direct --quiet; echo $? > "/tmp/$1.rc" ) &
+}
+running() { [ ! -e "/tmp/$1.rc" ]; }
+ended_ok() { [ "$(cat "/tmp/$1.rc" 2>/dev/null)" = 0 ]; }
+ended_failed() { [ -e "/tmp/$1.rc" ] && [ "$(cat "/tmp/$1.rc")" != 0 ]; }
+
+lose_link() {
+	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
+	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
+	nm_wait_conn nma connecting 20 || fail "nma did not notice"
 }

@@ -20,20 +20,6 @@ load_netmirror
 brd_setup 16 4
 S=$(( $(dev_size /dev/ram0) / 512 ))
 
-# held_write TAG SEED OFFSET_MIB: a 1 MiB O_DIRECT write in the background
-held_write() {
-	rm -f "/tmp/$1.rc"
-	( pattern write /dev/mapper/nma "$2" 1M --offset "${3}M" --direct --quiet; echo $? > "/tmp/$1.rc" ) &
-}
-running() { [ ! -e "/tmp/$1.rc" ]; }
-ended_ok() { [ "$(cat "/tmp/$1.rc" 2>/dev/null)" = 0 ]; }
-ended_failed() { [ -e "/tmp/$1.rc" ] && [ "$(cat "/tmp/$1.rc")" != 0 ]; }
-lose_link() {	# the secondary drops the link: the primary loses it
-	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
-	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
-	nm_wait_conn nma connecting 20 || fail "nma did not notice"
-}
-
 round() {
 	nm_zero /dev/ram2 /dev/ram3
 	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2 fencing freeze" "meta /dev/ram3"
