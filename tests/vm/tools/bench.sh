@@ -5,6 +5,9 @@
 #   netmirror connected over 127.0.0.1 with protocol A, B, C (ordering
 #   flush), and C with "secret" (a MAC on every packet: nm-Cmac),
 #   in-kernel DRBD 8.4 disconnected and connected with A, B, C.
+# and the physical limits of this boot (tests/vm/src/tcprr.c: loopback TCP
+# request/response 4096 or 512 B -> 32 B, one stream), with the floor of a
+# protocol C 4 KiB write at queue depth 1 (bare p50 + request/response p50).
 # Each measurement is repeated $nm_bench_reps times (default 3); the median
 # is reported.  Result lines start with "NMBENCH: " (tests/bench/run.sh
 # extracts them); per-run samples are NMLOG lines.
@@ -100,8 +103,32 @@ nm_wait_insync() {
 # ---- 1. bare ramdisk
 measure bare /dev/ram0
 
+# ---- 1b. the physical limits in this boot: loopback TCP request/response
+# (a 4 KiB or 512 B write out, a 32 B ack back: the network part of one
+# protocol C write) and a single loopback stream (tests/vm/src/tcprr.c)
+LIM=/tmp/bench.lim
+: > $LIM
+for k in rr4k rr512 stream; do
+	all=""
+	r=1
+	while [ $r -le "$REPS" ]; do
+		case $k in
+		rr4k) v=$(tcprr rr --req 4096 --count 2000 --port $((7900 + r)) | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') ;;
+		rr512) v=$(tcprr rr --req 512 --count 2000 --port $((7910 + r)) | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') ;;
+		stream) v=$(tcprr stream --bytes 256M --port $((7920 + r)) | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p') ;;
+		esac
+		all="$all ${v:-0}"
+		r=$((r + 1))
+	done
+	v=$(echo $all | tr ' ' '\n' | median)
+	log "bench limit $k:$all -> median $v"
+	echo "$k $v" >> $LIM
+done
+
 # ---- 2. netmirror disconnected: a primary whose peer does not exist
-dmsetup create nmd --table "0 $S netmirror /dev/ram0 127.0.0.1:$NMP C flush 2 role primary" ||
+# (a peer port nobody listens on and an explicit listen address: without
+# them it listened on *:7790 and kept connecting to itself)
+dmsetup create nmd --table "0 $S netmirror /dev/ram0 127.0.0.1:7799 C flush 4 role primary listen 127.0.0.1:7798" ||
 	fail "create nmd (disconnected primary)"
 log "bench nm-disc status: $(dmsetup status nmd)"
 measure nm-disc /dev/mapper/nmd
@@ -168,7 +195,7 @@ $DRBDSETUP down r1
 
 # ---- table
 COLS="bare nm-disc nm-A nm-B nm-C nm-Cmac drbd-disc drbd-A drbd-B drbd-C"
-awk -v cols="$COLS" -v reps="$REPS" -v latf=$LAT '
+awk -v cols="$COLS" -v reps="$REPS" -v latf=$LAT -v limf=$LIM '
 function r(a, b) { return (a != "" && b > 0) ? sprintf("%.2f", a / b) : "-" }
 function d(x) { return (x == "") ? "-" : x }
 { v[$1, $2] = $3 }
@@ -185,6 +212,11 @@ END {
 	}
 	s = sprintf("%-9s", "4k p50us"); for (i = 1; i <= nc; i++) s = s sprintf(" %9s", d(lat[c[i]]))
 	print "NMBENCH: " s "   (wlat 4 KiB x 1000, median p50 latency in us)"
+	while ((getline l < limf) > 0) { split(l, f, " "); lim[f[1]] = f[2] }
+	print "NMBENCH:"
+	printf "NMBENCH: limits in this boot (tcprr, median of %d): loopback TCP 4096->32 B p50 %s us, 512->32 B p50 %s us; one stream %s MB/s\n", reps, d(lim["rr4k"]), d(lim["rr512"]), d(lim["stream"])
+	if (lat["bare"] != "" && lim["rr4k"] > 0)
+		printf "NMBENCH: floor of a protocol C 4 KiB write at QD1 = bare p50 + request/response p50 = %d us (%.2f MB/s); nm-C p50 is %s us\n", lat["bare"] + lim["rr4k"], 4096 / (lat["bare"] + lim["rr4k"]), d(lat["nm-C"])
 	print "NMBENCH:"
 	print "NMBENCH: ratio netmirror / DRBD (same protocol)"
 	printf "NMBENCH: %-9s %9s %9s %9s %9s\n", "workload", "disc", "A", "B", "C"
