@@ -19,7 +19,11 @@ for proto in A B C; do
 		seed=$((seed + 1))
 		on_peer "dmsetup create nm0 --table '0 $S netmirror /dev/ram0 $A $proto $ord'" || fail "peer create ($proto $ord)"
 		dmsetup create nm0 --table "0 $S netmirror /dev/ram0 $B $proto $ord 2 role primary" || fail "create ($proto $ord)"
-		nm_wait_conn nm0 connected 30 || fail "$proto/$ord: no connection: $(dmsetup status nm0)"
+		# the link within 30 s; the first full resync of 80 MiB over the
+		# emulated wire may take longer (a debug kernel: 108 s once)
+		wait_eval "[ \"\$(nm_status nm0 connection)\" = connected ] || [ \"\$(nm_status nm0 connection)\" = sync_source ]" 30 ||
+			fail "$proto/$ord: no connection: $(dmsetup status nm0)"
+		nm_wait_synced nm0 180 || fail "$proto/$ord: the first resync did not end: $(dmsetup status nm0)"
 		pattern write /dev/mapper/nm0 "$seed" 64M $mode --quiet || fail "$proto/$ord: pattern write ($mode)"
 		check_wait "$proto/$ord/settled" 30 "[ \$(nm_status nm0 pending) = 0 ]"
 		mine=$(dev_sum /dev/ram0)
