@@ -28,20 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
+#include "vmutil.h"
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void die(const char *what)
 {
@@ -104,14 +92,9 @@ static int dial(int port)
 
 static uint64_t num(const char *s)
 {
-	char *end;
-	uint64_t v = strtoull(s, &end, 0);
+	uint64_t v = parse_size(s);
 
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
-	if (*end || !v) {
+	if (!v) {
 		fprintf(stderr, "tcprr: bad number \"%s\"\n", s);
 		exit(1);
 	}
@@ -176,12 +159,12 @@ int main(int argc, char **argv)
 				if (r <= 0)
 					die("server stream");
 				if (!got)
-					t0 = now();
+					t0 = vm_now();
 				got += (uint64_t)r;
 			}
 			printf("tcprr: stream bytes=%llu chunk=%llu mb_s=%.1f\n",
 			       (unsigned long long)bytes, (unsigned long long)chunk,
-			       bytes / (now() - t0) / 1e6);
+			       bytes / (vm_now() - t0) / 1e6);
 		}
 		fflush(stdout);
 		_exit(0);
@@ -196,15 +179,15 @@ int main(int argc, char **argv)
 		if (!lat)
 			die("calloc");
 		for (n = 0; n < count; n++) {
-			t = now();
+			t = vm_now();
 			if (xfer(fd, buf, req, 1) || xfer(fd, buf, resp, 0))
 				die("client rr");
 			if (n >= skip)
-				lat[n - skip] = now() - t;
+				lat[n - skip] = vm_now() - t;
 		}
 		for (n = 0; n < m; n++)
 			sum += lat[n];
-		qsort(lat, m, sizeof(*lat), cmp_d);
+		qsort(lat, m, sizeof(*lat), vm_cmp_double);
 		printf("tcprr: rr req=%llu resp=%llu count=%llu p50_us=%.0f p99_us=%.0f mean_us=%.0f tps=%.0f\n",
 		       (unsigned long long)req, (unsigned long long)resp, (unsigned long long)m,
 		       lat[m / 2] * 1e6, lat[m * 99 / 100] * 1e6, sum / m * 1e6, m / sum);

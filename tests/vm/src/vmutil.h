@@ -5,6 +5,24 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in seconds */
+static inline double vm_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* qsort comparator of doubles, ascending */
+static inline int vm_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 /* "4096", "64k", "16M", "1G" (powers of 1024), "0x..." */
 static uint64_t parse_size(const char *s)

@@ -21,20 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 #include "vmutil.h"
 
@@ -88,9 +74,9 @@ int main(int argc, char **argv)
 		return 2;
 	for (i = 0; i < bs; i++)
 		buf[i] = (unsigned char)(i * 131 + 7);
-	t0 = now();
+	t0 = vm_now();
 	for (i = 0; i < count; i++) {
-		double s = now();
+		double s = vm_now();
 		ssize_t w;
 
 		if (randm) {
@@ -106,10 +92,10 @@ int main(int argc, char **argv)
 				w < 0 ? strerror(errno) : "short write");
 			return 1;
 		}
-		lat[i] = (now() - s) * 1e6;
+		lat[i] = (vm_now() - s) * 1e6;
 	}
-	t1 = now();
-	qsort(lat, count, sizeof(double), cmp_d);
+	t1 = vm_now();
+	qsort(lat, count, sizeof(double), vm_cmp_double);
 	printf("wlat: bs=%llu count=%llu total_s=%.3f mb_s=%.2f p50_us=%.0f p99_us=%.0f max_us=%.0f\n",
 	       (unsigned long long)bs, (unsigned long long)count, t1 - t0,
 	       (double)(bs * count) / (t1 - t0) / 1e6, lat[count / 2],
