@@ -215,6 +215,8 @@ struct nm_dev {
 	u32 hello_role;			/* role in our last P_HELLO */
 	u32 peer_epoch;			/* secondary: the epoch being applied */
 	bool peer_epoch_valid;
+	/* secondary: set around its submit_bio (nm_peer_inline_done) */
+	struct task_struct *peer_submitter;
 
 	/* -- nm_sync thread only -- */
 	struct page **rs_pages;		/* one region's buffer */

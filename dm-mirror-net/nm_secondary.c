@@ -10,9 +10,13 @@
  *
  * Ordering: writes of one epoch are issued as they arrive.  On P_BARRIER
  * the receiver stops reading until every write of the epoch completed
- * ("drain"), then flushes the backing device ("flush"), acknowledges the
- * barrier, and only then reads (and issues) the next epoch's writes.
- * Ordering "none" sends no barriers; writes are issued as they come.
+ * ("drain"), then flushes the backing device ("flush"), and only then reads
+ * (and issues) the next epoch's writes.  Under protocol C there is nothing
+ * to drain: a write X that completed on the primary before Y was submitted
+ * had its P_WRITE_ACK sent from here, after X completed on this disk, and
+ * before the barrier in front of Y arrived; only the flush is needed.
+ * Ordering "none" sends no barriers; writes are issued as they come.  No
+ * barrier is acknowledged: stable points are confirmed by P_SYNC_ACK.
  * Resync writes (P_RS_DATA) take the same path, outside the epochs; when
  * one completes, its region is in sync here and P_RS_ACK goes back.
  *
@@ -50,6 +54,16 @@ static void nm_peer_free_pages(struct nm_peer_req *pr)
 	pr->nr_pages = 0;
 }
 
+/*
+ * Did this write complete inside the receiver's own submit_bio (a RAM disk,
+ * a synchronous stack)?  Then the receiver sends its ack right after
+ * (nm_peer_write), and waking the sender for it would be a wasted switch.
+ */
+static bool nm_peer_inline_done(struct nm_dev *nm)
+{
+	return in_task() && READ_ONCE(nm->peer_submitter) == current;
+}
+
 static void nm_peer_endio(struct bio *bio)
 {
 	struct nm_peer_req *pr = bio->bi_private;
@@ -85,7 +99,7 @@ static void nm_peer_endio(struct bio *bio)
 	 */
 	atomic_dec(&nm->peer_inflight);
 	wake_up(&nm->peer_wq);
-	if (ack)
+	if (ack && !nm_peer_inline_done(nm))
 		wake_up(&nm->send_wq);
 	if (resync)
 		nm_sync_kick(nm);	/* writes parked behind rs_writing */
@@ -267,7 +281,9 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			return r;
 		}
 	}
+	WRITE_ONCE(nm->peer_submitter, current);
 	submit_bio(bio);
+	WRITE_ONCE(nm->peer_submitter, NULL);
 	/*
 	 * A fast disk (a RAM disk, a write cache) may already have completed
 	 * the write: send its ack from here, saving the sender's wakeup.
@@ -330,16 +346,18 @@ int nm_peer_sync(struct nm_dev *nm, __be64 cookie)
 	return nm_send_ctrl(nm, NM_P_SYNC_ACK, &p, sizeof(p));
 }
 
-/* P_BARRIER: make epoch @epoch stable before reading the next one. */
+/*
+ * P_BARRIER: make epoch @epoch stable before reading the next one (see the
+ * ordering note at the top: under C only the flush is needed).
+ */
 int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 {
-	struct nm_p_barrier b = { .epoch = nm_be32(epoch) };
 	int r;
 
 	might_sleep();
 	if (nm->peer_epoch_valid && epoch != nm->peer_epoch)
 		return -EPROTO;
-	if (nm->ordering != NM_ORD_NONE)
+	if (nm->ordering != NM_ORD_NONE && nm->protocol != NM_PROTO_C)
 		wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	if (nm->ordering == NM_ORD_FLUSH) {
 		r = nm_flush_local(nm);
@@ -348,7 +366,7 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 	}
 	nm->peer_epoch = epoch + 1;
 	nm->peer_epoch_valid = true;
-	return nm_send_ctrl(nm, NM_P_BARRIER_ACK, &b, sizeof(b));
+	return 0;
 }
 
 /* Sender thread: send the write acks of completed writes. */

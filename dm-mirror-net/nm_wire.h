@@ -60,7 +60,7 @@ enum nm_ptype {
 	NM_P_RECV_ACK = 4,	/* secondary -> primary: P_DATA received (B) */
 	NM_P_WRITE_ACK = 5,	/* secondary -> primary: P_DATA on disk (C) */
 	NM_P_BARRIER = 6,	/* primary -> secondary: epoch N is closed */
-	NM_P_BARRIER_ACK = 7,	/* secondary -> primary: epoch N is stable */
+	NM_P_BARRIER_ACK = 7,	/* no longer sent; accepted and ignored */
 	NM_P_PING = 8,
 	NM_P_PING_ACK = 9,
 	NM_P_BITMAP = 10,	/* both: a chunk of the out-of-sync bitmap */
