@@ -298,8 +298,28 @@ static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
 	[NM_P_NEG_ACK]		= nm_h_neg_ack,
 };
 
+/*
+ * A primary's receiver mostly reads acks, and an application waits for
+ * each: it runs as SCHED_FIFO (low), as DRBD's ack receiver does, so that
+ * an ack is not queued behind ordinary threads.  A secondary's receiver
+ * reads the data stream: it stays SCHED_NORMAL, so a long stream cannot
+ * starve the node's other threads.  Only this thread changes its policy.
+ */
+static void nm_rx_policy(struct nm_dev *nm, bool *fifo)
+{
+	bool want = READ_ONCE(nm->role) == NM_ROLE_PRIMARY;
+
+	if (want == *fifo)
+		return;
+	if (want)
+		sched_set_fifo_low(current);
+	else
+		sched_set_normal(current, 0);
+	*fifo = want;
+}
+
 /* Receive and dispatch until the link fails; returns the reason. */
-static int nm_receive(struct nm_dev *nm, struct socket *s)
+static int __nm_receive(struct nm_dev *nm, struct socket *s, bool *fifo)
 {
 	union nm_rx_payload p;
 	struct nm_hdr h;
@@ -309,6 +329,7 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 
 	s->sk->sk_rcvtimeo = msecs_to_jiffies(nm->timeout_ms);
 	while (!kthread_should_stop()) {
+		nm_rx_policy(nm, fifo);
 		r = nm_rx(nm, &h, sizeof(h));
 		if (r)
 			return r;
@@ -356,6 +377,16 @@ static int nm_receive(struct nm_dev *nm, struct socket *s)
 		}
 	}
 	return 0;
+}
+
+static int nm_receive(struct nm_dev *nm, struct socket *s)
+{
+	bool fifo = false;
+	int r = __nm_receive(nm, s, &fifo);
+
+	if (fifo)
+		sched_set_normal(current, 0);
+	return r;
 }
 
 /* The link is gone: give up every pending peer part, close the socket. */
