@@ -52,6 +52,7 @@
 #include "nm_params.h"
 #include "nm_regions.h"
 #include "nm_gens.h"
+#include "nm_hist.h"
 
 #define DM_MSG_PREFIX "netmirror"
 
@@ -74,6 +75,7 @@ struct nm_req {
 	u64 id;
 	u32 epoch;
 	unsigned long queued_at;	/* jiffies, when queued for the peer */
+	u64 t_map, t_sent;		/* ktime_get_ns(): map, P_DATA sent */
 	struct bvec_iter saved_iter;	/* reads: to retry on the peer */
 	atomic_t ref;			/* local part, peer part, sender */
 	unsigned long flags;
@@ -233,6 +235,8 @@ struct nm_dev {
 	atomic64_t bytes_sent;
 	atomic64_t bytes_received;
 	atomic64_t writes_rejected;
+	/* stage latencies (nm_lat_add, the "latency" message) */
+	atomic64_t lat[NM_LAT_COUNT][NM_HIST_BUCKETS];
 	atomic64_t resync_bytes;	/* resync data sent or received */
 	atomic64_t app_bytes;		/* bytes of application writes */
 };
@@ -387,5 +391,9 @@ void nm_unlisten(struct nm_dev *nm);
 struct socket *nm_try_connect(struct nm_dev *nm);
 int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator);
 bool nm_from_peer(struct nm_dev *nm, struct socket *s);
+
+/* nm_target.c: one stage's latency, @from_ns to @to_ns (0 = not taken) */
+void nm_lat_add(struct nm_dev *nm, enum nm_lat_stage st, u64 from_ns,
+		u64 to_ns);
 
 #endif

@@ -26,7 +26,7 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		7
+#define NM_TARGET_MINOR		8
 #define NM_TARGET_PATCH		0
 
 /* Value types of table options. */
@@ -154,7 +154,10 @@ enum nm_opt_id {
 	X(resume_io, RESUME_IO, 0, 7, "", "",			\
 	  "fencing freeze: the peer is fenced, release the held writes") \
 	X(invalidate, INVALIDATE, 0, 7, "", "",			\
-	  "a secondary discards its data: inconsistent, all of it resynced from the peer")
+	  "a secondary discards its data: inconsistent, all of it resynced from the peer") \
+	X(latency, LATENCY, 0, 8, "", "",				\
+	  "print the write path's stage latencies (count, p50/p90/p99/max in us) since the load or latency_reset") \
+	X(latency_reset, LATENCY_RESET, 0, 8, "", "", "zero the stage latencies")
 
 enum nm_msg_id {
 #define NM_MSG_ENUM_ROW(w, id, ...) NM_MSG_##id,

@@ -69,6 +69,10 @@ static void nm_req_complete(struct nm_req *req)
 			queue_work(nm->wq, &nm->overlap_work);
 	}
 	req->bio->bi_status = req->status;
+	if (test_bit(NM_REQ_PEER_OK, &req->flags)) {
+		nm_lat_add(nm, NM_LAT_p_queue, req->t_map, req->t_sent);
+		nm_lat_add(nm, NM_LAT_p_total, req->t_map, ktime_get_ns());
+	}
 	/* fencing: not acknowledged until the peer is fenced or back */
 	hold = nm->frozen && test_bit(NM_REQ_HAD_PEER, &req->flags) &&
 	       !test_bit(NM_REQ_PEER_OK, &req->flags);
@@ -103,9 +107,12 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return;
 	}
-	if (delivered)
+	if (delivered) {
 		set_bit(NM_REQ_PEER_OK, &req->flags);
-	else if (test_bit(NM_REQ_READ, &req->flags) ||
+		if (!test_bit(NM_REQ_READ, &req->flags))
+			nm_lat_add(nm, NM_LAT_p_peer, req->t_sent,
+				   ktime_get_ns());
+	} else if (test_bit(NM_REQ_READ, &req->flags) ||
 		 test_bit(NM_REQ_LOCAL_FAILED, &req->flags) ||
 		 test_bit(NM_REQ_NO_LOCAL, &req->flags))
 		req->status = BLK_STS_IOERR;	/* no good copy anywhere */
@@ -345,6 +352,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	req->bio = bio;
 	req->flags = 0;
 	req->status = BLK_STS_OK;
+	req->t_sent = 0;
 	INIT_LIST_HEAD(&req->list);
 	atomic_set(&req->ref, 1);	/* dropped by the local clone */
 	if (data)
@@ -728,6 +736,8 @@ bool nm_send_one(struct nm_dev *nm)
 			nm->sent_epoch = req->epoch;
 			nm->sent_in_epoch = true;
 			r = nm_send_data(nm, req);
+			if (!r)
+				req->t_sent = ktime_get_ns();
 		}
 		/*
 		 * In the transfer log until a stable point after it is

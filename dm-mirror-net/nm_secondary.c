@@ -40,6 +40,7 @@ struct nm_peer_req {
 	bool resync;			/* P_RS_DATA: answer P_RS_ACK */
 	u64 id;
 	int status;
+	u64 t_rx, t_sub, t_done;	/* ktime_get_ns(): read, submitted, done */
 	unsigned int nr_pages;
 	struct page *pages[];
 };
@@ -71,6 +72,11 @@ static void nm_peer_endio(struct bio *bio)
 	unsigned long flags, region = pr->sector >> nm->rg.shift;
 	bool ack, resync = pr->resync;
 
+	pr->t_done = ktime_get_ns();
+	if (!pr->resync) {
+		nm_lat_add(nm, NM_LAT_s_recv, pr->t_rx, pr->t_sub);
+		nm_lat_add(nm, NM_LAT_s_disk, pr->t_sub, pr->t_done);
+	}
 	pr->status = blk_status_to_errno(bio->bi_status);
 	if (pr->status) {
 		nm_err_limit(nm, "write from the peer at sector %llu failed (%d)",
@@ -282,6 +288,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		}
 	}
 	WRITE_ONCE(nm->peer_submitter, current);
+	pr->t_sub = ktime_get_ns();
 	submit_bio(bio);
 	WRITE_ONCE(nm->peer_submitter, NULL);
 	/*
@@ -400,6 +407,8 @@ int nm_peer_send_acks(struct nm_dev *nm)
 			r = nm_send_ctrl(nm, NM_P_WRITE_ACK, &a, sizeof(a));
 		else if (!r && pr->sectors)	/* A, B: only failures */
 			r = nm_send_ctrl(nm, NM_P_NEG_ACK, &ra, sizeof(ra));
+		if (!r && !pr->resync)
+			nm_lat_add(nm, NM_LAT_s_ack, pr->t_done, ktime_get_ns());
 		list_del(&pr->list);
 		kfree(pr);
 	}

@@ -630,9 +630,65 @@ static void nm_dtr(struct dm_target *ti)
 	kfree(nm);
 }
 
+/* Any context: a few atomics, no lock. */
+void nm_lat_add(struct nm_dev *nm, enum nm_lat_stage st, u64 from_ns,
+		u64 to_ns)
+{
+	u64 us;
+
+	if (!from_ns || to_ns < from_ns)
+		return;
+	us = div_u64(to_ns - from_ns, NSEC_PER_USEC);
+	atomic64_inc(&nm->lat[st][nm_hist_bucket(us)]);
+}
+
+static const char * const nm_lat_names[NM_LAT_COUNT] = {
+	[NM_LAT_p_queue] = "p_queue",
+	[NM_LAT_p_peer] = "p_peer",
+	[NM_LAT_p_total] = "p_total",
+	[NM_LAT_s_recv] = "s_recv",
+	[NM_LAT_s_disk] = "s_disk",
+	[NM_LAT_s_ack] = "s_ack",
+};
+
+/*
+ * "latency": one line per stage, "<stage> count=N p50_us=.. p90_us=..
+ * p99_us=.. max_us=.." (each the lower bound of its bucket, nm_hist.h).
+ */
+static int nm_lat_emit(struct nm_dev *nm, char *result, unsigned int maxlen)
+{
+	unsigned int sz = 0, st, i, top;
+	u64 *n, total;
+
+	n = kmalloc_array(NM_HIST_BUCKETS, sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	for (st = 0; st < NM_LAT_COUNT; st++) {
+		total = 0;
+		top = 0;
+		for (i = 0; i < NM_HIST_BUCKETS; i++) {
+			n[i] = atomic64_read(&nm->lat[st][i]);
+			total += n[i];
+			if (n[i])
+				top = i;
+		}
+		if (!total) {
+			DMEMIT("%s count=0\n", nm_lat_names[st]);
+			continue;
+		}
+		DMEMIT("%s count=%llu p50_us=%llu p90_us=%llu p99_us=%llu max_us=%llu\n",
+		       nm_lat_names[st], total, nm_hist_pct(n, total, 50),
+		       nm_hist_pct(n, total, 90), nm_hist_pct(n, total, 99),
+		       nm_hist_lower(top));
+	}
+	kfree(n);
+	return 1;	/* dm: result holds the answer */
+}
+
 static int nm_map(struct dm_target *ti, struct bio *bio)
 {
 	struct nm_dev *nm = ti->private;
+	struct nm_req *req;
 
 	if (bio_sectors(bio))
 		bio->bi_iter.bi_sector =
@@ -642,6 +698,9 @@ static int nm_map(struct dm_target *ti, struct bio *bio)
 	case REQ_OP_READ:
 		return nm_map_read(nm, bio);
 	case REQ_OP_WRITE:
+		/* from the first map (parked writes re-enter nm_map_write) */
+		req = dm_per_bio_data(bio, sizeof(struct nm_req));
+		req->t_map = ktime_get_ns();
 		return nm_map_write(nm, bio);
 	default:
 		return DM_MAPIO_KILL;
@@ -817,6 +876,12 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return 0;
 	case NM_MSG_DISCARD_MY_DATA:
 		return nm_discard_my_data(nm);
+	case NM_MSG_LATENCY:
+		return nm_lat_emit(nm, result, maxlen);
+	case NM_MSG_LATENCY_RESET:
+		for (v = 0; v < NM_LAT_COUNT * NM_HIST_BUCKETS; v++)
+			atomic64_set(&nm->lat[v / NM_HIST_BUCKETS][v % NM_HIST_BUCKETS], 0);
+		return 0;
 	case NM_MSG_ATTACH:
 	case NM_MSG_INVALIDATE:
 		r = id == NM_MSG_ATTACH ? nm_attach(nm) : nm_invalidate(nm);

@@ -106,6 +106,8 @@ measure bare /dev/ram0
 # ---- 1b. the physical limits in this boot: loopback TCP request/response
 # (a 4 KiB or 512 B write out, a 32 B ack back: the network part of one
 # protocol C write) and a single loopback stream (tests/vm/src/tcprr.c)
+STAGES=/tmp/bench.stages
+: > $STAGES
 LIM=/tmp/bench.lim
 : > $LIM
 for k in rr4k rr512 stream; do
@@ -139,8 +141,13 @@ for p in A B C; do
 	nm_local_pair "$p" flush "$S"
 	nm_wait_insync
 	log "bench nm-$p status: $(dmsetup status nma)"
+	dmsetup message nma 0 latency_reset && dmsetup message nmb 0 latency_reset ||
+		log "bench: no latency message (target older than 1.8)"
 	measure "nm-$p" /dev/mapper/nma
 	log "bench nm-$p status after: $(dmsetup status nma)"
+	# the stage latencies over all of nm-$p's workloads (nm_hist.h)
+	{ dmsetup message nma 0 latency; dmsetup message nmb 0 latency; } 2>/dev/null |
+		grep 'count=' | sed "s/^/nm-$p /" >> $STAGES
 	nm_local_unpair
 done
 
@@ -242,4 +249,9 @@ END {
 	for (j = 1; j <= 3; j++)
 		printf "NMBENCH: %-9s %9s %9s\n", w[j], r(v["nm-disc", w[j]], v["bare", w[j]]), r(v["drbd-disc", w[j]], v["bare", w[j]])
 }' $RES
+if [ -s $STAGES ]; then
+	echo "NMBENCH:"
+	echo "NMBENCH: stage latencies over all workloads of each config (dmsetup message <dev> 0 latency; p_* on the primary, s_* on the secondary)"
+	sed 's/^/NMBENCH: /' $STAGES
+fi
 exit 0
