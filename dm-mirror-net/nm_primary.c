@@ -69,16 +69,16 @@ static void nm_req_complete(struct nm_req *req)
 			queue_work(nm->wq, &nm->overlap_work);
 	}
 	req->bio->bi_status = req->status;
-	if (test_bit(NM_REQ_PEER_OK, &req->flags)) {
-		nm_lat_add(nm, NM_LAT_p_queue, req->t_map, req->t_sent);
-		nm_lat_add(nm, NM_LAT_p_total, req->t_map, ktime_get_ns());
-	}
 	/* fencing: not acknowledged until the peer is fenced or back */
 	hold = nm->frozen && test_bit(NM_REQ_HAD_PEER, &req->flags) &&
 	       !test_bit(NM_REQ_PEER_OK, &req->flags);
 	if (hold)
 		bio_list_add(&nm->frozen_done, req->bio);
 	spin_unlock_irqrestore(&nm->lock, flags);
+	if (test_bit(NM_REQ_PEER_OK, &req->flags)) {
+		nm_lat_add(nm, NM_LAT_p_queue, req->t_map, req->t_sent);
+		nm_lat_add(nm, NM_LAT_p_total, req->t_map, ktime_get_ns());
+	}
 	if (wake)
 		nm_sync_kick(nm);
 	if (!hold)
