@@ -107,12 +107,9 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return;
 	}
-	if (delivered) {
+	if (delivered)
 		set_bit(NM_REQ_PEER_OK, &req->flags);
-		if (!test_bit(NM_REQ_READ, &req->flags))
-			nm_lat_add(nm, NM_LAT_p_peer, req->t_sent,
-				   ktime_get_ns());
-	} else if (test_bit(NM_REQ_READ, &req->flags) ||
+	else if (test_bit(NM_REQ_READ, &req->flags) ||
 		 test_bit(NM_REQ_LOCAL_FAILED, &req->flags) ||
 		 test_bit(NM_REQ_NO_LOCAL, &req->flags))
 		req->status = BLK_STS_IOERR;	/* no good copy anywhere */
@@ -122,6 +119,8 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 		nm_req_put(req);
 		return;
 	}
+	if (delivered)
+		nm_lat_add(nm, NM_LAT_p_peer, req->t_sent, ktime_get_ns());
 	if (!delivered)
 		nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
 			    bio_sectors(req->bio));
