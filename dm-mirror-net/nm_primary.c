@@ -121,7 +121,7 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 	}
 	if (delivered)
 		nm_lat_add(nm, NM_LAT_p_peer, req->t_sent, ktime_get_ns());
-	if (!delivered)
+	else
 		nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
 			    bio_sectors(req->bio));
 	atomic_dec(&nm->pending);
