@@ -231,6 +231,7 @@ struct nm_dev {
 	atomic_t peer_inflight;		/* secondary: writes on the disk */
 	atomic_t pending;		/* writes awaiting the peer */
 	atomic64_t writes_sent;
+	atomic64_t writes_inline;	/* sent from map (nm_send_inline) */
 	atomic64_t writes_received;
 	atomic64_t bytes_sent;
 	atomic64_t bytes_received;
@@ -327,6 +328,8 @@ int nm_outdate(struct nm_dev *nm);
 int nm_invalidate(struct nm_dev *nm);
 void nm_resubmit_waiting(struct nm_dev *nm);
 bool nm_send_one(struct nm_dev *nm);
+bool nm_send_inline(struct nm_dev *nm, struct nm_req *req);
+extern bool nm_inline_send;
 void nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);

@@ -20,10 +20,12 @@
  * requeued to dm under a noflush suspend (held again after the resume),
  * else failed with EIO; a demotion fails them too.
  *
- * Contexts: nm_map_write from map (never sleeps), nm_mark_work (nm->wq) and
- * the nm_sync thread; nm_local_endio, nm_req_peer_done and nm_req_put from
- * any context (bio completion included); nm_send_one and nm_check_stuck in
- * the nm_send thread; nm_handle_ack, nm_recv_read_reply and nm_neg_ack in
+ * Contexts: nm_map_write from map (sleeps only in nm_send_inline, in the
+ * submitter's process context, on tx_mutex by trylock and the socket lock),
+ * nm_mark_work (nm->wq) and the nm_sync thread; nm_local_endio,
+ * nm_req_peer_done and nm_req_put from any context (bio completion
+ * included); nm_send_one and nm_check_stuck in the nm_send thread,
+ * nm_send_inline from map; nm_handle_ack, nm_recv_read_reply and nm_neg_ack in
  * the nm_conn thread.  Lock order: tx_mutex, then nm->lock.
  */
 #include <linux/slab.h>
@@ -33,6 +35,7 @@
 #include <linux/mm.h>
 #include <linux/crc32c.h>
 #include <linux/lockdep.h>
+#include <net/sock.h>
 #include "dm-netmirror.h"
 
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors)
@@ -441,7 +444,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	}
 	clone->bi_end_io = nm_local_endio;
 	clone->bi_private = req;
-	if (queued)
+	if (queued && !nm_send_inline(nm, req))
 		nm_conn_kick(nm);
 	submit_bio_noacct(clone);
 	return DM_MAPIO_SUBMITTED;
@@ -577,6 +580,9 @@ int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error)
 
 #define NM_TX_BATCH	16
 
+/* room in the socket beyond the payload for headers, trailer, a barrier */
+#define NM_INLINE_SLACK	256
+
 /* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
 static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 {
@@ -684,6 +690,81 @@ static bool nm_req_unqueue(struct nm_dev *nm, struct nm_req *req)
 	return was;
 }
 
+/*
+ * Transmit @req (already on wait_q, one reference taken for this) with a
+ * P_BARRIER in front when it starts a new epoch.  Caller holds tx_mutex;
+ * @gen is the connection @req was taken for.
+ */
+static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
+{
+	unsigned long flags;
+	int r;
+
+	lockdep_assert_held(&nm->tx_mutex);
+	if (!nm->sock || gen != nm->conn_gen)
+		return -ENOTCONN;
+	if (test_bit(NM_REQ_READ, &req->flags)) {
+		r = nm_send_read_req(nm, req);
+		if (r)
+			kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+		return r;
+	}
+	r = 0;
+	if (nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
+	    req->epoch != nm->sent_epoch) {
+		struct nm_p_barrier b = {
+			.epoch = nm_be32(nm->sent_epoch),
+		};
+		struct nm_hdr h;
+		struct kvec vec[2] = {
+			{ .iov_base = &h, .iov_len = sizeof(h) },
+			{ .iov_base = &b, .iov_len = sizeof(b) },
+		};
+
+		nm_hdr_fill(&h, NM_P_BARRIER, sizeof(b), nm->tx_seq++);
+		r = nm_send_kvec(nm, vec, 2, sizeof(h) + sizeof(b), true);
+		if (!r)
+			r = nm_send_trailer(nm);
+	}
+	if (!r) {
+		nm->sent_epoch = req->epoch;
+		nm->sent_in_epoch = true;
+		r = nm_send_data(nm, req);
+		if (!r)
+			req->t_sent = ktime_get_ns();
+	}
+	/*
+	 * In the transfer log until a stable point after it is confirmed;
+	 * under tx_mutex, so that no P_SYNC can be sent between the data and
+	 * its mark.
+	 */
+	if (!r && test_bit(NM_REQ_DATA, &req->flags)) {
+		unsigned long f, l;
+
+		nm_regions(nm, req->bio, &f, &l);
+		spin_lock_irqsave(&nm->lock, flags);
+		nm_regions_sent(&nm->rg, f, l);
+		spin_unlock_irqrestore(&nm->lock, flags);
+	}
+	if (r && nm->sock)
+		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+	return r;
+}
+
+/* After nm_tx_req, tx_mutex dropped: a failure or protocol A ends the peer part. */
+static void nm_tx_done(struct nm_dev *nm, struct nm_req *req, int r)
+{
+	if (r) {
+		if (nm_req_unqueue(nm, req))
+			nm_req_peer_done(req, false);
+	} else if (nm->protocol == NM_PROTO_A &&
+		   !test_bit(NM_REQ_READ, &req->flags)) {
+		if (nm_req_unqueue(nm, req))
+			nm_req_peer_done(req, true);
+	}
+	nm_req_put(req);
+}
+
 /* Sender: move the first queued write to wait_q and transmit it. */
 bool nm_send_one(struct nm_dev *nm)
 {
@@ -706,65 +787,57 @@ bool nm_send_one(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, flags);
 
 	mutex_lock(&nm->tx_mutex);
-	if (!nm->sock || gen != nm->conn_gen) {
-		r = -ENOTCONN;
-	} else if (test_bit(NM_REQ_READ, &req->flags)) {
-		r = nm_send_read_req(nm, req);
-		if (r)
-			kernel_sock_shutdown(nm->sock, SHUT_RDWR);
-	} else {
-		r = 0;
-		if (nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
-		    req->epoch != nm->sent_epoch) {
-			struct nm_p_barrier b = {
-				.epoch = nm_be32(nm->sent_epoch),
-			};
-			struct nm_hdr h;
-			struct kvec vec[2] = {
-				{ .iov_base = &h, .iov_len = sizeof(h) },
-				{ .iov_base = &b, .iov_len = sizeof(b) },
-			};
-
-			nm_hdr_fill(&h, NM_P_BARRIER, sizeof(b), nm->tx_seq++);
-			r = nm_send_kvec(nm, vec, 2, sizeof(h) + sizeof(b),
-					 true);
-			if (!r)
-				r = nm_send_trailer(nm);
-		}
-		if (!r) {
-			nm->sent_epoch = req->epoch;
-			nm->sent_in_epoch = true;
-			r = nm_send_data(nm, req);
-			if (!r)
-				req->t_sent = ktime_get_ns();
-		}
-		/*
-		 * In the transfer log until a stable point after it is
-		 * confirmed; under tx_mutex, so that no P_SYNC can be sent
-		 * between the data and its mark.
-		 */
-		if (!r && test_bit(NM_REQ_DATA, &req->flags)) {
-			unsigned long f, l;
-
-			nm_regions(nm, req->bio, &f, &l);
-			spin_lock_irqsave(&nm->lock, flags);
-			nm_regions_sent(&nm->rg, f, l);
-			spin_unlock_irqrestore(&nm->lock, flags);
-		}
-		if (r && nm->sock)
-			kernel_sock_shutdown(nm->sock, SHUT_RDWR);
-	}
+	r = nm_tx_req(nm, req, gen);
 	mutex_unlock(&nm->tx_mutex);
+	nm_tx_done(nm, req, r);
+	return true;
+}
 
-	if (r) {
-		if (nm_req_unqueue(nm, req))
-			nm_req_peer_done(req, false);
-	} else if (nm->protocol == NM_PROTO_A &&
-		   !test_bit(NM_REQ_READ, &req->flags)) {
-		if (nm_req_unqueue(nm, req))
-			nm_req_peer_done(req, true);
+/*
+ * Send the write @req that map() just queued from the submitter's own
+ * context, when nothing else is sending or due first and the socket has
+ * room for it, so that the send does not wait: the hand-off to the sender
+ * thread (a wakeup and a switch) is the largest cost of a small write at
+ * queue depth 1 (NVMe/TCP's nvme_tcp_queue_request does the same).  Returns
+ * false, leaving everything to the sender thread, when it cannot: the
+ * caller kicks the sender then.  Process context; may sleep briefly (the
+ * socket lock), never on memory (GFP_NOIO) or a full socket.
+ */
+bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
+{
+	unsigned long flags;
+	u32 gen = 0;
+	bool ok;
+	int r;
+
+	might_sleep();
+	if (!READ_ONCE(nm_inline_send) || !mutex_trylock(&nm->tx_mutex))
+		return false;
+	spin_lock_irqsave(&nm->lock, flags);
+	/*
+	 * Only the head of send_q, and only when no P_STATE or bitmap is due:
+	 * the sender sends those first (a promotion before the new primary's
+	 * writes).  Reads wait for the sender (a detach's P_STATE).
+	 */
+	ok = nm->sock && nm->cstate >= NM_C_CONNECTED && !nm->send_state &&
+	     !nm->send_bitmap && !test_bit(NM_REQ_READ, &req->flags) &&
+	     list_first_entry_or_null(&nm->send_q, struct nm_req, list) == req &&
+	     sk_stream_wspace(nm->sock->sk) >=
+		(int)(req->bio->bi_iter.bi_size + NM_INLINE_SLACK);
+	if (ok) {
+		list_move_tail(&req->list, &nm->wait_q);
+		atomic_inc(&req->ref);
+		gen = nm->conn_gen;
 	}
-	nm_req_put(req);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!ok) {
+		mutex_unlock(&nm->tx_mutex);
+		return false;
+	}
+	r = nm_tx_req(nm, req, gen);
+	mutex_unlock(&nm->tx_mutex);
+	atomic64_inc(&nm->writes_inline);
+	nm_tx_done(nm, req, r);
 	return true;
 }
 
