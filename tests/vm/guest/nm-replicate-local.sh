@@ -1,7 +1,10 @@
 # Two netmirror nodes in one VM over 127.0.0.1: for every protocol (A, B, C)
 # and ordering (flush, drain, none), 64 MiB of random-offset writes of mixed
 # sizes (512 B .. 1 MiB; O_DIRECT and buffered + fsync in turn) through the
-# primary leave both backing devices byte-identical.
+# primary leave both backing devices byte-identical.  The writes go out from
+# the submitter's context (module parameter inline_send, nm_send_inline) in
+# every other pair and only through the sender thread in the others; the
+# "latency" message accounts for every write.
 # vms: 1
 # disks: none
 # timeout: 900
@@ -11,9 +14,17 @@ load_netmirror
 brd_setup 80 2
 seed=100
 mode=--direct
+INL=/sys/module/dm_netmirror/parameters/inline_send
+[ -w $INL ] || fail "no module parameter inline_send"
+# lat_count DEV STAGE: the count of one stage in the latency message
+lat_count() {
+	dmsetup message "$1" 0 latency | sed -n "s/^$2 count=\([0-9]*\).*/\1/p"
+}
+inline=Y
 for proto in A B C; do
 	for ord in flush drain none; do
 		seed=$((seed + 1))
+		echo $inline > $INL
 		nm_local_pair "$proto" "$ord"
 		pattern write /dev/mapper/nma "$seed" 64M $mode --quiet ||
 			fail "$proto/$ord: pattern write through the primary ($mode)"
@@ -26,9 +37,25 @@ for proto in A B C; do
 		check "$proto/$ord/sent-gt-0" [ "$sent" -gt 0 ]
 		check_eq "$proto/$ord/sent-eq-received" "$recv" "$sent"
 		check_eq "$proto/$ord/regions-in-sync" "$(nm_status nma in_sync_regions)" "$(nm_status nma total_regions)"
+		# the latency message: every write the peer took is counted
+		check_eq "$proto/$ord/lat-p_total" "$(lat_count nma p_total)" "$sent"
+		check_eq "$proto/$ord/lat-p_queue" "$(lat_count nma p_queue)" "$sent"
+		n=$(lat_count nmb s_disk)
+		check "$proto/$ord/lat-s_disk" [ "${n:-0}" -gt 0 -a "${n:-0}" -le "$recv" ]
+		n=$(lat_count nma inline)
+		if [ $inline = Y ]; then
+			check "$proto/$ord/inline-used" [ "${n:-0}" -gt 0 -a "${n:-0}" -le "$sent" ]
+		else
+			check_eq "$proto/$ord/inline-off" "$n" 0
+		fi
+		dmsetup message nma 0 latency_reset
+		check_eq "$proto/$ord/lat-reset" "$(lat_count nma p_total)/$(lat_count nma inline)" 0/0
+		log "$proto/$ord inline=$inline: $(dmsetup message nma 0 latency | tr '\n' ' ')"
 		log "$proto/$ord $mode: $sent writes, $(nm_status nma bytes_sent) bytes on the wire, identical $(dev_sum /dev/ram1)"
 		nm_local_unpair
 		if [ "$mode" = --direct ]; then mode=--fsync; else mode=--direct; fi
+		if [ $inline = Y ]; then inline=N; else inline=Y; fi
 	done
 done
+echo Y > $INL
 exit 0
