@@ -3,7 +3,9 @@
 # 1 MiB x 64) on brd ramdisks, in one VM:
 #   bare /dev/ram0, netmirror disconnected (primary without a peer),
 #   netmirror connected over 127.0.0.1 with protocol A, B, C (ordering
-#   flush), and C with "secret" (a MAC on every packet: nm-Cmac),
+#   flush), C with every write sent by the sender thread (module parameter
+#   inline_send=N: nm-Cthr), and C with "secret" (a MAC on every packet:
+#   nm-Cmac),
 #   in-kernel DRBD 8.4 disconnected and connected with A, B, C.
 # and the physical limits of this boot (tests/vm/src/tcprr.c: loopback TCP
 # request/response 4096 or 512 B -> 32 B, one stream), with the floor of a
@@ -151,6 +153,21 @@ for p in A B C; do
 	nm_local_unpair
 done
 
+# ---- 3a. protocol C with every write sent by the sender thread (module
+# parameter inline_send=N): what sending from the submitter's context gives
+INL=/sys/module/dm_netmirror/parameters/inline_send
+if [ -w $INL ]; then
+	echo N > $INL
+	nm_local_pair C flush "$S"
+	nm_wait_insync
+	dmsetup message nma 0 latency_reset && dmsetup message nmb 0 latency_reset
+	measure nm-Cthr /dev/mapper/nma
+	{ dmsetup message nma 0 latency; dmsetup message nmb 0 latency; } 2>/dev/null |
+		grep 'count=' | sed "s/^/nm-Cthr /" >> $STAGES
+	nm_local_unpair
+	echo Y > $INL
+fi
+
 # ---- 3b. protocol C with "secret": the cost of a MAC on every packet
 nmhostile addkey nm:bench "bench secret" >/dev/null || fail "add the logon key"
 nm_local_pair C flush "$S" /dev/ram0 /dev/ram1 "secret nm:bench" "secret nm:bench"
@@ -201,7 +218,7 @@ $DRBDSETUP down r0
 $DRBDSETUP down r1
 
 # ---- table
-COLS="bare nm-disc nm-A nm-B nm-C nm-Cmac drbd-disc drbd-A drbd-B drbd-C"
+COLS="bare nm-disc nm-A nm-B nm-C nm-Cthr nm-Cmac drbd-disc drbd-A drbd-B drbd-C"
 awk -v cols="$COLS" -v reps="$REPS" -v latf=$LAT -v limf=$LIM '
 function r(a, b) { return (a != "" && b > 0) ? sprintf("%.2f", a / b) : "-" }
 function d(x) { return (x == "") ? "-" : x }
