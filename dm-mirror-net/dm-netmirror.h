@@ -384,6 +384,7 @@ int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int __nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
 int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
 int nm_recv_full(struct socket *sock, void *buf, size_t len);
+int nm_rx_pages(struct nm_dev *nm, struct page **pages, u32 size);
 int nm_rx(struct nm_dev *nm, void *buf, size_t len);
 int nm_rx_trailer(struct nm_dev *nm);
 void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */

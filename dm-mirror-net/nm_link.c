@@ -302,6 +302,58 @@ int nm_rx(struct nm_dev *nm, void *buf, size_t len)
 	return 0;
 }
 
+#define NM_RX_BATCH	16
+
+/*
+ * Receive @size bytes of the current packet into @pages (whole pages, the
+ * last one partly), NM_RX_BATCH pages per recvmsg: one call per 64 KiB
+ * rather than one per page.  Pages from alloc_page(GFP_NOIO): no highmem.
+ */
+int nm_rx_pages(struct nm_dev *nm, struct page **pages, u32 size)
+{
+	struct bio_vec bv[NM_RX_BATCH];
+	unsigned int noreclaim, n, i;
+	struct msghdr msg = {};
+	size_t len;
+	int r;
+
+	while (size) {
+		for (n = 0, len = 0; n < NM_RX_BATCH && len < size; n++) {
+			u32 l = min_t(u32, size - len, PAGE_SIZE);
+
+			bvec_set_page(&bv[n], pages[n], l, 0);
+			len += l;
+		}
+		iov_iter_bvec(&msg.msg_iter, READ, bv, n, len);
+		while (msg_data_left(&msg)) {
+			noreclaim = memalloc_noreclaim_save();
+			r = sock_recvmsg(nm->sock, &msg,
+					 MSG_WAITALL | MSG_NOSIGNAL);
+			memalloc_noreclaim_restore(noreclaim);
+			if (r == 0)
+				return -ECONNRESET;
+			if (r < 0)
+				return r;
+		}
+		for (i = 0; i < n && (nm->rx_mac || nm->crc_on); i++) {
+			void *p = page_address(pages[i]);
+
+			if (nm->rx_mac) {
+				r = crypto_shash_update(&nm->rx_mac->desc, p,
+							bv[i].bv_len);
+				if (r)
+					return r;
+			} else {
+				nm->rx_crc = crc32c(nm->rx_crc, p,
+						    bv[i].bv_len);
+			}
+		}
+		pages += n;
+		size -= len;
+	}
+	return 0;
+}
+
 /* End of a received packet: check its MAC (secret) or crc32c (integrity). */
 int nm_rx_trailer(struct nm_dev *nm)
 {

@@ -35,6 +35,7 @@
 #include <linux/mm.h>
 #include <linux/crc32c.h>
 #include <linux/lockdep.h>
+#include <linux/sched/mm.h>
 #include <net/sock.h>
 #include "dm-netmirror.h"
 
@@ -583,6 +584,43 @@ int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error)
 /* room in the socket beyond the payload for headers, trailer, a barrier */
 #define NM_INLINE_SLACK	256
 
+/* Copy @nb segments (@blen bytes) into the socket; none is a no-op. */
+static int nm_tx_batch(struct nm_dev *nm, struct bio_vec *batch,
+		       unsigned int nb, size_t blen, bool more)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0),
+	};
+
+	if (!nb)
+		return 0;
+	iov_iter_bvec(&msg.msg_iter, WRITE, batch, nb, blen);
+	return nm_xmit(nm->sock, &msg);
+}
+
+/* Send one segment by reference (no copy); all of it or an error. */
+static int nm_sendpage(struct socket *sock, const struct bio_vec *bv,
+		       bool more)
+{
+	int flags = MSG_NOSIGNAL | (more ? MSG_MORE | MSG_SENDPAGE_NOTLAST : 0);
+	unsigned int off = bv->bv_offset, len = bv->bv_len, noreclaim;
+	int r = 0;
+
+	noreclaim = memalloc_noreclaim_save();
+	while (len) {
+		r = kernel_sendpage(sock, bv->bv_page, off, len, flags);
+		if (r <= 0) {
+			r = r ? r : -EPIPE;
+			break;
+		}
+		off += r;
+		len -= r;
+		r = 0;
+	}
+	memalloc_noreclaim_restore(noreclaim);
+	return r;
+}
+
 /* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
 static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 {
@@ -595,6 +633,7 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	struct bio_vec bv, batch[NM_TX_BATCH];
 	struct bvec_iter iter;
 	u32 size = bio->bi_iter.bi_size, fl = 0;
+	bool zc = nm->protocol != NM_PROTO_A;
 	unsigned int nb = 0;
 	size_t blen = 0;
 	int r;
@@ -615,8 +654,17 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
 	if (r)
 		return r;
-	/* the pages go out in batches of NM_TX_BATCH segments per sendmsg */
+	/*
+	 * The pages go out by reference under B and C (kernel_sendpage, as
+	 * DRBD does): the bio cannot end before the peer has them all (its
+	 * P_RECV_ACK or P_WRITE_ACK).  Under A it ends when sent, and its
+	 * pages may be reused at once: they are copied, in batches of
+	 * NM_TX_BATCH segments per sendmsg.
+	 */
 	bio_for_each_segment(bv, bio, iter) {
+		bool last = iter.bi_size == bv.bv_len;
+		bool more = !last || nm->crc_on || nm->tx_mac;
+
 		if (nm->crc_on || nm->tx_mac) {
 			void *p = kmap_local_page(bv.bv_page);
 
@@ -625,16 +673,20 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 			if (r)
 				return r;
 		}
+		if (zc && sendpage_ok(bv.bv_page)) {
+			r = nm_tx_batch(nm, batch, nb, blen, true);
+			if (!r)
+				r = nm_sendpage(nm->sock, &bv, more);
+			if (r)
+				return r;
+			nb = 0;
+			blen = 0;
+			continue;
+		}
 		batch[nb++] = bv;
 		blen += bv.bv_len;
-		if (nb == NM_TX_BATCH || iter.bi_size == bv.bv_len) {
-			struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-
-			if (iter.bi_size > bv.bv_len || nm->crc_on ||
-			    nm->tx_mac)
-				msg.msg_flags |= MSG_MORE;
-			iov_iter_bvec(&msg.msg_iter, WRITE, batch, nb, blen);
-			r = nm_xmit(nm->sock, &msg);
+		if (nb == NM_TX_BATCH || last) {
+			r = nm_tx_batch(nm, batch, nb, blen, more);
 			if (r)
 				return r;
 			nb = 0;

@@ -194,20 +194,16 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->nr_pages = nr;
 	INIT_LIST_HEAD(&pr->list);
 	INIT_LIST_HEAD(&pr->inflight);
-	for (i = 0, left = size; i < nr; i++) {
-		unsigned int len = min_t(u32, left, PAGE_SIZE);
-
+	for (i = 0; i < nr; i++) {
 		pr->pages[i] = alloc_page(GFP_NOIO);
 		if (!pr->pages[i]) {
 			r = -ENOMEM;
 			goto out_free;
 		}
-		r = nm_rx(nm, page_address(pr->pages[i]), len);
-		if (r)
-			goto out_free;
-		left -= len;
 	}
-	r = nm_rx_trailer(nm);
+	r = nm_rx_pages(nm, pr->pages, size);
+	if (!r)
+		r = nm_rx_trailer(nm);
 	if (r)
 		goto out_free;
 	pr->sector = nm_h64(d->sector);
