@@ -198,6 +198,7 @@ struct nm_dev {
 	bool crc_on;			/* integrity negotiated on this link */
 	struct nm_mac *tx_mac;		/* secret: this link's send MAC */
 	u32 tx_crc;
+	bool tx_more;			/* a batch: more packets follow at once */
 	u32 sent_epoch;			/* epoch of the last P_DATA */
 	bool sent_in_epoch;
 	u32 sent_role;			/* role in the last P_HELLO/P_STATE */

@@ -186,7 +186,8 @@ int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n,
 {
 	struct msghdr msg = {
 		.msg_flags = MSG_NOSIGNAL |
-			     (more || nm_tx_trailer_on(nm) ? MSG_MORE : 0),
+			     (more || nm_tx_trailer_on(nm) || nm->tx_more ?
+			      MSG_MORE : 0),
 	};
 	int i, r;
 
@@ -206,7 +207,9 @@ int nm_send_trailer(struct nm_dev *nm)
 	u8 mac[SHA256_DIGEST_SIZE];
 	__be32 crc = cpu_to_be32(nm->tx_crc);
 	struct kvec vec = { .iov_base = &crc, .iov_len = sizeof(crc) };
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | (nm->tx_more ? MSG_MORE : 0),
+	};
 	int r;
 
 	lockdep_assert_held(&nm->tx_mutex);

@@ -372,7 +372,12 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 	return 0;
 }
 
-/* Sender thread: send the write acks of completed writes. */
+/*
+ * Sender thread (or the receiver right after its submit_bio): send the acks
+ * of completed writes, all in one batch under tx_mutex, each packet but the
+ * last with MSG_MORE (nm->tx_more), so that a burst of completions leaves
+ * in as few segments as TCP makes of it.
+ */
 int nm_peer_send_acks(struct nm_dev *nm)
 {
 	struct nm_peer_req *pr, *tmp;
@@ -380,12 +385,26 @@ int nm_peer_send_acks(struct nm_dev *nm)
 	LIST_HEAD(list);
 	int r = 0;
 
+	might_sleep();
 	/* one sender of acks at a time: they leave in completion order */
 	mutex_lock(&nm->ack_mutex);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);
 	spin_unlock_irqrestore(&nm->lock, flags);
+	/* A and B acknowledge only failures: drop the others first */
+	list_for_each_entry_safe(pr, tmp, &list, list) {
+		if (pr->resync || nm->protocol == NM_PROTO_C ||
+		    (pr->sectors && pr->status))
+			continue;
+		list_del(&pr->list);
+		kfree(pr);
+	}
+	if (list_empty(&list)) {
+		mutex_unlock(&nm->ack_mutex);
+		return 0;
+	}
 
+	mutex_lock(&nm->tx_mutex);
 	list_for_each_entry_safe(pr, tmp, &list, list) {
 		struct nm_p_ack a = {
 			.id = nm_be64(pr->id),
@@ -397,17 +416,20 @@ int nm_peer_send_acks(struct nm_dev *nm)
 			.status = nm_be32(-pr->status),
 		};
 
+		nm->tx_more = !list_is_last(&pr->list, &list);
 		if (!r && pr->resync)
-			r = nm_send_ctrl(nm, NM_P_RS_ACK, &ra, sizeof(ra));
+			r = __nm_send_ctrl(nm, NM_P_RS_ACK, &ra, sizeof(ra));
 		else if (!r && nm->protocol == NM_PROTO_C)
-			r = nm_send_ctrl(nm, NM_P_WRITE_ACK, &a, sizeof(a));
-		else if (!r && pr->sectors)	/* A, B: only failures */
-			r = nm_send_ctrl(nm, NM_P_NEG_ACK, &ra, sizeof(ra));
+			r = __nm_send_ctrl(nm, NM_P_WRITE_ACK, &a, sizeof(a));
+		else if (!r)	/* A, B: a failure */
+			r = __nm_send_ctrl(nm, NM_P_NEG_ACK, &ra, sizeof(ra));
 		if (!r && !pr->resync)
 			nm_lat_add(nm, NM_LAT_s_ack, pr->t_done, ktime_get_ns());
 		list_del(&pr->list);
 		kfree(pr);
 	}
+	nm->tx_more = false;
+	mutex_unlock(&nm->tx_mutex);
 	mutex_unlock(&nm->ack_mutex);
 	return r;
 }
