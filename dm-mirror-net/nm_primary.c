@@ -817,7 +817,11 @@ static void nm_tx_done(struct nm_dev *nm, struct nm_req *req, int r)
 	nm_req_put(req);
 }
 
-/* Sender: move the first queued write to wait_q and transmit it. */
+/*
+ * Sender: move the first queued write to wait_q and transmit it.  The head
+ * is taken under tx_mutex, as in nm_send_inline: writes leave in the order
+ * of send_q, so that their epochs never go backwards on the wire.
+ */
 bool nm_send_one(struct nm_dev *nm)
 {
 	struct nm_req *req;
@@ -825,12 +829,14 @@ bool nm_send_one(struct nm_dev *nm)
 	u32 gen;
 	int r;
 
+	mutex_lock(&nm->tx_mutex);
 	spin_lock_irqsave(&nm->lock, flags);
 	req = list_first_entry_or_null(&nm->send_q, struct nm_req, list);
 	/* the P_STATE of a detach goes before the reads it sends us here */
 	if (!req || nm->cstate < NM_C_CONNECTED ||
 	    (test_bit(NM_REQ_READ, &req->flags) && nm->send_state)) {
 		spin_unlock_irqrestore(&nm->lock, flags);
+		mutex_unlock(&nm->tx_mutex);
 		return false;
 	}
 	list_move_tail(&req->list, &nm->wait_q);
@@ -838,7 +844,6 @@ bool nm_send_one(struct nm_dev *nm)
 	gen = nm->conn_gen;
 	spin_unlock_irqrestore(&nm->lock, flags);
 
-	mutex_lock(&nm->tx_mutex);
 	r = nm_tx_req(nm, req, gen);
 	mutex_unlock(&nm->tx_mutex);
 	nm_tx_done(nm, req, r);
