@@ -48,9 +48,9 @@ for proto in A B C; do
 		else
 			check_eq "$proto/$ord/inline-off" "$n" 0
 		fi
+		log "$proto/$ord inline=$inline: $(dmsetup message nma 0 latency | tr '\n' ' ')"
 		dmsetup message nma 0 latency_reset
 		check_eq "$proto/$ord/lat-reset" "$(lat_count nma p_total)/$(lat_count nma inline)" 0/0
-		log "$proto/$ord inline=$inline: $(dmsetup message nma 0 latency | tr '\n' ' ')"
 		log "$proto/$ord $mode: $sent writes, $(nm_status nma bytes_sent) bytes on the wire, identical $(dev_sum /dev/ram1)"
 		nm_local_unpair
 		if [ "$mode" = --direct ]; then mode=--fsync; else mode=--direct; fi
