@@ -13,7 +13,8 @@
 #   make demo       two-node mirror demo in two QEMU VMs
 #   make bench      netmirror vs DRBD 8.4 fio benchmark in one VM (~80 min;
 #                   BENCH_ARGS=--quick: ~12 min smoke run; tests/bench/README.md)
-#   make bench-test the benchmark's report arithmetic on the host, no VM
+#   make bench-test the benchmark's report arithmetic and a stubbed dry run of
+#                   its guest script, on the host, no VM
 #   make fuzz       build and run the fuzz targets (clang, libFuzzer + ASan)
 #   make install    install module, library, headers, pkg-config file, tools, man pages
 #
@@ -80,6 +81,7 @@ bench: all
 
 bench-test:
 	tests/bench/test-report.sh
+	tests/bench/test-flow.sh
 
 fuzz: lib
 	$(MAKE) -C tests/fuzz run
