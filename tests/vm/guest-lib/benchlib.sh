@@ -28,8 +28,9 @@ BENCH_WORKLOADS="w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync"
 BENCH_GROUPS="bare nm-disc,drbd-disc nm-C,drbd-C nm-A,drbd-A nm-B,drbd-B"
 BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # optional (nm_bench_configs=... nm-Cmac, or nm_bench_cmac=1): protocol C
-# with an HMAC on every packet
-BENCH_OPTIONAL="nm-Cmac"
+# with an HMAC on every packet; nm-Cthr (nm_bench_cthr=1): protocol C with
+# module parameter inline_send=N, every write through the sender thread
+BENCH_OPTIONAL="nm-Cmac nm-Cthr"
 
 bench_fio_args() {
 	case $1 in

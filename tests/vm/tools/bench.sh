@@ -65,6 +65,7 @@ pattern) FIO_DATA="--buffer_pattern=0x6e6d6972" ;;
 esac
 WANT_CONFIGS=${nm_bench_configs:-$BENCH_CONFIGS}
 [ "${nm_bench_cmac:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cmac"
+[ "${nm_bench_cthr:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cthr"
 CGROUPS=$(bench_groups "$(echo "$WANT_CONFIGS" | tr ',' ' ')")
 CONFIGS=$(echo "$CGROUPS" | tr ',' ' ')
 WORKLOADS=$(bench_select "$BENCH_WORKLOADS" "${nm_bench_workloads:-}")
@@ -224,6 +225,7 @@ zero_meta() {
 }
 
 # ---- one configuration up / down; DEV is what fio writes to
+INL=/sys/module/dm_netmirror/parameters/inline_send
 cfg_up() {
 	case $1 in
 	bare) DEV=$D0 ;;
@@ -239,11 +241,19 @@ cfg_up() {
 			fail "nmd not standalone: $(dmsetup status nmd)"
 		DEV=/dev/mapper/nmd
 		;;
-	nm-A|nm-B|nm-C|nm-Cmac)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr)
 		zero_meta "$M0"
 		zero_meta "$M1"
+		# nm-Cthr: every write through the sender thread (target 1.8)
+		if [ -w "$INL" ]; then
+			if [ "$1" = nm-Cthr ]; then echo N > "$INL"; else echo Y > "$INL"; fi
+		elif [ "$1" = nm-Cthr ]; then
+			fail "bench: nm-Cthr needs the module parameter inline_send"
+		fi
 		if [ "$1" = nm-Cmac ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A secret nm:bench" "$NM_META_B secret nm:bench"
+		elif [ "$1" = nm-Cthr ]; then
+			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
 		else
 			nm_local_pair "${1#nm-}" flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
 		fi
@@ -302,7 +312,7 @@ same_sum() { # CFG R DEV_A DEV_B BYTES
 }
 integrity() { # CFG R
 	case $1 in
-	nm-A|nm-B|nm-C|nm-Cmac)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr)
 		wait_eval "[ \$(nm_status nma pending) = 0 ]" 30 || log "bench: nma still has pending writes: $(dmsetup status nma)"
 		same_sum "$1" "$2" "$D0" "$D1" $((S * 512))
 		;;
