@@ -11,6 +11,10 @@
 #                   built once into $(NM_CACHE)/debug-kernel by
 #                   scripts/debug-kernel.sh); TESTS="a b" runs only those
 #   make demo       two-node mirror demo in two QEMU VMs
+#   make bench      netmirror vs DRBD 8.4 fio benchmark in one VM (~80 min;
+#                   BENCH_ARGS=--quick: ~12 min smoke run; tests/bench/README.md)
+#   make bench-test the benchmark's report arithmetic and a stubbed dry run of
+#                   its guest script, on the host, no VM
 #   make fuzz       build and run the fuzz targets (clang, libFuzzer + ASan)
 #   make install    install module, library, headers, pkg-config file, tools, man pages
 #
@@ -27,7 +31,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 export PREFIX DESTDIR
 
-.PHONY: all module lib tools deps check check-debug unit vmtest check-durability soak-durability vm-selftest demo fuzz install clean checkpatch
+.PHONY: all module lib tools deps check check-debug unit vmtest check-durability soak-durability vm-selftest demo bench bench-test fuzz install clean checkpatch
 
 all: module lib tools
 
@@ -70,6 +74,14 @@ check-debug: lib tools
 
 demo: all
 	tests/vm/demo.sh
+
+# not part of make check: one VM for ~80 min (tests/bench/README.md)
+bench: all
+	tests/bench/run.sh --no-build $(BENCH_ARGS)
+
+bench-test:
+	tests/bench/test-report.sh
+	tests/bench/test-flow.sh
 
 fuzz: lib
 	$(MAKE) -C tests/fuzz run

@@ -1,29 +1,105 @@
 #!/bin/bash
-# netmirror vs DRBD 8.4 write benchmark in one QEMU VM (not part of make check).
+# netmirror vs DRBD 8.4 write benchmark (fio) in one QEMU VM; not part of
+# make check (make bench runs it).
 #
-#   tests/bench/run.sh [--no-build] [--reps N]
+#   tests/bench/run.sh [--no-build] [--quick] [--rounds N] [--time S] [--ramp S]
+#                      [--backing brd|nullb|nullb-cache] [--nullb-cache MB]
+#                      [--configs LIST] [--workloads LIST] [--cmac] [--cthr] [--no-meta]
+#                      [--data scramble|refill|pattern] [--dry-run]
+#   tests/bench/run.sh --report SAMPLES   reprint the report of a finished run
 #
-# Builds the module, library and tools (unless --no-build), boots one VM
-# running tests/vm/tools/bench.sh through tests/vm/vm.sh (as
-# tests/vm/run-test.sh would; `tests/vm/run-test.sh bench` works too), extracts the
-# result table (console lines starting with "NMBENCH: ") from build/vm/bench.log
-# into build/bench/results.txt and prints it.  The per-run samples (NMLOG
-# lines) go to build/bench/samples.txt.  See tests/bench/README.md.
+#   --rounds N    rounds (default 7); every round measures every configuration
+#   --time S      measured seconds per point (default 10)
+#   --ramp S      ramp seconds per point, discarded (default 2)
+#   --quick       a smoke check: 2 rounds of 3 s after a 1 s ramp (later
+#                 --rounds/--time/--ramp win)
+#   --backing     brd ramdisks (default), or configfs null_blk with a 20 us
+#                 timer completion, optionally with a volatile write cache
+#                 (--nullb-cache MB per device, default 16)
+#   --configs, --workloads   subsets, comma-separated (e.g. --configs
+#                 bare,nm-C,drbd-C,drbd-A --workloads w4k-q1,w512-q1)
+#   --cmac        also nm-Cmac (protocol C with an HMAC on every packet)
+#   --cthr        also nm-Cthr (protocol C, inline_send=N: every write through
+#                 the sender thread; needs target 1.8)
+#   --no-meta     netmirror without a metadata device
+#   --data        what fio writes (default scramble: random buffers, each
+#                 write stamped with its offset and time)
+#   --dry-run     print the estimate and the VM command, boot nothing
+#
+# Builds the module, library and tools (unless --no-build), prints the
+# estimated VM time, boots one VM running tests/vm/tools/bench.sh through
+# tests/vm/vm.sh (as tests/vm/run-test.sh would; `tests/vm/run-test.sh bench`
+# runs the defaults), writes the report (console lines "NMBENCH: ") with a
+# host header to build/bench/results.txt and prints it; every sample (NMLOG
+# lines "bench ...") goes to build/bench/samples.txt.  Exit status: the guest
+# test's (it FAILs when a replica differs or a fio run fails).  See
+# tests/bench/README.md.
 set -uo pipefail
 # (all in main: bash reads a script as it runs, and this one may be edited meanwhile)
 main() {
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=1
-reps=3
+# shellcheck disable=SC1091
+. "$top/tests/vm/guest-lib/benchlib.sh"
+build=1 rounds=7 time=10 ramp=2 backing=brd nlcache=16 configs='' workloads='' cmac=0 cthr=0 meta=1 data=scramble dry=0
+quick() { rounds=2 time=3 ramp=1; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--no-build) build=0 ;;
-	--reps) reps=${2:?--reps N}; shift ;;
-	-h|--help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	--quick) quick ;;
+	--rounds) rounds=${2:?--rounds N}; shift ;;
+	--time) time=${2:?--time S}; shift ;;
+	--ramp) ramp=${2:?--ramp S}; shift ;;
+	--backing) backing=${2:?--backing brd|nullb|nullb-cache}; shift ;;
+	--nullb-cache) nlcache=${2:?--nullb-cache MB}; shift ;;
+	--configs) configs=${2:?--configs LIST}; shift ;;
+	--workloads) workloads=${2:?--workloads LIST}; shift ;;
+	--cmac) cmac=1 ;;
+	--cthr) cthr=1 ;;
+	--no-meta) meta=0 ;;
+	--data) data=${2:?--data scramble|refill|pattern}; shift ;;
+	--dry-run) dry=1 ;;
+	--report)
+		awk -f "$top/tests/vm/guest-lib/bench-report.awk" "${2:?--report SAMPLES}"
+		return $? ;;
+	-h|--help) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//'; return 0 ;;
+	*) echo "run.sh: unknown argument $1" >&2; return 2 ;;
 	esac
 	shift
 done
+for v in "$rounds" "$time" "$ramp" "$nlcache"; do
+	case $v in ''|*[!0-9]*) echo "run.sh: not a whole number: '$v'" >&2; return 2 ;; esac
+done
+if [ "$rounds" -lt 1 ] || [ "$time" -lt 1 ]; then echo "run.sh: --rounds and --time must be >= 1" >&2; return 2; fi
+case $backing in brd|nullb|nullb-cache) ;; *) echo "run.sh: --backing $backing?" >&2; return 2 ;; esac
+case $data in scramble|refill|pattern) ;; *) echo "run.sh: --data $data?" >&2; return 2 ;; esac
+# the configurations and workloads the guest will run (the same functions)
+want=${configs:-$BENCH_CONFIGS}
+[ $cmac = 1 ] && want="$want nm-Cmac"
+[ $cthr = 1 ] && want="$want nm-Cthr"
+cl=$(bench_groups "$(echo "$want" | tr ',' ' ')" | tr ',' ' ')
+wl=$(bench_select "$BENCH_WORKLOADS" "$workloads")
+[ -n "$cl" ] || { echo "run.sh: no known configuration in '$want' (known: $BENCH_CONFIGS $BENCH_OPTIONAL)" >&2; return 2; }
+[ -n "$wl" ] || { echo "run.sh: no known workload in '$workloads' (known: $BENCH_WORKLOADS)" >&2; return 2; }
+nc=$(echo "$cl" | wc -w)
+nw=$(echo "$wl" | wc -w)
+est=$(bench_estimate "$rounds" "$time" "$ramp" "$nc" "$nw")
+tmo=$((est * 3 / 2 + 300))
+g=$top/tests/vm/tools/bench.sh
+mem=$(head -n 30 "$g" | sed -n 's/^#[[:space:]]*mem:[[:space:]]*//p' | head -1)
+sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] && sha=$sha-dirty
+envs=(--env "nm_timeout=$tmo" --env "nm_bench_rounds=$rounds" --env "nm_bench_time=$time"
+	--env "nm_bench_ramp=$ramp" --env "nm_bench_backing=$backing" --env "nm_bench_nullb_cache=$nlcache"
+	--env "nm_bench_meta=$meta" --env "nm_bench_cmac=$cmac" --env "nm_bench_cthr=$cthr" --env "nm_bench_data=$data" --env "nm_bench_git=$sha")
+[ -n "$configs" ] && envs+=(--env "nm_bench_configs=$(echo "$configs" | tr ' ' ',')")
+[ -n "$workloads" ] && envs+=(--env "nm_bench_workloads=$(echo "$workloads" | tr ' ' ',')")
+echo "run.sh: $rounds rounds x $nc configurations x $nw workloads x (${time} s + ${ramp} s ramp):" \
+	"estimated $((est / 60)) min $((est % 60)) s of VM time (guest timeout ${tmo} s)"
+echo "run.sh: configurations: $cl; workloads: $wl"
+if [ $dry = 1 ]; then
+	echo "run.sh: would run: tests/vm/vm.sh --name bench --tests bench --timeout $((tmo + 120)) --mem ${mem:-1024} ${envs[*]}"
+	return 0
+fi
 if [ $build = 1 ]; then
 	make -C "$top" module lib tools >/dev/null || { echo "run.sh: build failed" >&2; return 1; }
 fi
@@ -37,27 +113,32 @@ hostload() {
 	echo "load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, $(pgrep -c -f '^qemu-system' || true) qemu running"
 }
 load0=$(hostload)
-# like tests/vm/run-test.sh, but with the repetition count on the kernel command line
-g=$top/tests/vm/tools/bench.sh
-tmo=$(head -n 30 "$g" | sed -n 's/^#[[:space:]]*timeout:[[:space:]]*//p' | head -1)
-mem=$(head -n 30 "$g" | sed -n 's/^#[[:space:]]*mem:[[:space:]]*//p' | head -1)
-"$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((${tmo:-1500} + 120)) \
-	--mem "${mem:-1024}" --env "nm_timeout=${tmo:-1500}" --env "nm_bench_reps=$reps"
+date0=$(date -u '+%Y-%m-%d %H:%M UTC')
+# like tests/vm/run-test.sh, with the options on the kernel command line
+"$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((tmo + 120)) --mem "${mem:-1024}" "${envs[@]}"
 rc=$?
+load1=$(hostload)
 [ -f "$log" ] || { echo "run.sh: no console log $log" >&2; return 1; }
 tr -d '\r' < "$log" | sed -n 's/^NMLOG: bench //p' > "$out/samples.txt"
 tr -d '\r' < "$log" | sed -n 's/^NMBENCH: \{0,1\}//p' > "$out/results.txt"
 if [ ! -s "$out/results.txt" ]; then
-	echo "run.sh: no results in $log (test status $rc)" >&2
+	echo "run.sh: no results in $log (test status $rc); samples so far in $out/samples.txt" >&2
 	return 1
 fi
+qemu=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
+accel=$(grep -o -- '-accel [^ ]*' "$log.cmd" 2>/dev/null | head -1)
+# the host's lines go at the end of the report's "#" header
 {
-	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), git $(git -C "$top" rev-parse --short HEAD 2>/dev/null), ${SECONDS}s wall ($((SECONDS - t0))s VM)"
-	echo "# host before: $load0; after: $(hostload)"
-	cat "$out/results.txt"
-} > "$out/results.tmp" && mv "$out/results.tmp" "$out/results.txt"
+	echo "# host: $date0, ${qemu:-qemu ?} ${accel:-}, $((SECONDS - t0)) s of VM time (estimate $est s)"
+	echo "# host load before: $load0; after: $load1"
+	echo "# command: tests/bench/run.sh --rounds $rounds --time $time --ramp $ramp --backing $backing${configs:+ --configs $configs}${workloads:+ --workloads $workloads}$([ $cmac = 1 ] && echo ' --cmac')$([ $cthr = 1 ] && echo ' --cthr')$([ $meta = 0 ] && echo ' --no-meta') --data $data; guest test status $rc"
+} > "$out/host.tmp"
+awk -v h="$out/host.tmp" 'function host(  l) { while ((getline l < h) > 0) print l; done = 1 }
+	!done && !/^#/ { host() } { print } END { if (!done) host() }' "$out/results.txt" > "$out/results.tmp" &&
+	mv "$out/results.tmp" "$out/results.txt"
+rm -f "$out/host.tmp"
 cat "$out/results.txt"
-echo "(build/bench/results.txt; per-run samples in build/bench/samples.txt; console log $log)"
+echo "(build/bench/results.txt; samples in build/bench/samples.txt, reprint with tests/bench/run.sh --report build/bench/samples.txt; console log $log)"
 return $rc
 }
 main "$@"

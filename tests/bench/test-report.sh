@@ -1,0 +1,204 @@
+#!/bin/bash
+# shellcheck disable=SC2015,SC1091
+# Host-side test of the benchmark's arithmetic, no VM:
+#   tests/vm/guest-lib/bench-fio.awk     fio JSON -> one sample (fixtures:
+#                                        real fio 3.33 output, tests/bench/fixtures/)
+#   tests/vm/guest-lib/bench-report.awk  samples -> report: medians, [min..max],
+#                                        paired ratios, floors, goals, integrity
+#   tests/vm/guest-lib/benchlib.sh       round order, selection, estimate
+# with every awk found here: busybox awk (the guest's), mawk, gawk.
+#
+#   tests/bench/test-report.sh [-v]      -v: print the synthetic report
+# Exit 0 if every check passed.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+lib=$top/tests/vm/guest-lib
+fix=$top/tests/bench/fixtures
+verbose=0
+[ "${1:-}" = -v ] && verbose=1
+pass=0 failn=0
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+awks=()
+busybox awk 'BEGIN {}' 2>/dev/null && awks+=("busybox awk")
+for a in mawk gawk original-awk; do
+	command -v $a >/dev/null && awks+=("$a")
+done
+[ ${#awks[@]} -gt 0 ] || { echo "test-report: no awk" >&2; exit 1; }
+
+# expect FILE STRING...: each string is a line (fixed, whole line after
+# trimming trailing blanks) of FILE
+expect() {
+	local f=$1 s
+	shift
+	sed 's/[[:space:]]*$//' "$f" > "$f.trim"
+	for s in "$@"; do
+		if grep -qxF -- "$s" "$f.trim"; then ok; else bad "$AWK: missing line: $s"; fi
+	done
+}
+# expect_re FILE ERE...: a line of FILE matches each ERE
+expect_re() {
+	local f=$1 s
+	shift
+	for s in "$@"; do
+		if grep -qE -- "$s" "$f"; then ok; else bad "$AWK: no line matches: $s"; fi
+	done
+}
+
+# ---- synthetic samples: 3 rounds; the values are chosen so that the
+# median of the paired ratios differs from the ratio of the medians
+samples() {
+	local r
+	echo "meta git=abc1234 kernel=6.1.0-test fio=fio-3.33 ncpu=2 mem=987 backing=brd size_mb=128 meta=yes data=scramble rounds=3 time=10 ramp=2 configs=bare,nm-disc,drbd-disc,nm-C,drbd-C,nm-A,drbd-A,nm-B,drbd-B workloads=w512-q1,w4k-q1,rw4k-q32,w1m-q1,w4k-dsync"
+	# round: nm-C iops, drbd-C iops, drbd-A iops, bare p50, nm-C p50, rr4k
+	set -- 1 300 100 250 10 120 100 \
+	       2 330 200 300 12 130 110 \
+	       3 270 150 200 11 125 90
+	while [ $# -gt 0 ]; do
+		r=$1
+		echo "sample r=$r cfg=nm-C wl=w4k-q1 iops=$2 mbs=1 p50=$6 p99=500 p999=900 cpu=40 ctx=3"
+		echo "sample r=$r cfg=drbd-C wl=w4k-q1 iops=$3 mbs=1 p50=300 p99=700 p999=990 cpu=50 ctx=4"
+		echo "sample r=$r cfg=drbd-A wl=w4k-q1 iops=$4 mbs=1 p50=200"
+		echo "sample r=$r cfg=bare wl=w4k-q1 iops=50000 mbs=200 p50=$5 p99=30"
+		echo "limit r=$r rr4k=$7 rr4k_p99=300 rr512=50 rr512_p99=200 stream=$(echo "250 200 230" | cut -d' ' -f"$r")"
+		shift 7
+	done
+	# w512-q1: fails both clauses (ratio 1 and 0.5; p50 2x the floor)
+	for r in 1 2 3; do
+		echo "sample r=$r cfg=nm-C wl=w512-q1 iops=100 p50=120"
+		echo "sample r=$r cfg=drbd-C wl=w512-q1 iops=100 p50=120"
+		echo "sample r=$r cfg=drbd-A wl=w512-q1 iops=200 p50=60"
+		echo "sample r=$r cfg=bare wl=w512-q1 iops=90000 p50=10"
+	done
+	# rw4k-q32: IOPS ratios 2.0 2.2 2.4, CPU ratios 0.5 1.2 1.0
+	echo "NMLOG: bench sample r=1 cfg=nm-C wl=rw4k-q32 iops=2000 cpu=50 p99=800"
+	echo "NMLOG: bench sample r=2 cfg=nm-C wl=rw4k-q32 iops=2200 cpu=60 p99=900"
+	echo "NMLOG: bench sample r=3 cfg=nm-C wl=rw4k-q32 iops=2400 cpu=70 p99=700"
+	for r in 1 2 3; do echo "bench sample r=$r cfg=drbd-C wl=rw4k-q32 iops=1000 cpu=$(echo "100 50 70" | cut -d' ' -f$r)"; done
+	# w1m-q1: MB/s ratios to drbd-C 1.33 1.40 1.27; to the stream 0.8 1.05 0.826
+	for r in 1 2 3; do
+		echo "sample r=$r cfg=nm-C wl=w1m-q1 mbs=$(echo "200 210 190" | cut -d' ' -f$r)"
+		echo "sample r=$r cfg=drbd-C wl=w1m-q1 mbs=150"
+	done
+	echo "sample r=3 cfg=drbd-B wl=w1m-q1 err=fio-exit-1"
+	# w4k-dsync: nm-C only in rounds 1 and 3 (even count: mean of the middle two)
+	echo "sample r=1 cfg=nm-C wl=w4k-dsync iops=50"
+	echo "sample r=3 cfg=nm-C wl=w4k-dsync iops=70"
+	for r in 1 2 3; do
+		echo "integrity r=$r cfg=nm-C ok=yes"
+		echo "integrity r=$r cfg=drbd-C ok=$([ $r = 2 ] && echo no || echo yes)"
+		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_peer count=100 p50=$((90 + 10 * r)) p90=1 p99=$(echo "200 220 400" | cut -d' ' -f$r) max=1"
+		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_queue count=0"
+	done
+	echo "noise that is not a record"
+	echo "NMLOG: something else"
+}
+
+for AWK in "${awks[@]}"; do
+	# ---- the report
+	samples > "$tmp/s"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s" > "$tmp/out" 2> "$tmp/err" || bad "$AWK: report exited non-zero"
+	[ -s "$tmp/err" ] && bad "$AWK: report wrote to stderr: $(head -3 "$tmp/err")"
+	[ $verbose = 1 ] && { echo "==== $AWK"; cat "$tmp/out"; }
+	expect "$tmp/out" \
+		"# git abc1234  kernel 6.1.0-test  fio-3.33  2 CPUs  987 MiB" \
+		"# 3 rounds, configurations interleaved (order rotated every round); 10 s measured after a 2 s ramp per point" \
+		"failed runs:" \
+		"  round 3 drbd-B w1m-q1: fio-exit-1" \
+		"goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% during resync: not measured by this bench" \
+		"goal NBD export >= 90% of the bare device's: not measured by this bench" \
+		"nm-C      yes (3/3 rounds)" \
+		"drbd-C    NO: differ after round(s) 2 (2/3 equal)" \
+		"### nm-C"
+	expect_re "$tmp/out" \
+		'^IOPS +50000 \[50000\.\.50000\] +- +- +300 \[270\.\.330\] +150 \[100\.\.200\] +- +250 \[200\.\.300\] +- +-$' \
+		'^p50 us +11\.0 \[10\.0\.\.12\.0\] +- +- +125 \[120\.\.130\] +300 \[300\.\.300\]' \
+		'^request/response 4096 -> 32 B p50 us +100 \[90\.0\.\.110\]$' \
+		'^one stream MB/s +230 \[200\.\.250\]$' \
+		'^floor of a protocol C 4 KiB write at QD1 = bare w4k-q1 p50 \+ rr4k p50 = 110 \[101\.\.122\] us \(~9091 IOPS\)$' \
+		'^  nm-C w4k-q1 p50 125 \[120\.\.130\] us; nm-C/floor 1\.09 \[1\.07\.\.1\.24\]; drbd-C/floor 2\.73 \[2\.46\.\.2\.97\]$' \
+		'^nm-C/drbd-C +1\.00 \[1\.00\.\.1\.00\] +1\.80 \[1\.65\.\.3\.00\] +2\.20 \[2\.00\.\.2\.40\] +1\.33 \[1\.27\.\.1\.40\] +-$' \
+		'^nm-C/drbd-A +0\.500 \[0\.500\.\.0\.500\] +1\.20 \[1\.10\.\.1\.35\] +- +- +-$' \
+		'^nm-C/drbd-C +- +0\.800 \[0\.800\.\.0\.800\] +1\.00 \[0\.500\.\.1\.20\] +- +-$' \
+		'^goal C 4 KiB QD1 >= 2x drbd-C and >= drbd-A, or within 15% of the floor: PASS$' \
+		'^  nm-C/drbd-C iops 1\.80 \[1\.65\.\.3\.00\] \(need >= 2: no\); nm-C/drbd-A iops 1\.20 \[1\.10\.\.1\.35\] \(need >= 1: yes\); or within 15% of the floor \(bare p50 \+ rr4k p50\): nm-C p50/floor 1\.09 \[1\.07\.\.1\.24\] \(need <= 1\.15: yes\)$' \
+		'^goal C 512 B QD1 >= 2x drbd-C and >= drbd-A, or within 15% of the floor: FAIL$' \
+		'nm-C p50/floor 2\.00 \[2\.00\.\.2\.00\] \(need <= 1\.15: no\)$' \
+		'^goal C 4 KiB random QD32 >= 2x drbd-C, CPU per write <= drbd-C.s: PASS$' \
+		'^  nm-C/drbd-C IOPS 2\.20 \[2\.00\.\.2\.40\] \(need >= 2: yes\); nm-C/drbd-C CPU per write 1\.00 \[0\.500\.\.1\.20\] \(need <= 1: yes\)$' \
+		'^goal C 1 MiB sequential QD1 >= 1\.2x drbd-C and >= 90% of one loopback stream: FAIL$' \
+		'^  nm-C/drbd-C MB/s 1\.33 \[1\.27\.\.1\.40\] \(need >= 1\.2: yes\); nm-C/stream MB/s 0\.826 \[0\.800\.\.1\.05\] \(need >= 0\.9: no\)$' \
+		'^IOPS +(- +)*60\.0 \[50\.0\.\.70\.0\] n=2( |$)' \
+		'^workload +p_peer$' \
+		'^w4k-q1 +110/220$'
+	# the pair order of the table: ratio rows only for configurations present
+	grep -q '^nm-Cmac/nm-C' "$tmp/out" && bad "$AWK: a ratio row for an absent configuration"
+
+	# ---- an even number of rounds: the mean of the two middle values
+	printf 'sample r=%s cfg=nm-B wl=w4k-q1 iops=%s\n' 1 10 2 40 3 20 4 30 > "$tmp/s4"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s4" > "$tmp/out4"
+	expect_re "$tmp/out4" '^IOPS +25\.0 \[10\.0\.\.40\.0\]$' '^# 4 rounds'
+	# no data at all for a goal: n/a, not PASS or FAIL
+	expect_re "$tmp/out4" '^goal C 4 KiB QD1 .*: n/a$' '^goal C 1 MiB sequential QD1 .*: n/a$' '^\(no integrity checks recorded\)$'
+
+	# ---- one fio run (fixtures: fio 3.33's JSON, the fio of the guest image)
+	snap="100 1000 50 10.0 600 3000 5050 20.0"
+	for f in "$fix"/fio-3.33-*.json; do
+		o=$($AWK -v snap="$snap" -v ncpu=2 -f "$lib/bench-fio.awk" "$f")
+		case $(basename "$f") in
+		*rw4k-q32*) want="iops=1998.0 mbs=8.19 p50=0.7 p99=7.1 p999=21.4 mean=1.2 ios=2000 cpu=250.3 ctx=0.25" ;;
+		*w1m-q1*) want="iops=50.0 mbs=52.43 p50=305.2 p99=544.8 p999=544.8 mean=330.8 ios=50 cpu=10000.0 ctx=10.00" ;;
+		*w4k-dsync*) want="iops=501.0 mbs=2.05 p50=346.1 p99=4489.2 p999=7045.1 mean=751.5 ios=501 cpu=998.0 ctx=1.00" ;;
+		esac
+		if [ "$o" = "$want" ]; then ok; else bad "$AWK: $(basename "$f"): got '$o', want '$want'"; fi
+	done
+	# busy 1000 of 2000 jiffies on 2 CPUs (one CPU busy) at 501 IOPS:
+	# 1996 us per write; 5010 switches in 10 s: 1 per write
+	f=$fix/fio-3.33-w4k-dsync.json
+	o=$($AWK -v snap="0 0 0 0 1000 2000 5010 10" -v ncpu=2 -f "$lib/bench-fio.awk" "$f")
+	case $o in *" cpu=1996.0 ctx=1.00") ok ;; *) bad "$AWK: cpu per write: $o" ;; esac
+	# without snapshots: no cpu/ctx; with fio's notes before the JSON: parsed anyway
+	o=$( { echo "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1"; cat "$f"; } |
+		$AWK -f "$lib/bench-fio.awk")
+	[ "$o" = "iops=501.0 mbs=2.05 p50=346.1 p99=4489.2 p999=7045.1 mean=751.5 ios=501" ] && ok || bad "$AWK: fio JSON after a note: $o"
+	# fio's error, no job, no writes
+	o=$(sed 's/"error" : 0,/"error" : 5,/' "$f" | $AWK -f "$lib/bench-fio.awk")
+	case $o in "err=5 "*) ok ;; *) bad "$AWK: fio error: $o" ;; esac
+	o=$(echo '{ "fio version" : "fio-3.33" }' | $AWK -f "$lib/bench-fio.awk")
+	[ "$o" = "err=nojob" ] && ok || bad "$AWK: no job: $o"
+	o=$(sed 's/"total_ios" : 501,/"total_ios" : 0,/' "$f" | $AWK -f "$lib/bench-fio.awk")
+	case $o in *err=nowrites*) ok ;; *) bad "$AWK: no writes: $o" ;; esac
+done
+
+# ---- benchlib.sh (sh functions; awk inside is the first one found in PATH)
+. "$lib/benchlib.sh"
+AWK=benchlib
+g=$(bench_groups "$BENCH_CONFIGS")
+[ "$g" = "bare nm-disc,drbd-disc nm-C,drbd-C nm-A,drbd-A nm-B,drbd-B" ] && ok || bad "bench_groups: $g"
+g2=$(bench_groups "nm-C drbd-C nm-Cmac bare")
+[ "$g2" = "bare nm-C,drbd-C nm-Cmac" ] && ok || bad "bench_groups subset: $g2"
+o=$(bench_round_order 1 "$g" | tr '\n' ' ')
+[ "$o" = "bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B " ] && ok || bad "round 1 order: $o"
+o=$(bench_round_order 2 "$g" | tr '\n' ' ')
+[ "$o" = "drbd-disc nm-disc drbd-C nm-C drbd-A nm-A drbd-B nm-B bare " ] && ok || bad "round 2 order: $o"
+o=$(bench_round_order 3 "$g" | tr "\n" " ")
+[ "$o" = "nm-C drbd-C nm-A drbd-A nm-B drbd-B bare nm-disc drbd-disc " ] && ok || bad "round 3 order: $o"
+# every config exactly once per round, for rounds 1..10
+for r in 1 2 3 4 5 6 7 8 9 10; do
+	o=$(bench_round_order $r "$g" | sort | tr '\n' ' ')
+	[ "$o" = "$(echo "$BENCH_CONFIGS" | tr ' ' '\n' | sort | tr '\n' ' ')" ] && ok || bad "round $r: $o"
+done
+o=$(bench_select "$BENCH_WORKLOADS" "w4k-q1,w1m-q1 bogus")
+[ "$o" = "w4k-q1 w1m-q1" ] && ok || bad "bench_select: $o"
+o=$(bench_select "$BENCH_WORKLOADS" "")
+[ "$o" = "$BENCH_WORKLOADS" ] && ok || bad "bench_select all: $o"
+for w in $BENCH_WORKLOADS; do bench_fio_args "$w" >/dev/null && ok || bad "bench_fio_args $w"; done
+bench_fio_args nope >/dev/null && bad "bench_fio_args accepted nope" || ok
+# default run: 90 + 7 x (45 x 12 + 67 + 45 + 5) s
+[ "$(bench_estimate 7 10 2 9 5)" = 4689 ] && ok || bad "estimate: $(bench_estimate 7 10 2 9 5)"
+
+echo "test-report: ${awks[*]}: $pass passed, $failn failed"
+[ $failn = 0 ]

@@ -1,0 +1,385 @@
+# The benchmark report (tests/vm/tools/bench.sh): reads the sample lines of
+# a run and prints the report.  POSIX awk (busybox awk in the guest, where
+# it is installed as /tests/bench-report.awk; mawk or gawk on the host):
+#
+#   awk -f tests/vm/guest-lib/bench-report.awk build/bench/samples.txt
+#
+# reprints the report of a finished run from its samples.  Tested without a
+# VM by tests/bench/test-report.sh.
+#
+# Input: one record a line, "KIND key=value ...", optionally behind
+# "NMLOG: bench " (a console log line) or "bench "; anything else is skipped.
+#   meta k=v ...          header facts: git kernel fio ncpu mem backing size_mb
+#                         meta data rounds time ramp configs workloads
+#                         (configs, workloads: comma-separated, report order)
+#   sample r=R cfg=C wl=W iops= mbs= p50= p99= p999= mean= ios= cpu= ctx= [err=]
+#                         one fio run (tests/vm/guest-lib/bench-fio.awk)
+#   limit r=R rr4k= rr4k_p99= rr512= rr512_p99= stream=   tcprr, us and MB/s
+#   integrity r=R cfg=C ok=yes|no    md5 of both replicas after config C
+#   stage r=R cfg=C wl=W node=a|b name=STAGE count=N p50= p90= p99= max=
+#                         netmirror's "latency" message (us)
+#
+# Every cell is the median [min..max] over the rounds (the mean of the two
+# middle values for an even count; "n=K" when only K of the rounds have a
+# value).  A ratio is computed per round from the two configurations of the
+# same round, then summarised the same way (the median of paired ratios,
+# not the ratio of the medians).  The goals use those medians.
+
+function fmt(x,   a) {
+	a = x < 0 ? -x : x
+	if (a >= 100) return sprintf("%.0f", x)
+	if (a >= 10) return sprintf("%.1f", x)
+	if (a >= 1) return sprintf("%.2f", x)
+	return sprintf("%.3f", x)
+}
+function isnum(x) { return x != "" && x ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
+
+# xs[1..n] -> med, lo, hi
+function summ(n,   i, j, t) {
+	for (i = 2; i <= n; i++) {
+		t = xs[i]
+		for (j = i - 1; j >= 1 && xs[j] > t; j--) xs[j + 1] = xs[j]
+		xs[j + 1] = t
+	}
+	if (n == 0) { med = lo = hi = ""; return 0 }
+	lo = xs[1]
+	hi = xs[n]
+	med = (n % 2) ? xs[(n + 1) / 2] : (xs[n / 2] + xs[n / 2 + 1]) / 2
+	return n
+}
+function cell(n) {
+	if (!summ(n)) return "-"
+	return fmt(med) " [" fmt(lo) ".." fmt(hi) "]" (n < R ? " n=" n : "")
+}
+# the value of metric M of config C, workload W, round r ("" if none)
+function get(c, w, m, r,   k) {
+	k = c SUBSEP w SUBSEP m SUBSEP r
+	return ((k in val) && isnum(val[k])) ? val[k] + 0 : ""
+}
+function collect(c, w, m,   r, n, x) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		x = get(c, w, m, r)
+		if (x != "") xs[++n] = x
+	}
+	return n
+}
+# per-round ratios of metric M: config A / config B on workload W
+function ratios(a, b, w, m,   r, n, x, y) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		x = get(a, w, m, r)
+		y = get(b, w, m, r)
+		if (x != "" && y != "" && y > 0) xs[++n] = x / y
+	}
+	return n
+}
+function limit(k, r,   key) {
+	key = k SUBSEP r
+	return ((key in lim) && isnum(lim[key])) ? lim[key] + 0 : ""
+}
+# per round: bare's p50 on workload W + the request/response p50 of limit K
+function floors(w, k,   r, n, x, y) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		x = get("bare", w, "p50", r)
+		y = limit(k, r)
+		if (x != "" && y != "") xs[++n] = x + y
+	}
+	return n
+}
+# per round: config C's p50 on W / the floor of that round
+function floor_ratios(c, w, k,   r, n, x, y, z) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		x = get(c, w, "p50", r)
+		y = get("bare", w, "p50", r)
+		z = limit(k, r)
+		if (x != "" && y != "" && z != "" && y + z > 0) xs[++n] = x / (y + z)
+	}
+	return n
+}
+# per round: config C's MB/s on W / the loopback stream of that round
+function stream_ratios(c, w,   r, n, x, y) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		x = get(c, w, "mbs", r)
+		y = limit("stream", r)
+		if (x != "" && y != "" && y > 0) xs[++n] = x / y
+	}
+	return n
+}
+function has(list, word,   a, n, i) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++) if (a[i] == word) return 1
+	return 0
+}
+# the throughput metric of a workload (ratios, goals)
+function tput(w) { return (w ~ /^w1m/) ? "mbs" : "iops" }
+
+# a table: tab_set(row, col, text), then tab_print(); column 1 left-aligned
+function tab_reset() { split("", tab); split("", tw); tnr = 0; tnc = 0 }
+function tab_set(r, c, s) {
+	tab[r, c] = s
+	if (r > tnr) tnr = r
+	if (c > tnc) tnc = c
+	if (length(s) > tw[c]) tw[c] = length(s)
+}
+function tab_print(   r, c, s) {
+	for (r = 1; r <= tnr; r++) {
+		s = sprintf("%-" tw[1] "s", tab[r, 1])
+		for (c = 2; c <= tnc; c++) s = s sprintf("  %" tw[c] "s", ((r SUBSEP c) in tab) ? tab[r, c] : "")
+		sub(/ +$/, "", s)
+		print s
+	}
+}
+
+# one test of a goal: "NAME MED [LO..HI] (need OP LIMIT: yes|no)", with tok
+# set to whether it holds; "NAME: no data" (and tok = -1) without values
+function test(name, n, op, limitv) {
+	if (!summ(n)) { tok = -1; return name ": no data" }
+	tok = (op == ">=") ? (med >= limitv) : (med <= limitv)
+	return name " " fmt(med) " [" fmt(lo) ".." fmt(hi) "] (need " op " " limitv ": " (tok ? "yes" : "no") ")"
+}
+# a clause of tests holds (1), fails (0) or is unknown (-1): all must hold
+function all2(a, b) { return (a == 0 || b == 0) ? 0 : (a == 1 && b == 1) ? 1 : -1 }
+# a goal of clauses, any of which is enough: PASS if one holds, FAIL if all
+# fail, n/a otherwise
+function verdict(a, b) { return (a == 1 || b == 1) ? "PASS" : (a == 0 && (b == 0 || b == "")) ? "FAIL" : "n/a" }
+function qd1_goal(w, k, label,   t1, t2, t3, o1, o2, o3) {
+	t1 = test("nm-C/drbd-C " tput(w), ratios("nm-C", "drbd-C", w, tput(w)), ">=", 2); o1 = tok
+	t2 = test("nm-C/drbd-A " tput(w), ratios("nm-C", "drbd-A", w, tput(w)), ">=", 1); o2 = tok
+	t3 = test("nm-C p50/floor", floor_ratios("nm-C", w, k), "<=", 1.15); o3 = tok
+	printf "goal %s: %s\n  %s; %s; or within 15%% of the floor (bare p50 + %s p50): %s\n", label, verdict(all2(o1, o2), o3), t1, t2, k, t3
+}
+
+BEGIN {
+	split("w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync", defwl, " ")
+	ndefwl = 5
+	split("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr drbd-disc drbd-A drbd-B drbd-C", defcfg, " ")
+	ndefcfg = 10
+	rows["w512-q1"] = "iops mbs p50 p99 cpu"
+	rows["w4k-q1"] = "iops mbs p50 p99 p999 cpu ctx"
+	rows["rw4k-q32"] = "iops mbs p50 p99 p999 cpu ctx"
+	rows["w1m-q1"] = "mbs p50 p99 cpu"
+	rows["w4k-dsync"] = "iops p50 p99 p999 cpu"
+	label["iops"] = "IOPS"; label["mbs"] = "MB/s"; label["p50"] = "p50 us"
+	label["p99"] = "p99 us"; label["p999"] = "p99.9 us"; label["mean"] = "mean us"
+	label["cpu"] = "CPU us/write"; label["ctx"] = "ctx sw/write"
+	desc["w512-q1"] = "sequential write, 512 B, psync, QD1"
+	desc["w4k-q1"] = "sequential write, 4 KiB, psync, QD1"
+	desc["rw4k-q32"] = "random write, 4 KiB, libaio, QD32"
+	desc["w1m-q1"] = "sequential write, 1 MiB, psync, QD1"
+	desc["w4k-dsync"] = "random write, 4 KiB, psync, QD1, O_DSYNC"
+	maxr = 0
+}
+
+{
+	line = $0
+	sub(/\r$/, "", line)
+	if (line ~ /NMLOG: bench /) sub(/^.*NMLOG: bench /, "", line)
+	else sub(/^bench /, "", line)
+	n = split(line, f, " ")
+	kind = f[1]
+	if (kind != "meta" && kind != "sample" && kind != "limit" && kind != "integrity" && kind != "stage") next
+	split("", kv)
+	for (i = 2; i <= n; i++) {
+		j = index(f[i], "=")
+		if (j > 1) kv[substr(f[i], 1, j - 1)] = substr(f[i], j + 1)
+	}
+	if (kind == "meta") {
+		for (k in kv) meta[k] = kv[k]
+		next
+	}
+	r = kv["r"] + 0
+	if (r < 1) next
+	if (r > maxr) maxr = r
+	if (kind == "sample") {
+		c = kv["cfg"]; w = kv["wl"]
+		seencfg[c] = 1; seenwl[w] = 1
+		for (k in kv) if (k != "r" && k != "cfg" && k != "wl") val[c, w, k, r] = kv[k]
+		if (kv["err"] != "") fails = fails sprintf("  round %d %s %s: %s\n", r, c, w, kv["err"])
+	} else if (kind == "limit") {
+		for (k in kv) if (k != "r") lim[k, r] = kv[k]
+	} else if (kind == "integrity") {
+		integ[kv["cfg"], r] = kv["ok"]
+		seenint[kv["cfg"]] = 1
+	} else if (kind == "stage") {
+		c = kv["cfg"]; w = kv["wl"]; s = kv["name"]
+		if (kv["count"] + 0 > 0) {
+			val[c, w, "stage:" s ":p50", r] = kv["p50"]
+			val[c, w, "stage:" s ":p99", r] = kv["p99"]
+			if (!((c SUBSEP s) in seenstage)) {
+				seenstage[c, s] = 1
+				stages[c] = stages[c] (stages[c] == "" ? "" : " ") s
+			}
+		}
+	}
+}
+
+END {
+	R = (isnum(meta["rounds"]) && meta["rounds"] >= maxr) ? meta["rounds"] + 0 : maxr
+	# configurations and workloads, in report order
+	nc = 0
+	if (meta["configs"] != "") {
+		nc = split(meta["configs"], cfg, ",")
+	} else {
+		for (i = 1; i <= ndefcfg; i++) if (defcfg[i] in seencfg) cfg[++nc] = defcfg[i]
+		for (c in seencfg) if (!has("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr drbd-disc drbd-A drbd-B drbd-C", c)) cfg[++nc] = c
+	}
+	cfgs = ""
+	for (i = 1; i <= nc; i++) cfgs = cfgs " " cfg[i]
+	nw = 0
+	if (meta["workloads"] != "") {
+		nw = split(meta["workloads"], wl, ",")
+	} else {
+		for (i = 1; i <= ndefwl; i++) if (defwl[i] in seenwl) wl[++nw] = defwl[i]
+		for (w in seenwl) if (!has("w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync", w)) wl[++nw] = w
+	}
+
+	# ---- header
+	print "# netmirror vs DRBD 8.4 write benchmark: fio, O_DIRECT, one VM, loopback TCP"
+	printf "# git %s  kernel %s  %s  %s CPUs  %s MiB\n", d(meta["git"]), d(meta["kernel"]), d(meta["fio"]), d(meta["ncpu"]), d(meta["mem"])
+	printf "# backing %s, %s MiB per device; netmirror metadata device: %s; data: %s\n", d(meta["backing"]), d(meta["size_mb"]), d(meta["meta"]), d(meta["data"])
+	printf "# %d rounds, configurations interleaved (order rotated every round); %s s measured after a %s s ramp per point\n", R, d(meta["time"]), d(meta["ramp"])
+	print "# cell = median [min..max] of the rounds (n=K: only K rounds have a value); MB/s = 10^6 B/s; latencies are fio clat percentiles"
+	print "# CPU us/write: busy time of all CPUs of the VM (both nodes, fio, kernel threads, interrupts) per write"
+
+	# ---- limits
+	print ""
+	print "## limits (this boot, every round; tcprr: loopback TCP, TCP_NODELAY)"
+	tab_reset()
+	nl = split("rr4k:request/response 4096 -> 32 B p50 us|rr4k_p99:request/response 4096 -> 32 B p99 us|rr512:request/response 512 -> 32 B p50 us|rr512_p99:request/response 512 -> 32 B p99 us|stream:one stream MB/s", lrow, "|")
+	for (i = 1; i <= nl; i++) {
+		k = substr(lrow[i], 1, index(lrow[i], ":") - 1)
+		n = 0
+		for (r = 1; r <= R; r++) { x = limit(k, r); if (x != "") xs[++n] = x }
+		tab_set(i, 1, substr(lrow[i], index(lrow[i], ":") + 1))
+		tab_set(i, 2, cell(n))
+	}
+	tab_print()
+	split("w4k-q1:rr4k:4 KiB|w512-q1:rr512:512 B", fl, "|")
+	for (i = 1; i <= 2; i++) {
+		split(fl[i], p, ":")
+		n = floors(p[1], p[2])
+		if (!summ(n)) { printf "floor of a protocol C %s write at QD1: n/a (no bare %s p50 or %s)\n", p[3], p[1], p[2]; continue }
+		printf "floor of a protocol C %s write at QD1 = bare %s p50 + %s p50 = %s us (~%s IOPS)\n", p[3], p[1], p[2], cell(n), fmt(1e6 / med)
+		printf "  nm-C %s p50 %s us; nm-C/floor %s; drbd-C/floor %s\n", p[1], cell(collect("nm-C", p[1], "p50")),
+			cell(floor_ratios("nm-C", p[1], p[2])), cell(floor_ratios("drbd-C", p[1], p[2]))
+	}
+
+	# ---- results
+	print ""
+	print "## results: one block per workload, one column per configuration"
+	for (i = 1; i <= nw; i++) {
+		w = wl[i]
+		print ""
+		printf "### %s: %s\n", w, (w in desc) ? desc[w] : w
+		tab_reset()
+		tab_set(1, 1, "metric")
+		for (j = 1; j <= nc; j++) tab_set(1, j + 1, cfg[j])
+		nm = split((w in rows) ? rows[w] : "iops mbs p50 p99 cpu", mets, " ")
+		for (k = 1; k <= nm; k++) {
+			tab_set(k + 1, 1, label[mets[k]])
+			for (j = 1; j <= nc; j++) tab_set(k + 1, j + 1, cell(collect(cfg[j], w, mets[k])))
+		}
+		tab_print()
+	}
+	if (fails != "") {
+		print ""
+		print "failed runs:"
+		printf "%s", fails
+	}
+
+	# ---- paired ratios
+	print ""
+	print "## ratios: median [min..max] of per-round paired ratios of IOPS (MB/s for w1m-*); > 1: the first is faster"
+	np = split("nm-C/drbd-C nm-C/drbd-A nm-A/drbd-A nm-B/drbd-B nm-disc/drbd-disc nm-Cmac/nm-C nm-Cthr/nm-C nm-A/nm-disc nm-B/nm-disc nm-C/nm-disc drbd-A/drbd-disc drbd-B/drbd-disc drbd-C/drbd-disc nm-disc/bare drbd-disc/bare", pairs, " ")
+	tab_reset()
+	tab_set(1, 1, "pair")
+	for (i = 1; i <= nw; i++) tab_set(1, i + 1, wl[i])
+	row = 1
+	for (k = 1; k <= np; k++) {
+		split(pairs[k], p, "/")
+		if (!has(cfgs, p[1]) || !has(cfgs, p[2])) continue
+		tab_set(++row, 1, pairs[k])
+		for (i = 1; i <= nw; i++) tab_set(row, i + 1, cell(ratios(p[1], p[2], wl[i], tput(wl[i]))))
+	}
+	tab_print()
+	print "CPU per write, paired ratios (< 1: the first uses less):"
+	tab_reset()
+	tab_set(1, 1, "pair")
+	for (i = 1; i <= nw; i++) tab_set(1, i + 1, wl[i])
+	row = 1
+	split("nm-C/drbd-C nm-A/drbd-A nm-B/drbd-B nm-disc/drbd-disc", cpairs, " ")
+	for (k = 1; k <= 4; k++) {
+		split(cpairs[k], p, "/")
+		if (!has(cfgs, p[1]) || !has(cfgs, p[2])) continue
+		tab_set(++row, 1, cpairs[k])
+		for (i = 1; i <= nw; i++) tab_set(row, i + 1, cell(ratios(p[1], p[2], wl[i], "cpu")))
+	}
+	tab_print()
+
+	# ---- goals (issue 12), each with the numbers it used
+	print ""
+	print "## goals (issue 12; medians of per-round paired ratios, same boot)"
+	qd1_goal("w4k-q1", "rr4k", "C 4 KiB QD1 >= 2x drbd-C and >= drbd-A, or within 15% of the floor")
+	qd1_goal("w512-q1", "rr512", "C 512 B QD1 >= 2x drbd-C and >= drbd-A, or within 15% of the floor")
+	t1 = test("nm-C/drbd-C IOPS", ratios("nm-C", "drbd-C", "rw4k-q32", "iops"), ">=", 2); o1 = tok
+	t2 = test("nm-C/drbd-C CPU per write", ratios("nm-C", "drbd-C", "rw4k-q32", "cpu"), "<=", 1); o2 = tok
+	printf "goal C 4 KiB random QD32 >= 2x drbd-C, CPU per write <= drbd-C's: %s\n  %s; %s\n", verdict(all2(o1, o2), ""), t1, t2
+	t1 = test("nm-C/drbd-C MB/s", ratios("nm-C", "drbd-C", "w1m-q1", "mbs"), ">=", 1.2); o1 = tok
+	t2 = test("nm-C/stream MB/s", stream_ratios("nm-C", "w1m-q1"), ">=", 0.9); o2 = tok
+	printf "goal C 1 MiB sequential QD1 >= 1.2x drbd-C and >= 90%% of one loopback stream: %s\n  %s; %s\n", verdict(all2(o1, o2), ""), t1, t2
+	print "goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% during resync: not measured by this bench"
+	print "goal NBD export >= 90% of the bare device's: not measured by this bench"
+
+	# ---- integrity
+	print ""
+	print "## integrity: md5 of both backing devices equal after each replicated configuration"
+	ni = 0
+	for (i = 1; i <= nc; i++) {
+		c = cfg[i]
+		if (!(c in seenint)) continue
+		ni++
+		yes = 0; tot = 0; bad = ""
+		for (r = 1; r <= R; r++) {
+			if (!((c SUBSEP r) in integ)) continue
+			tot++
+			if (integ[c, r] == "yes") yes++
+			else bad = bad " " r
+		}
+		if (yes == tot) printf "%-9s yes (%d/%d rounds)\n", c, yes, tot
+		else printf "%-9s NO: differ after round(s)%s (%d/%d equal)\n", c, bad, yes, tot
+	}
+	if (!ni) print "(no integrity checks recorded)"
+
+	# ---- netmirror stage latencies
+	ns = 0
+	for (i = 1; i <= nc; i++) if (stages[cfg[i]] != "") ns++
+	if (ns) {
+		print ""
+		print "## netmirror stage latencies (dmsetup message <dev> 0 latency, per workload; p_* primary, s_* secondary)"
+		print "## cell = median over the rounds of each round's p50/p99, us"
+		for (i = 1; i <= nc; i++) {
+			c = cfg[i]
+			if (stages[c] == "") continue
+			print ""
+			print "### " c
+			tab_reset()
+			tab_set(1, 1, "workload")
+			nst = split(stages[c], stn, " ")
+			for (k = 1; k <= nst; k++) tab_set(1, k + 1, stn[k])
+			for (j = 1; j <= nw; j++) {
+				tab_set(j + 1, 1, wl[j])
+				for (k = 1; k <= nst; k++) {
+					a = summ(collect(c, wl[j], "stage:" stn[k] ":p50")) ? fmt(med) : "-"
+					b = summ(collect(c, wl[j], "stage:" stn[k] ":p99")) ? fmt(med) : "-"
+					tab_set(j + 1, k + 1, a "/" b)
+				}
+			}
+			tab_print()
+		}
+	}
+}
+function d(x) { return x == "" ? "?" : x }
