@@ -206,7 +206,13 @@ BEGIN {
 		seenint[kv["cfg"]] = 1
 	} else if (kind == "stage") {
 		c = kv["cfg"]; w = kv["wl"]; s = kv["name"]
-		if (kv["count"] + 0 > 0) {
+		if (s == "p_total") ptc[c, w, r] = kv["count"] + 0
+		# "inline count=N" is a count: the share of p_total's writes, in %
+		if (s == "inline" && kv["count"] + 0 > 0 && ptc[c, w, r] > 0) {
+			kv["p50"] = kv["p99"] = sprintf("%.0f", 100 * kv["count"] / ptc[c, w, r])
+			s = "inline%"
+		}
+		if (kv["count"] + 0 > 0 && s != "inline") {
 			val[c, w, "stage:" s ":p50", r] = kv["p50"]
 			val[c, w, "stage:" s ":p99", r] = kv["p99"]
 			if (!((c SUBSEP s) in seenstage)) {
@@ -360,7 +366,7 @@ END {
 	if (ns) {
 		print ""
 		print "## netmirror stage latencies (dmsetup message <dev> 0 latency, per workload; p_* primary, s_* secondary)"
-		print "## cell = median over the rounds of each round's p50/p99, us"
+		print "## cell = median over the rounds of each round's p50/p99, us; inline% = writes sent from the submitter's context, % of p_total's"
 		for (i = 1; i <= nc; i++) {
 			c = cfg[i]
 			if (stages[c] == "") continue
@@ -375,7 +381,7 @@ END {
 				for (k = 1; k <= nst; k++) {
 					a = summ(collect(c, wl[j], "stage:" stn[k] ":p50")) ? fmt(med) : "-"
 					b = summ(collect(c, wl[j], "stage:" stn[k] ":p99")) ? fmt(med) : "-"
-					tab_set(j + 1, k + 1, a "/" b)
+					tab_set(j + 1, k + 1, stn[k] == "inline%" ? a : a "/" b)
 				}
 			}
 			tab_print()
