@@ -630,18 +630,6 @@ static void nm_dtr(struct dm_target *ti)
 	kfree(nm);
 }
 
-/* Any context: a few atomics, no lock. */
-void nm_lat_add(struct nm_dev *nm, enum nm_lat_stage st, u64 from_ns,
-		u64 to_ns)
-{
-	u64 us;
-
-	if (!from_ns || to_ns < from_ns)
-		return;
-	us = div_u64(to_ns - from_ns, NSEC_PER_USEC);
-	atomic64_inc(&nm->lat[st][nm_hist_bucket(us)]);
-}
-
 static const char * const nm_lat_names[NM_LAT_COUNT] = {
 	[NM_LAT_p_queue] = "p_queue",
 	[NM_LAT_p_peer] = "p_peer",
