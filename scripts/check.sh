@@ -1,5 +1,5 @@
 #!/bin/bash
-# make check: unit tests, then the VM suite.  Every runner appends one line per
+# make check: unit tests, the benchmark's host tests, then the VM suite.  Every runner appends one line per
 # test to $NM_RESULTS ("PASS name", "FAIL name", "SKIP name"); this script
 # prints the totals as the last line, "N passed, N failed", and exits non-zero
 # if anything failed or if nothing ran.
@@ -18,6 +18,16 @@ else
 	echo "FAIL static/callgraph" >> "$NM_RESULTS"
 	rc=1
 fi
+# the benchmark's report arithmetic and its guest script's flow (host only)
+for t in tests/bench/test-report.sh tests/bench/test-flow.sh; do
+	if "$t" > build/$(basename "$t" .sh).txt 2>&1; then
+		echo "PASS bench/$(basename "$t" .sh)" >> "$NM_RESULTS"
+	else
+		cat build/$(basename "$t" .sh).txt
+		echo "FAIL bench/$(basename "$t" .sh)" >> "$NM_RESULTS"
+		rc=1
+	fi
+done
 tests/vm/suite.sh || rc=1
 
 scripts/summarize.sh "$NM_RESULTS" || rc=1
