@@ -64,6 +64,7 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #define NM_RS_WINDOW		8	/* regions in resync at once */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
 #define NM_CONNECT_TIMEOUT_MS	2000
+#define NM_HELLO_CROSS_MS	300	/* first P_HELLO wait, crossed connects */
 #define NM_PEER_MAX_INFLIGHT	1024
 
 /* Per-bio data of a write on the primary. */
@@ -221,10 +222,20 @@ struct nm_dev {
 	/* secondary: set around its submit_bio (nm_peer_inline_done) */
 	struct task_struct *peer_submitter;
 
-	/* -- nm_sync thread only -- */
-	struct page **rs_pages;		/* one region's buffer */
-	struct kvec *rs_vec;		/* its iovec, + 1 for the header */
-	unsigned int rs_nr_pages;
+	/*
+	 * -- resync buffers: one slot per region in flight (NM_RS_WINDOW).
+	 * Slot 0 is allocated at ctr, the others by nm_sync at the first
+	 * resync (GFP_NOIO, optional: the window is the slots it got).  A
+	 * slot's pages go out by reference (sendpage): the slot is busy from
+	 * its read to the region's P_RS_ACK or the link's end.
+	 * rs_pages, rs_nr_pages, rs_slots: nm_sync thread only;
+	 * rs_slot_region (ULONG_MAX: free): under nm->lock. --
+	 */
+	struct page **rs_pages[NM_RS_WINDOW];
+	unsigned int rs_nr_pages;	/* pages per slot (one region) */
+	unsigned int rs_slots;		/* slots allocated, >= 1 */
+	unsigned long rs_slot_region[NM_RS_WINDOW];
+	unsigned long sync_kicked;	/* bit 0: nm_sync has work (atomic) */
 
 	/* -- atomics, or WRITE_ONCE/READ_ONCE -- */
 	u32 rs_rate;			/* live resync_rate, KiB/s, 0 = adapt */
@@ -269,6 +280,7 @@ static inline void nm_conn_kick(struct nm_dev *nm)
 
 static inline void nm_sync_kick(struct nm_dev *nm)
 {
+	set_bit(0, &nm->sync_kicked);
 	wake_up(&nm->sync_wq);
 }
 
@@ -300,6 +312,8 @@ int nm_conn_start(struct nm_dev *nm);
 void nm_conn_stop(struct nm_dev *nm);
 
 /* nm_resync.c: bitmap exchange, resync source and target, lazy clearing */
+int nm_rs_slot_alloc(struct nm_dev *nm, unsigned int slot, gfp_t gfp);
+void nm_rs_slot_free(struct nm_dev *nm, unsigned int slot);
 int nm_sync_start(struct nm_dev *nm);
 void nm_sync_stop(struct nm_dev *nm);
 int nm_send_bitmap(struct nm_dev *nm);
@@ -378,6 +392,7 @@ int nm_send_kvec(struct nm_dev *nm, struct kvec *vec, int n, size_t len,
 		 bool more);
 int nm_send_trailer(struct nm_dev *nm);
 int nm_tx_sum(struct nm_dev *nm, const void *p, size_t len);
+int nm_sendpage(struct socket *sock, const struct bio_vec *bv, bool more);
 int nm_link_keys_install(struct nm_dev *nm);
 void nm_link_keys_drop(struct nm_dev *nm);
 int __nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);

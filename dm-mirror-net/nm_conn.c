@@ -444,13 +444,16 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	nm->crc_on = nm_integrity(nm);
 	nm->tx_crc = ~0U;
 	nm->tx_seq = seq;
+	/* with the socket: a send checking conn_gen under tx_mutex */
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->conn_gen++;
+	spin_unlock_irqrestore(&nm->lock, flags);
 	mutex_unlock(&nm->tx_mutex);
 	nm->rx_crc = ~0U;
 	nm->rx_seq = seq;
 	nm_peer_reset(nm);
 
 	spin_lock_irqsave(&nm->lock, flags);
-	nm->conn_gen++;
 	nm->gen_fresh = false;	/* a new generation at the next lone write */
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	nm->send_bitmap = true;
@@ -531,6 +534,13 @@ static int nm_conn_thread(void *arg)
 			nm_link_keys_drop(nm);
 			kernel_sock_shutdown(s, SHUT_RDWR);
 			sock_release(s);
+			/*
+			 * The next turn accepts: a peer that connected at the
+			 * same time waits there (nm_handshake)
+			 */
+			if (initiator)
+				next_connect = jiffies + msecs_to_jiffies(backoff +
+						get_random_u32_below(backoff));
 			continue;
 		}
 		backoff = 100;

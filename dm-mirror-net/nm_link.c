@@ -232,6 +232,28 @@ int nm_send_trailer(struct nm_dev *nm)
 	return r;
 }
 
+/* Send one segment by reference (no copy); all of it or an error. */
+int nm_sendpage(struct socket *sock, const struct bio_vec *bv, bool more)
+{
+	int flags = MSG_NOSIGNAL | (more ? MSG_MORE | MSG_SENDPAGE_NOTLAST : 0);
+	unsigned int off = bv->bv_offset, len = bv->bv_len, noreclaim;
+	int r = 0;
+
+	noreclaim = memalloc_noreclaim_save();
+	while (len) {
+		r = kernel_sendpage(sock, bv->bv_page, off, len, flags);
+		if (r <= 0) {
+			r = r ? r : -EPIPE;
+			break;
+		}
+		off += r;
+		len -= r;
+		r = 0;
+	}
+	memalloc_noreclaim_restore(noreclaim);
+	return r;
+}
+
 /*
  * Send one packet whose payload is @vec[0..n-1] (header built here).
  * Caller holds tx_mutex.  Used for every packet but P_DATA.
@@ -749,6 +771,7 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	u64 peer_nonce, peer_sectors;
 	const char *why = NULL;
 	unsigned long deadline = jiffies + 5 * HZ;	/* whole handshake */
+	long rcvtimeo;
 	bool larger;
 	int r;
 
@@ -760,7 +783,21 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	r = nm_xmit(s, &msg);
 	if (r)
 		return r;
+	/*
+	 * After a link loss neither end knows the other's nonce, so both may
+	 * connect at once and each wait for a P_HELLO on its own connection
+	 * while the other's sits unaccepted: a deadlock until the receive
+	 * timeout, again at every retry that crosses.  An initiator that does
+	 * not know its peer waits a short random time, then gives up and
+	 * accepts the peer's connection (nm_conn_thread), whose P_HELLO is
+	 * already there; the end with the shorter wait resolves it.
+	 */
+	rcvtimeo = s->sk->sk_rcvtimeo;
+	if (initiator && !READ_ONCE(nm->peer_nonce_known))
+		s->sk->sk_rcvtimeo = msecs_to_jiffies(NM_HELLO_CROSS_MS +
+				get_random_u32_below(2 * NM_HELLO_CROSS_MS));
 	r = __nm_recv(s, &in.h, sizeof(in.h), deadline);
+	s->sk->sk_rcvtimeo = rcvtimeo;
 	if (r)
 		return r;
 	r = nm_hdr_check(&in.h, 0);

@@ -598,29 +598,6 @@ static int nm_tx_batch(struct nm_dev *nm, struct bio_vec *batch,
 	return nm_xmit(nm->sock, &msg);
 }
 
-/* Send one segment by reference (no copy); all of it or an error. */
-static int nm_sendpage(struct socket *sock, const struct bio_vec *bv,
-		       bool more)
-{
-	int flags = MSG_NOSIGNAL | (more ? MSG_MORE | MSG_SENDPAGE_NOTLAST : 0);
-	unsigned int off = bv->bv_offset, len = bv->bv_len, noreclaim;
-	int r = 0;
-
-	noreclaim = memalloc_noreclaim_save();
-	while (len) {
-		r = kernel_sendpage(sock, bv->bv_page, off, len, flags);
-		if (r <= 0) {
-			r = r ? r : -EPIPE;
-			break;
-		}
-		off += r;
-		len -= r;
-		r = 0;
-	}
-	memalloc_noreclaim_restore(noreclaim);
-	return r;
-}
-
 /* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
 static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 {

@@ -14,7 +14,12 @@
  * (P_BITMAP chunks, then P_BITMAP_DONE) and ORs the peer's into its own, so
  * both hold the union.  The source is chosen by nm_is_source(); once both
  * bitmaps crossed it announces P_RS_START and sends every marked region in
- * disk order, at most NM_RS_WINDOW regions unacknowledged.
+ * disk order, at most NM_RS_WINDOW regions unacknowledged.  Each region in
+ * flight has its own buffer slot: read into it, sent by reference (its
+ * pages are not copied into the socket), free again at its P_RS_ACK; a
+ * region read on one link is never sent on the next (conn_gen, checked
+ * under tx_mutex).  nm_sync sleeps until a kick (nm_sync_kick: an ack, a
+ * completed write, a message) or 100 ms, never a whole tick with work due.
  *
  * A region in resync is "busy": application writes to it wait on rs_wait
  * until its P_RS_ACK, and the region is read only after the writes already
@@ -132,6 +137,67 @@ out:
 	return r;
 }
 
+/* Slot @slot's pages (one region); 0 or -ENOMEM (nothing left half). */
+int nm_rs_slot_alloc(struct nm_dev *nm, unsigned int slot, gfp_t gfp)
+{
+	struct page **pg;
+	unsigned int i;
+
+	pg = kcalloc(nm->rs_nr_pages, sizeof(*pg), gfp);
+	if (!pg)
+		return -ENOMEM;
+	for (i = 0; i < nm->rs_nr_pages; i++) {
+		pg[i] = alloc_page(gfp);
+		if (!pg[i]) {
+			while (i--)
+				__free_page(pg[i]);
+			kfree(pg);
+			return -ENOMEM;
+		}
+	}
+	nm->rs_pages[slot] = pg;
+	return 0;
+}
+
+void nm_rs_slot_free(struct nm_dev *nm, unsigned int slot)
+{
+	struct page **pg = nm->rs_pages[slot];
+	unsigned int i;
+
+	if (!pg)
+		return;
+	for (i = 0; i < nm->rs_nr_pages; i++)
+		__free_page(pg[i]);
+	kfree(pg);
+	nm->rs_pages[slot] = NULL;
+}
+
+/* Under nm->lock: the slot of @region's resync is free again. */
+static void __nm_rs_slot_put(struct nm_dev *nm, unsigned long region)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&nm->lock);
+	for (i = 0; i < NM_RS_WINDOW; i++)
+		if (nm->rs_slot_region[i] == region)
+			nm->rs_slot_region[i] = ULONG_MAX;
+}
+
+/* Under nm->lock: a free slot for @region, or -1. */
+static int __nm_rs_slot_get(struct nm_dev *nm, unsigned long region)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&nm->lock);
+	for (i = 0; i < nm->rs_slots; i++) {
+		if (nm->rs_slot_region[i] == ULONG_MAX) {
+			nm->rs_slot_region[i] = region;
+			return i;
+		}
+	}
+	return -1;
+}
+
 /* Receiver: the target wrote a resync region. */
 void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 {
@@ -144,6 +210,7 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 	if (region < nm->rg.nr &&
 	    __test_and_clear_bit(region, nm->rg.rs_busy)) {
 		nm->rs_inflight--;
+		__nm_rs_slot_put(nm, region);
 		if (!status)
 			__clear_bit(region, nm->rg.oos);
 	}
@@ -161,10 +228,13 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 void nm_sync_link_down(struct nm_dev *nm)
 {
 	unsigned long fl;
+	unsigned int i;
 
 	spin_lock_irqsave(&nm->lock, fl);
 	bitmap_zero(nm->rg.rs_busy, nm->rg.nr);
 	nm->rs_inflight = 0;
+	for (i = 0; i < NM_RS_WINDOW; i++)
+		nm->rs_slot_region[i] = ULONG_MAX;
 	nm->bm_sent = false;
 	nm->bm_peer_done = false;
 	nm->send_bitmap = false;
@@ -268,8 +338,9 @@ static bool nm_link_up(struct nm_dev *nm)
 	return READ_ONCE(nm->cstate) >= NM_C_CONNECTED;
 }
 
-/* Read region @region of the local device into rs_pages. */
-static int nm_rs_read(struct nm_dev *nm, sector_t sector, u32 bytes)
+/* Read @bytes at @sector of the local device into slot @slot. */
+static int nm_rs_read(struct nm_dev *nm, unsigned int slot, sector_t sector,
+		      u32 bytes)
 {
 	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	struct bio *bio;
@@ -281,7 +352,7 @@ static int nm_rs_read(struct nm_dev *nm, sector_t sector, u32 bytes)
 	for (i = 0; i < nr; i++) {
 		unsigned int len = min_t(u32, left, PAGE_SIZE);
 
-		__bio_add_page(bio, nm->rs_pages[i], len, 0);
+		__bio_add_page(bio, nm->rs_pages[slot][i], len, 0);
 		left -= len;
 	}
 	r = submit_bio_wait(bio);
@@ -289,26 +360,78 @@ static int nm_rs_read(struct nm_dev *nm, sector_t sector, u32 bytes)
 	return r;
 }
 
-static int nm_rs_send(struct nm_dev *nm, unsigned long region,
-		      sector_t sector, u32 bytes)
+/*
+ * P_RS_DATA of a region read in slot @slot, on link @gen only: a region
+ * read before a link went down is read again on the next one (writes to
+ * it went on meanwhile).  The pages go out by reference: the slot stays
+ * busy until the region's P_RS_ACK or the link's end.
+ */
+static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
+		      unsigned long region, sector_t sector, u32 bytes,
+		      u32 gen)
 {
-	struct kvec *vec = nm->rs_vec;
-	struct nm_p_data d = {
-		.id = cpu_to_be64(region),
-		.sector = cpu_to_be64(sector),
-		.size = cpu_to_be32(bytes),
-	};
+	struct {
+		struct nm_hdr h;
+		struct nm_p_data d;
+	} __packed pkt;
+	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	u32 left = bytes;
+	int r;
 
-	vec[0].iov_base = &d;
-	vec[0].iov_len = sizeof(d);
-	for (i = 0; i < nr; i++) {
-		vec[i + 1].iov_base = page_address(nm->rs_pages[i]);
-		vec[i + 1].iov_len = min_t(u32, left, PAGE_SIZE);
-		left -= vec[i + 1].iov_len;
+	memset(&pkt.d, 0, sizeof(pkt.d));
+	pkt.d.id = cpu_to_be64(region);
+	pkt.d.sector = cpu_to_be64(sector);
+	pkt.d.size = cpu_to_be32(bytes);
+	mutex_lock(&nm->tx_mutex);
+	if (!nm->sock || READ_ONCE(nm->conn_gen) != gen) {
+		mutex_unlock(&nm->tx_mutex);
+		return -ENOTCONN;
 	}
-	return nm_send_vec(nm, NM_P_RS_DATA, vec, nr + 1);
+	nm_hdr_fill(&pkt.h, NM_P_RS_DATA, sizeof(pkt.d) + bytes,
+		    nm->tx_seq++);
+	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), true);
+	for (i = 0; !r && i < nr; i++) {
+		struct bio_vec bv = {
+			.bv_page = nm->rs_pages[slot][i],
+			.bv_len = min_t(u32, left, PAGE_SIZE),
+		};
+
+		left -= bv.bv_len;
+		if (nm->crc_on || nm->tx_mac)
+			r = nm_tx_sum(nm, page_address(bv.bv_page),
+				      bv.bv_len);
+		if (!r)
+			r = nm_sendpage(nm->sock, &bv, left ||
+					nm->crc_on || nm->tx_mac);
+	}
+	if (!r)
+		r = nm_send_trailer(nm);
+	if (!r) {
+		nm->last_tx = jiffies;
+		atomic64_add(sizeof(pkt) + bytes, &nm->bytes_sent);
+	} else {
+		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
+	}
+	mutex_unlock(&nm->tx_mutex);
+	return r;
+}
+
+/*
+ * The other slots, at a resync's start: GFP_NOIO, and optional (a
+ * smaller window if memory is short).
+ */
+static void nm_rs_slots_grow(struct nm_dev *nm)
+{
+	unsigned long fl;
+	unsigned int n = nm->rs_slots;
+
+	while (n < NM_RS_WINDOW &&
+	       !nm_rs_slot_alloc(nm, n, GFP_NOIO | __GFP_NOWARN))
+		n++;
+	spin_lock_irqsave(&nm->lock, fl);
+	nm->rs_slots = n;
+	spin_unlock_irqrestore(&nm->lock, fl);
 }
 
 /* Rate control: a fixed cap, or adaptive (full speed when the app idles). */
@@ -425,8 +548,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	unsigned long fl, region;
 	bool start = false, done = false;
 	sector_t sector;
-	u32 bytes;
-	int r;
+	u32 bytes, gen;
+	int r, slot;
 
 	spin_lock_irqsave(&nm->lock, fl);
 	/*
@@ -449,6 +572,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (start) {
+		nm_rs_slots_grow(nm);
 		nm_info(nm, "resync started: %llu regions to send",
 			be64_to_cpu(c.count));
 		nm_send_ctrl(nm, NM_P_RS_START, &c, sizeof(c));
@@ -458,7 +582,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	while (!kthread_should_stop()) {
 		spin_lock_irqsave(&nm->lock, fl);
 		if (nm->cstate != NM_C_SYNC_SOURCE || nm->rs_paused ||
-		    nm->rs_inflight >= NM_RS_WINDOW) {
+		    nm->rs_inflight >= nm->rs_slots) {
 			spin_unlock_irqrestore(&nm->lock, fl);
 			return;
 		}
@@ -480,9 +604,15 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 			spin_unlock_irqrestore(&nm->lock, fl);
 			break;
 		}
+		slot = __nm_rs_slot_get(nm, region);
+		if (WARN_ON_ONCE(slot < 0)) {	/* rs_inflight counts them */
+			spin_unlock_irqrestore(&nm->lock, fl);
+			return;
+		}
 		__set_bit(region, nm->rg.rs_busy);
 		nm->rs_inflight++;
 		nm->rs_cursor = region + 1;
+		gen = nm->conn_gen;
 		spin_unlock_irqrestore(&nm->lock, fl);
 
 		/* writes already in flight to the region finish first */
@@ -494,18 +624,23 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		/* and so do the peer's writes to it (we are its secondary) */
 		nm_peer_wait_overlaps(nm, sector, bytes >> SECTOR_SHIFT);
 		nm_rs_throttle(nm, rt, bytes);
-		r = nm_link_up(nm) ? nm_rs_read(nm, sector, bytes) : -ENOTCONN;
+		r = nm_link_up(nm) ? nm_rs_read(nm, slot, sector, bytes) :
+				     -ENOTCONN;
 		if (r && r != -ENOTCONN)
 			nm_detach(nm, r);	/* our disk failed under the read */
 		if (!r)
-			r = nm_rs_send(nm, region, sector, bytes);
+			r = nm_rs_send(nm, slot, region, sector, bytes, gen);
 		if (r) {
 			if (r != -ENOTCONN)
 				nm_err_limit(nm, "resync of region %lu failed (%d)",
 					     region, r);
 			spin_lock_irqsave(&nm->lock, fl);
-			if (__test_and_clear_bit(region, nm->rg.rs_busy))
+			/* not if the link went down: a new one may own it */
+			if (nm->conn_gen == gen &&
+			    __test_and_clear_bit(region, nm->rg.rs_busy)) {
 				nm->rs_inflight--;
+				__nm_rs_slot_put(nm, region);
+			}
 			spin_unlock_irqrestore(&nm->lock, fl);
 			nm_resubmit_waiting(nm);
 			return;
@@ -607,25 +742,40 @@ void nm_stable_done(struct nm_dev *nm, u64 cookie)
 	nm_sync_kick(nm);
 }
 
+/* nm_sync's wake-up condition: consumes a kick */
+static bool nm_sync_due(struct nm_dev *nm)
+{
+	return kthread_should_stop() ||
+	       test_and_clear_bit(0, &nm->sync_kicked);
+}
+
 static int nm_sync_thread(void *arg)
 {
 	struct nm_dev *nm = arg;
 	struct nm_rate rt = { .t0 = jiffies };
 	unsigned long last_clear = jiffies, last_rate = jiffies;
+	unsigned long last_app = jiffies;
 	u64 rs_last = 0, app;
 
 	while (!kthread_should_stop()) {
-		wait_event_interruptible_timeout(nm->sync_wq,
-						 kthread_should_stop(), HZ / 10);
+		/* a kick (an ack, a write done, a message) or 100 ms */
+		wait_event_interruptible_timeout(nm->sync_wq, nm_sync_due(nm),
+						 HZ / 10);
 		if (kthread_should_stop())
 			break;
 
-		app = atomic64_read(&nm->app_bytes);
-		if (app != rt.app_last) {
-			rt.app_seen = jiffies;
-			rt.app_kibs = (rt.app_kibs + (app - rt.app_last) * 10 /
-				       1024) / 2;	/* per 100 ms tick */
-			rt.app_last = app;
+		/* the application's write rate, over 100 ms or more */
+		if (time_after_eq(jiffies, last_app + HZ / 10)) {
+			app = atomic64_read(&nm->app_bytes);
+			if (app != rt.app_last) {
+				rt.app_seen = jiffies;
+				rt.app_kibs = (rt.app_kibs +
+					       div_u64((app - rt.app_last) * HZ,
+						       1024 * (jiffies -
+							       last_app))) / 2;
+				rt.app_last = app;
+			}
+			last_app = jiffies;
 		}
 		if (time_after(jiffies, last_rate + HZ)) {
 			u64 b = atomic64_read(&nm->resync_bytes);

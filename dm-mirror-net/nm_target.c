@@ -339,7 +339,7 @@ static unsigned int nm_emit_opts(struct nm_dev *nm, char *result,
 
 static void nm_dtr(struct dm_target *ti);
 
-/* Allocate the per-region state and the resync buffer. */
+/* Allocate the per-region state and the first resync slot. */
 static int nm_ctr_regions(struct nm_dev *nm, char **error)
 {
 	unsigned int i;
@@ -348,17 +348,11 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 		goto nomem;
 	nm->rs_nr_pages = DIV_ROUND_UP(nm->region_sectors << SECTOR_SHIFT,
 				       PAGE_SIZE);
-	nm->rs_pages = kcalloc(nm->rs_nr_pages, sizeof(struct page *),
-			       GFP_KERNEL);
-	nm->rs_vec = kcalloc(nm->rs_nr_pages + 1, sizeof(struct kvec),
-			     GFP_KERNEL);
-	if (!nm->rs_pages || !nm->rs_vec)
+	for (i = 0; i < NM_RS_WINDOW; i++)
+		nm->rs_slot_region[i] = ULONG_MAX;
+	if (nm_rs_slot_alloc(nm, 0, GFP_KERNEL))
 		goto nomem;
-	for (i = 0; i < nm->rs_nr_pages; i++) {
-		nm->rs_pages[i] = alloc_page(GFP_KERNEL);
-		if (!nm->rs_pages[i])
-			goto nomem;
-	}
+	nm->rs_slots = 1;
 	nm->wq = alloc_workqueue("nm_mark/%s", WQ_MEM_RECLAIM, 0,
 				 dm_device_name(dm_table_get_md(nm->ti->table)));
 	if (!nm->wq)
@@ -375,12 +369,8 @@ static void nm_dtr_regions(struct nm_dev *nm)
 
 	if (nm->wq)
 		destroy_workqueue(nm->wq);
-	if (nm->rs_pages)
-		for (i = 0; i < nm->rs_nr_pages; i++)
-			if (nm->rs_pages[i])
-				__free_page(nm->rs_pages[i]);
-	kfree(nm->rs_pages);
-	kfree(nm->rs_vec);
+	for (i = 0; i < NM_RS_WINDOW; i++)
+		nm_rs_slot_free(nm, i);
 	nm_regions_exit(&nm->rg);
 }
 
