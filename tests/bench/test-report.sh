@@ -159,7 +159,7 @@ for AWK in "${awks[@]}"; do
 		'^disk read MB/s \(fio 1 MiB O_DIRECT sequential\) +260 \[150\.\.300\]$' \
 		'^nm-C rs-full / min\(disk read, stream\) +0\.960 \[0\.870\.\.1\.00\]$' \
 		'^nm-C/drbd-C rs-part MB/s +1\.50 \[1\.00\.\.2\.00\]$' \
-		'^nm-C rs-app IOPS / its w4k-q1 IOPS \(idle\) +0\.467 \[0\.303\.\.0\.741\]$' \
+		'^nm-C rs-app IOPS / nm-C w4k-q1 IOPS \(idle\) +0\.467 \[0\.303\.\.0\.741\]$' \
 		'^metric +nm-C +drbd-Cdef$' \
 		'^resync MiB/s in window +15\.0 \[0\.000\.\.20\.0\]$' \
 		'^nm-C/bare +0\.833 \[0\.818\.\.0\.950\] +0\.950 \[0\.920\.\.0\.990\]$' \

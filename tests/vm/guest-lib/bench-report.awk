@@ -419,8 +419,10 @@ END {
 		}
 		for (k = 1; k <= 3; k++) {
 			if (!anycw(rc[k], "rs-app")) continue
-			tab_set(++row, 1, rc[k] " rs-app IOPS / its w4k-q1 IOPS (idle)")
-			tab_set(row, 2, cell(xratios(rc[k], "rs-app", rc[k], "w4k-q1", "iops")))
+			# drbd-Cdef runs no w4k-q1: its idle rate is drbd-C's (same protocol)
+			ib = rc[k] == "drbd-Cdef" ? "drbd-C" : rc[k]
+			tab_set(++row, 1, rc[k] " rs-app IOPS / " ib " w4k-q1 IOPS (idle)")
+			tab_set(row, 2, cell(xratios(rc[k], "rs-app", ib, "w4k-q1", "iops")))
 		}
 		tab_print()
 	}
