@@ -18,7 +18,13 @@
 # runs with its internal metadata.
 # Workloads: w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync (benchlib.sh has the
 # fio options), each time-based: $nm_bench_ramp s of ramp (discarded), then
-# $nm_bench_time s measured.
+# $nm_bench_time s measured.  Opt-in (nm_bench_resync=1): rs-full (the
+# secondary invalidated, seconds until in sync), rs-part (disconnected,
+# size/8 MiB of random 64 KiB writes, reconnected), rs-app (w4k-q1 while a
+# full resync runs) on nm-C, drbd-C and drbd-Cdef (DRBD's default resync
+# controller), plus a disk read limit per round; nm_bench_nbd=1: nbd-w1m,
+# nbd-w4k (the device through nbd-server and /dev/nbd0) on bare, nm-C,
+# drbd-C.  benchlib.sh's bench_applies says which point runs where.
 # Rounds: $nm_bench_rounds; each round measures every configuration once,
 # every workload on it, in an order rotated every round; netmirror pairs are
 # created for each configuration of each round (full sync first), DRBD is
@@ -40,6 +46,7 @@
 #       (default 16) per device (flushes and FUA cost something)
 #   nm_bench_size=128 (MiB per device)  nm_bench_meta=1  nm_bench_cmac=0
 #   nm_bench_data=scramble | refill | pattern   (what fio writes, all non-zero)
+#   nm_bench_resync=0 nm_bench_nbd=0   the opt-in workloads (above)
 #   nm_bench_configs=nm-C,drbd-C,... nm_bench_workloads=w4k-q1,...   subsets
 #       (comma-separated: a kernel command line word has no spaces)
 #   nm_bench_git=<sha>   printed in the header
