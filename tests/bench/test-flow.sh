@@ -20,11 +20,14 @@ ok() { pass=$((pass + 1)); }
 bad() { failn=$((failn + 1)); echo "FAIL: $*"; }
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-mkdir -p "$t/tests" "$t/cfg" "$t/tmp"
+mkdir -p "$t/tests" "$t/cfg" "$t/tmp" "$t/sys/block/ram0" "$t/sys/block/dm-0" "$t/sys/block/drbd0"
+# block device counters (field 5: writes completed) and the clock
+for d in ram0 dm-0 drbd0; do echo "1 0 8 0 500 0 4000 0 0 0 0" > "$t/sys/block/$d/stat"; done
+echo "100.00 50.00" > "$t/uptime"
 cp "$top"/tests/vm/guest-lib/bench* "$t/tests/"
 # the guest's absolute paths, into the sandbox
 sed -e "s#/tmp/#$t/tmp/#g" -e "s#/tests/#$t/tests/#g" -e "s#^DRBDSETUP=.*#DRBDSETUP=drbdsetup_stub#" \
-	-e "s#/proc/drbd#$t/procdrbd#g" -e "s#^\\. $t/tests/nmlib.sh#:#" -e "s#^NL_CFG=.*#NL_CFG=$t/cfg#" \
+	-e "s#/proc/drbd#$t/procdrbd#g" -e "s#/proc/uptime#$t/uptime#g" -e "s#/sys/block/#$t/sys/block/#g" -e "s#^\\. $t/tests/nmlib.sh#:#" -e "s#^NL_CFG=.*#NL_CFG=$t/cfg#" \
 	"$top/tests/vm/tools/bench.sh" > "$t/tests/bench.sh"
 cat > "$t/procdrbd" <<'EOF'
 version: 8.4.11 (api:1/proto:86-101)
@@ -34,7 +37,21 @@ srcversion: 0123456789ABCDEF
  1: cs:Connected ro:Secondary/Primary ds:UpToDate/UpToDate C r-----
     ns:0 nr:100 dw:100 dr:0 al:0 bm:0 lo:0 pe:0 ua:0 ap:0 ep:1 wo:f oos:0
 EOF
+# nbd-server and nbd-client: not shell function names, so commands in PATH
+mkdir -p "$t/bin"
+cat > "$t/bin/nbd-server" <<EOF
+#!/bin/sh
+echo "nbd-server \$*" >> $t/calls
+[ "\$3" = -p ] && echo 4242 > "\$4"
+exit 0
+EOF
+cat > "$t/bin/nbd-client" <<EOF
+#!/bin/sh
+echo "nbd-client \$*" >> $t/calls
+EOF
+chmod +x "$t/bin/nbd-server" "$t/bin/nbd-client"
 cat > "$t/stubs.sh" <<EOF
+PATH=$t/bin:\$PATH
 FIX=$top/tests/bench/fixtures
 T=$t
 EOF
@@ -53,6 +70,9 @@ nm_local_pair() { echo "nm_local_pair $*" >> $T/calls; }
 nm_local_unpair() { echo "nm_local_unpair" >> $T/calls; }
 nm_status() { case $2 in connection) echo standalone ;; pending) echo 0 ;; esac; }
 DD=true HEAD=head MD5SUM=md5sum
+# /tests/nm-status-fields.sh (generated from nm_params.h)
+NM_SF_role=0 NM_SF_connection=1 NM_SF_disks=2 NM_SF_regions=3 NM_SF_pending=6 NM_SF_resync_bytes=13
+pidof() { return 1; }
 # the machine
 sleep() { :; }
 modprobe() { :; }
@@ -66,6 +86,7 @@ drbdsetup_stub() {
 dmsetup() {
 	echo "dmsetup $*" >> $T/calls
 	case "$1 $4" in
+	"info "*) echo "  0" ;;
 	"message latency") printf 'p_queue count=10 p50_us=5 p90_us=6 p99_us=7 max_us=8\ns_ack count=0\n' ;;
 	"status "*) echo "0 262144 netmirror primary connected uptodate/uptodate 256/256 1 0 0 1 1 0 - 0 0 0 - running" ;;
 	esac
@@ -142,6 +163,30 @@ want "nullb attributes" "$(cd "$t/cfg" && for f in nlb0/* nlb4/size; do echo "$f
 want "Cmac pair" "$(grep -c '^nm_local_pair C flush 262144 /dev/nlb0 /dev/nlb1  secret nm:bench  secret nm:bench$' "$t/calls")" 1
 want "refill" "$(grep -c -- '--runtime=3 --ramp_time=1 .*--refill_buffers=1 --output' "$t/calls")" 8
 want "key" "$(grep -c '^nmhostile addkey nm:bench' "$t/calls")" 1
+
+# ---- resync and NBD workloads (--resync --nbd), one round
+run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_nbd=1 nm_bench_configs=bare,nm-C,drbd-C,drbd-Cdef \
+	nm_bench_workloads=w4k-q1,rs-full,rs-part,rs-app,nbd-w1m,nbd-w4k nm_bench_time=3 nm_bench_ramp=1
+want "rs order" "$(sed -n 's/^NMLOG: bench round 1 of 1: \(.*\) (uptime.*/\1/p' "$t/out")" "bare nm-C drbd-C drbd-Cdef"
+want "rs-full samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-full secs=0.01 mibs=[0-9.]* mbs=[0-9.]* bytes=[0-9]*' "$t/out")" 3
+want "rs-part samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-part secs=.* wmib=16$' "$t/out")" 3
+want "rs-app samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-app iops=[0-9.]* window=[0-9.]* rs_mibs=[0-9.]* rs_mib=[0-9.]* secs=[0-9.]* done=yes app_iops_all=501.0$' "$t/out")" 3
+want "nbd samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(bare\|nm-C\|drbd-C\) wl=nbd-w[14][mk] iops=' "$t/out")" 6
+want "no rs/nbd elsewhere" "$(grep -c 'cfg=bare wl=rs-\|cfg=drbd-Cdef wl=\(nbd\|w4k\)' "$t/out")" 0
+want "w4k-q1 samples" "$(grep -c 'wl=w4k-q1 iops=' "$t/out")" 3
+want "all samples" "$(count '^NMLOG: bench sample ' "$t/out")" 18
+want "integrity" "$(count '^NMCHECK: PASS integrity/' "$t/out")" 3
+want "failed checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
+want "disk read limit" "$(grep -c '^NMLOG: bench limit r=1 diskread=[0-9.]* rr4k=' "$t/out")" 1
+want "diskread fio" "$(grep -c -- '^fio --name=diskread --filename=/dev/ram0 --rw=read --bs=1m ' "$t/calls")" 1
+want "invalidate" "$(grep -c '^dmsetup message nmb 0 invalidate$' "$t/calls") $(grep -c '^drbdsetup invalidate 1$' "$t/calls")" "2 4"
+want "nm reconnect" "$(grep -c '^dmsetup message nmb 0 disconnect$' "$t/calls") $(grep -c '^dmsetup message nmb 0 connect$' "$t/calls")" "1 1"
+want "drbd defaults" "$(grep -c '^drbdsetup disk-options [01] --set-defaults$' "$t/calls") $(grep -c '^drbdsetup disk-options [01] --c-plan-ahead=0 --resync-rate=4194304$' "$t/calls")" "2 2"
+want "rs-part fio" "$(grep -c -- '^fio --name=rs-part --filename=\(/dev/mapper/nma\|/dev/drbd0\) --rw=randwrite --bs=64k --ioengine=psync --iodepth=1 --randseed=4242 --io_size=16m ' "$t/calls")" 3
+want "rs-app fio" "$(grep -c -- '^fio --name=rs-app .*--rw=write --bs=4k --ioengine=psync --iodepth=1 --direct=1 --time_based=1 --runtime=4 ' "$t/calls")" 3
+want "nbd fio" "$(grep -c -- '^fio --name=nbd-w[14][mk] --filename=/dev/nbd0 ' "$t/calls")" 6
+want "nbd servers" "$(grep -c "^nbd-server -C $t/tmp/nbd.conf -p $t/tmp/nbd.pid\$" "$t/calls") $(grep -c '^nbd-client 127.0.0.1 7810 /dev/nbd0 -N bench$' "$t/calls") $(grep -c '^nbd-client -d /dev/nbd0$' "$t/calls")" "3 3 3"
+want "report goals" "$(grep -c '^NMBENCH: goal \(full resync\|NBD export\).*: \(PASS\|FAIL\|n/a\)$' "$t/out")" 2
 
 # ---- bad settings fail early
 run_bad() {

@@ -52,7 +52,7 @@ expect_re() {
 # median of the paired ratios differs from the ratio of the medians
 samples() {
 	local r
-	echo "meta git=abc1234 kernel=6.1.0-test fio=fio-3.33 ncpu=2 mem=987 backing=brd size_mb=128 meta=yes data=scramble rounds=3 time=10 ramp=2 configs=bare,nm-disc,drbd-disc,nm-C,drbd-C,nm-A,drbd-A,nm-B,drbd-B workloads=w512-q1,w4k-q1,rw4k-q32,w1m-q1,w4k-dsync"
+	echo "meta git=abc1234 kernel=6.1.0-test fio=fio-3.33 ncpu=2 mem=987 backing=brd size_mb=128 meta=yes data=scramble rounds=3 time=10 ramp=2 configs=bare,nm-disc,drbd-disc,nm-C,drbd-C,nm-A,drbd-A,nm-B,drbd-B,drbd-Cdef workloads=w512-q1,w4k-q1,rw4k-q32,w1m-q1,w4k-dsync,rs-full,rs-part,rs-app,nbd-w1m,nbd-w4k"
 	# round: nm-C iops, drbd-C iops, drbd-A iops, bare p50, nm-C p50, rr4k
 	set -- 1 300 100 250 10 120 100 \
 	       2 330 200 300 12 130 110 \
@@ -93,6 +93,24 @@ samples() {
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_peer count=100 p50=$((90 + 10 * r)) p90=1 p99=$(echo "200 220 400" | cut -d' ' -f$r) max=1"
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_queue count=0"
 	done
+	# resync: disk read 300 150 260, stream 250 200 230: min 250 150 230;
+	# nm-C rs-full 240 150 200 MB/s: 0.96 1.0 0.870 of it; drbd-Cdef 70 40
+	# 80: nm-C/drbd-Cdef 3.43 3.75 2.50; rs-app 140 100 200 IOPS against
+	# w4k-q1's 300 330 270: 0.467 0.303 0.741 (the goal FAILs on it)
+	for r in 1 2 3; do
+		echo "limit r=$r diskread=$(echo "300 150 260" | cut -d' ' -f$r)"
+		echo "sample r=$r cfg=nm-C wl=rs-full secs=1 mibs=1 mbs=$(echo "240 150 200" | cut -d' ' -f$r)"
+		echo "sample r=$r cfg=drbd-Cdef wl=rs-full secs=3 mibs=1 mbs=$(echo "70 40 80" | cut -d' ' -f$r)"
+		echo "sample r=$r cfg=nm-C wl=rs-app iops=$(echo "140 100 200" | cut -d' ' -f$r) rs_mibs=$(echo "20 0 15" | cut -d' ' -f$r) window=2 done=yes"
+		echo "sample r=$r cfg=nm-C wl=rs-part secs=0.5 mibs=32 mbs=$(echo "40 30 20" | cut -d' ' -f$r) bytes=16777216"
+		echo "sample r=$r cfg=drbd-C wl=rs-part secs=0.5 mibs=32 mbs=20 bytes=16777216"
+		# NBD: nm-C/bare 0.95 0.833 0.818 (MB/s, fails) and 0.95 0.92 0.99 (IOPS)
+		echo "sample r=$r cfg=bare wl=nbd-w1m mbs=$(echo "100 120 110" | cut -d' ' -f$r)"
+		echo "sample r=$r cfg=nm-C wl=nbd-w1m mbs=$(echo "95 100 90" | cut -d' ' -f$r)"
+		echo "sample r=$r cfg=bare wl=nbd-w4k iops=1000"
+		echo "sample r=$r cfg=nm-C wl=nbd-w4k iops=$(echo "950 920 990" | cut -d' ' -f$r)"
+	done
+	echo "sample r=2 cfg=drbd-C wl=rs-full err=timeout"
 	echo "noise that is not a record"
 	echo "NMLOG: something else"
 }
@@ -108,8 +126,12 @@ for AWK in "${awks[@]}"; do
 		"# 3 rounds, configurations interleaved (order rotated every round); 10 s measured after a 2 s ramp per point" \
 		"failed runs:" \
 		"  round 3 drbd-B w1m-q1: fio-exit-1" \
-		"goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% during resync: not measured by this bench" \
-		"goal NBD export >= 90% of the bare device's: not measured by this bench" \
+		"  round 2 drbd-C rs-full: timeout" \
+		"goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% of its idle rate during a resync that progresses: FAIL" \
+		"  nm-C rs-full/min(disk read, stream) 0.960 [0.870..1.00] (need >= 0.9: yes); nm-C/drbd-Cdef rs-full MB/s 3.43 [2.50..3.75] (need >= 3: yes)" \
+		"  nm-C rs-app IOPS/w4k-q1 IOPS 0.467 [0.303..0.741] (need >= 0.5: no); nm-C resync MiB/s during rs-app 15.0 [0.000..20.0] (need > 0: yes)" \
+		"goal NBD export >= 90% of the bare device's: FAIL" \
+		"  nm-C/bare nbd-w1m MB/s 0.833 [0.818..0.950] (need >= 0.9: no); nm-C/bare nbd-w4k IOPS 0.950 [0.920..0.990] (need >= 0.9: yes)" \
 		"nm-C      yes (3/3 rounds)" \
 		"drbd-C    NO: differ after round(s) 2 (2/3 equal)" \
 		"### nm-C"
@@ -133,7 +155,15 @@ for AWK in "${awks[@]}"; do
 		'^  nm-C/drbd-C MB/s 1\.33 \[1\.27\.\.1\.40\] \(need >= 1\.2: yes\); nm-C/stream MB/s 0\.826 \[0\.800\.\.1\.05\] \(need >= 0\.9: no\)$' \
 		'^IOPS +(- +)*60\.0 \[50\.0\.\.70\.0\] n=2( |$)' \
 		'^workload +p_peer$' \
-		'^w4k-q1 +110/220$'
+		'^w4k-q1 +110/220$' \
+		'^disk read MB/s \(fio 1 MiB O_DIRECT sequential\) +260 \[150\.\.300\]$' \
+		'^nm-C rs-full / min\(disk read, stream\) +0\.960 \[0\.870\.\.1\.00\]$' \
+		'^nm-C/drbd-C rs-part MB/s +1\.50 \[1\.00\.\.2\.00\]$' \
+		'^nm-C rs-app IOPS / nm-C w4k-q1 IOPS \(idle\) +0\.467 \[0\.303\.\.0\.741\]$' \
+		'^metric +nm-C +drbd-Cdef$' \
+		'^resync MiB/s in window +15\.0 \[0\.000\.\.20\.0\]$' \
+		'^nm-C/bare +0\.833 \[0\.818\.\.0\.950\] +0\.950 \[0\.920\.\.0\.990\]$' \
+		'^bare nbd/local +- +0\.0200 \[0\.0200\.\.0\.0200\]$|^bare nbd/local +- +0\.020 \[0\.020\.\.0\.020\]$'
 	# the pair order of the table: ratio rows only for configurations present
 	grep -q '^nm-Cmac/nm-C' "$tmp/out" && bad "$AWK: a ratio row for an absent configuration"
 
@@ -142,7 +172,13 @@ for AWK in "${awks[@]}"; do
 	$AWK -f "$lib/bench-report.awk" "$tmp/s4" > "$tmp/out4"
 	expect_re "$tmp/out4" '^IOPS +25\.0 \[10\.0\.\.40\.0\]$' '^# 4 rounds'
 	# no data at all for a goal: n/a, not PASS or FAIL
-	expect_re "$tmp/out4" '^goal C 4 KiB QD1 .*: n/a$' '^goal C 1 MiB sequential QD1 .*: n/a$' '^\(no integrity checks recorded\)$'
+	expect_re "$tmp/out4" '^goal C 4 KiB QD1 .*: n/a$' '^goal C 1 MiB sequential QD1 .*: n/a$' '^\(no integrity checks recorded\)$' \
+		'^goal full resync .*: not measured \(run with --resync\)$' '^goal NBD export .*: not measured \(run with --nbd\)$'
+	grep -q '^## resync' "$tmp/out4" && bad "$AWK: a resync section without resync samples"
+	# resync data but no drbd-Cdef, no w4k-q1: those clauses n/a, not PASS
+	printf 'limit r=1 diskread=100 stream=100\nsample r=1 cfg=nm-C wl=rs-full mbs=95\nsample r=1 cfg=nm-C wl=rs-app iops=5 rs_mibs=1\n' > "$tmp/s5"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s5" > "$tmp/out5"
+	expect_re "$tmp/out5" '^goal full resync .*: n/a$' 'nm-C rs-full/min\(disk read, stream\) 0\.950 \[0\.950\.\.0\.950\] \(need >= 0\.9: yes\); nm-C/drbd-Cdef rs-full MB/s: no data$'
 
 	# ---- one fio run (fixtures: fio 3.33's JSON, the fio of the guest image)
 	snap="100 1000 50 10.0 600 3000 5050 20.0"
@@ -195,10 +231,28 @@ o=$(bench_select "$BENCH_WORKLOADS" "w4k-q1,w1m-q1 bogus")
 [ "$o" = "w4k-q1 w1m-q1" ] && ok || bad "bench_select: $o"
 o=$(bench_select "$BENCH_WORKLOADS" "")
 [ "$o" = "$BENCH_WORKLOADS" ] && ok || bad "bench_select all: $o"
-for w in $BENCH_WORKLOADS; do bench_fio_args "$w" >/dev/null && ok || bad "bench_fio_args $w"; done
+for w in $BENCH_ALL_WORKLOADS; do bench_fio_args "$w" >/dev/null && ok || bad "bench_fio_args $w"; done
 bench_fio_args nope >/dev/null && bad "bench_fio_args accepted nope" || ok
 # default run: 90 + 7 x (45 x 12 + 67 + 45 + 5) s
-[ "$(bench_estimate 7 10 2 9 5)" = 4689 ] && ok || bad "estimate: $(bench_estimate 7 10 2 9 5)"
+e=$(bench_estimate 7 10 2 "$BENCH_CONFIGS" "$BENCH_WORKLOADS")
+[ "$e" = 4689 ] && ok || bad "estimate: $e"
+# --resync, 1 round, nm-C drbd-C drbd-Cdef: fio w4k-q1 on nm-C and drbd-C
+# (2 x 27 half-s), rs-full 16+16+50, rs-part 16+16+20, rs-app 40+40+90
+# half-s: 358 / 2 = 179, + 15 + 5 + 3 (the disk read), + 90
+e=$(bench_estimate 1 10 2 "nm-C drbd-C drbd-Cdef" "w4k-q1 $BENCH_RESYNC")
+[ "$e" = 292 ] && ok || bad "estimate --resync: $e"
+# --nbd on bare and nm-Cmac: nbd points only on bare (2 x 27 + 20 half-s)
+e=$(bench_estimate 1 10 2 "bare nm-Cmac" "$BENCH_NBD")
+[ "$e" = 142 ] && ok || bad "estimate --nbd: $e"
+for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-A/w4k-q1; do
+	bench_applies "${p%/*}" "${p#*/}" && ok || bad "bench_applies $p"
+done
+for p in nm-A/rs-full bare/rs-part drbd-Cdef/w4k-q1 drbd-Cdef/nbd-w1m nm-disc/nbd-w4k; do
+	bench_applies "${p%/*}" "${p#*/}" && bad "bench_applies $p" || ok
+done
+o=$(bench_want_workloads "" 1 1)
+[ "$o" = "$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD" ] && ok || bad "bench_want_workloads: $o"
+[ "$(bench_want_workloads "w4k-q1,rs-app" 0 1)" = "w4k-q1,rs-app" ] && ok || bad "bench_want_workloads with a list"
 
 echo "test-report: ${awks[*]}: $pass passed, $failn failed"
 [ $failn = 0 ]

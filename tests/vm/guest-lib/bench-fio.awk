@@ -2,10 +2,12 @@
 # writing).  POSIX awk (busybox awk in the guest, mawk/gawk on the host);
 # installed as /tests/bench-fio.awk, tested by tests/bench/test-report.sh.
 #
-#   awk -v snap="B0 T0 C0 U0 B1 T1 C1 U1" -v ncpu=N -f bench-fio.awk fio.json
+#   awk -v snap="B0 T0 C0 U0 B1 T1 C1 U1" -v ncpu=N [-v dir=read] -f bench-fio.awk fio.json
 #
 # snap: two /proc/stat snapshots taken inside the measured window (busy and
 # total jiffies of the "cpu" line, ctxt, /proc/uptime seconds), optional.
+# dir: the direction to report, write (default) or read (then iops/mbs/...
+# are the reads', and "nowrites" means no reads).
 # Prints one line of key=value words:
 #   iops=  write IOPS                       mbs=  write MB/s (10^6 B/s)
 #   p50= p99= p999=  completion latency percentiles, us (fio clat_ns)
@@ -63,7 +65,7 @@ BEGIN { depth = 0 }
 	v[(p == "" ? "" : p ".") key] = val
 }
 END {
-	w = "jobs.0.write."
+	w = "jobs.0." (dir == "" ? "write" : dir) "."
 	if (!(("jobs.0.jobname") in v)) { print "err=nojob"; exit }
 	out = ""
 	if (v["jobs.0.error"] != "" && v["jobs.0.error"] != 0) out = out " err=" v["jobs.0.error"]

@@ -14,7 +14,16 @@
 #                         (configs, workloads: comma-separated, report order)
 #   sample r=R cfg=C wl=W iops= mbs= p50= p99= p999= mean= ios= cpu= ctx= [err=]
 #                         one fio run (tests/vm/guest-lib/bench-fio.awk)
-#   limit r=R rr4k= rr4k_p99= rr512= rr512_p99= stream=   tcprr, us and MB/s
+#   limit r=R rr4k= rr4k_p99= rr512= rr512_p99= stream= [diskread=]
+#                         tcprr, us and MB/s; diskread: fio 1 MiB O_DIRECT
+#                         sequential read of a backing device, MB/s
+#   sample r=R cfg=C wl=rs-full|rs-part secs= mibs= mbs= bytes= [rsbytes=] [err=]
+#                         a full (invalidate) or partial (disconnect, writes,
+#                         reconnect) resync: seconds to in sync, MiB/s, MB/s
+#   sample r=R cfg=C wl=rs-app iops= window= rs_mibs= rs_mib= secs= done=
+#                         the application (w4k-q1) during a full resync: its
+#                         IOPS in the window, the resync's MiB/s in it
+#   sample r=R cfg=C wl=nbd-w1m|nbd-w4k ...   fio through nbd-server/nbd0
 #   integrity r=R cfg=C ok=yes|no    md5 of both replicas after config C
 #   stage r=R cfg=C wl=W node=a|b name=STAGE count=N p50= p90= p99= max=
 #                         netmirror's "latency" message (us)
@@ -115,7 +124,45 @@ function has(list, word,   a, n, i) {
 	return 0
 }
 # the throughput metric of a workload (ratios, goals)
-function tput(w) { return (w ~ /^w1m/) ? "mbs" : "iops" }
+function tput(w) { return (w ~ /w1m/) ? "mbs" : "iops" }
+# per round: config C's rs-full MB/s / min(disk read, stream) of that round
+function rs_limit_ratios(c,   r, n, x, y, z) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		x = get(c, "rs-full", "mbs", r)
+		y = limit("diskread", r)
+		z = limit("stream", r)
+		if (x == "" || y == "" || z == "") continue
+		if (z < y) y = z
+		if (y > 0) xs[++n] = x / y
+	}
+	return n
+}
+# per round: metric M of config A on workload WA / metric M of config B on WB
+function xratios(a, wa, b, wb, m,   r, n, x, y) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		x = get(a, wa, m, r)
+		y = get(b, wb, m, r)
+		if (x != "" && y != "" && y > 0) xs[++n] = x / y
+	}
+	return n
+}
+# any value of workload W (any config, any metric but err)?
+function anywl(w,   k, p) {
+	for (k in val) {
+		split(k, p, SUBSEP)
+		if (p[2] == w && p[3] != "err") return 1
+	}
+	return 0
+}
+function anycw(c, w,   k, p) {
+	for (k in val) {
+		split(k, p, SUBSEP)
+		if (p[1] == c && p[2] == w && p[3] != "err") return 1
+	}
+	return 0
+}
 
 # a table: tab_set(row, col, text), then tab_print(); column 1 left-aligned
 function tab_reset() { split("", tab); split("", tw); tnr = 0; tnc = 0 }
@@ -138,7 +185,7 @@ function tab_print(   r, c, s) {
 # set to whether it holds; "NAME: no data" (and tok = -1) without values
 function test(name, n, op, limitv) {
 	if (!summ(n)) { tok = -1; return name ": no data" }
-	tok = (op == ">=") ? (med >= limitv) : (med <= limitv)
+	tok = (op == ">=") ? (med >= limitv) : (op == ">") ? (med > limitv) : (med <= limitv)
 	return name " " fmt(med) " [" fmt(lo) ".." fmt(hi) "] (need " op " " limitv ": " (tok ? "yes" : "no") ")"
 }
 # a clause of tests holds (1), fails (0) or is unknown (-1): all must hold
@@ -171,6 +218,20 @@ BEGIN {
 	desc["rw4k-q32"] = "random write, 4 KiB, libaio, QD32"
 	desc["w1m-q1"] = "sequential write, 1 MiB, psync, QD1"
 	desc["w4k-dsync"] = "random write, 4 KiB, psync, QD1, O_DSYNC"
+	rows["rs-full"] = "secs mibs"
+	rows["rs-part"] = "secs mibs bytes rsbytes"
+	rows["rs-app"] = "iops rs_mibs rs_mib window secs"
+	rows["nbd-w1m"] = "mbs p50 p99 cpu"
+	rows["nbd-w4k"] = "iops mbs p50 p99 cpu"
+	label["secs"] = "seconds to in sync"; label["mibs"] = "MiB/s"
+	label["bytes"] = "marked bytes"; label["rsbytes"] = "resynced bytes"
+	label["rs_mibs"] = "resync MiB/s in window"; label["rs_mib"] = "resynced MiB in window"
+	label["window"] = "window s"
+	desc["rs-full"] = "full resync (secondary invalidated), trigger to in sync"
+	desc["rs-part"] = "partial resync: disconnected, random 64 KiB writes, reconnect to in sync"
+	desc["rs-app"] = "w4k-q1's fio during a full resync; IOPS in the window (trigger to end of resync or of the application)"
+	desc["nbd-w1m"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w1m-q1"
+	desc["nbd-w4k"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w4k-q1"
 	maxr = 0
 }
 
@@ -256,6 +317,7 @@ END {
 	print "## limits (this boot, every round; tcprr: loopback TCP, TCP_NODELAY)"
 	tab_reset()
 	nl = split("rr4k:request/response 4096 -> 32 B p50 us|rr4k_p99:request/response 4096 -> 32 B p99 us|rr512:request/response 512 -> 32 B p50 us|rr512_p99:request/response 512 -> 32 B p99 us|stream:one stream MB/s", lrow, "|")
+	for (r = 1; r <= R; r++) if (limit("diskread", r) != "") { lrow[++nl] = "diskread:disk read MB/s (fio 1 MiB O_DIRECT sequential)"; break }
 	for (i = 1; i <= nl; i++) {
 		k = substr(lrow[i], 1, index(lrow[i], ":") - 1)
 		n = 0
@@ -283,11 +345,15 @@ END {
 		printf "### %s: %s\n", w, (w in desc) ? desc[w] : w
 		tab_reset()
 		tab_set(1, 1, "metric")
-		for (j = 1; j <= nc; j++) tab_set(1, j + 1, cfg[j])
+		# the resync and NBD blocks: only the configurations they ran on
+		split("", bc); nb = 0
+		for (j = 1; j <= nc; j++)
+			if ((w !~ /^(rs|nbd)-/ && cfg[j] != "drbd-Cdef") || anycw(cfg[j], w)) bc[++nb] = cfg[j]
+		for (j = 1; j <= nb; j++) tab_set(1, j + 1, bc[j])
 		nm = split((w in rows) ? rows[w] : "iops mbs p50 p99 cpu", mets, " ")
 		for (k = 1; k <= nm; k++) {
-			tab_set(k + 1, 1, label[mets[k]])
-			for (j = 1; j <= nc; j++) tab_set(k + 1, j + 1, cell(collect(cfg[j], w, mets[k])))
+			tab_set(k + 1, 1, (mets[k] in label) ? label[mets[k]] : mets[k])
+			for (j = 1; j <= nb; j++) tab_set(k + 1, j + 1, cell(collect(bc[j], w, mets[k])))
 		}
 		tab_print()
 	}
@@ -303,28 +369,89 @@ END {
 	np = split("nm-C/drbd-C nm-C/drbd-A nm-A/drbd-A nm-B/drbd-B nm-disc/drbd-disc nm-Cmac/nm-C nm-Cthr/nm-C nm-A/nm-disc nm-B/nm-disc nm-C/nm-disc drbd-A/drbd-disc drbd-B/drbd-disc drbd-C/drbd-disc nm-disc/bare drbd-disc/bare", pairs, " ")
 	tab_reset()
 	tab_set(1, 1, "pair")
-	for (i = 1; i <= nw; i++) tab_set(1, i + 1, wl[i])
+	nfw = 0
+	for (i = 1; i <= nw; i++) if (wl[i] !~ /^(rs|nbd)-/) fw[++nfw] = wl[i]
+	for (i = 1; i <= nfw; i++) tab_set(1, i + 1, fw[i])
 	row = 1
 	for (k = 1; k <= np; k++) {
 		split(pairs[k], p, "/")
 		if (!has(cfgs, p[1]) || !has(cfgs, p[2])) continue
 		tab_set(++row, 1, pairs[k])
-		for (i = 1; i <= nw; i++) tab_set(row, i + 1, cell(ratios(p[1], p[2], wl[i], tput(wl[i]))))
+		for (i = 1; i <= nfw; i++) tab_set(row, i + 1, cell(ratios(p[1], p[2], fw[i], tput(fw[i]))))
 	}
 	tab_print()
 	print "CPU per write, paired ratios (< 1: the first uses less):"
 	tab_reset()
 	tab_set(1, 1, "pair")
-	for (i = 1; i <= nw; i++) tab_set(1, i + 1, wl[i])
+	for (i = 1; i <= nfw; i++) tab_set(1, i + 1, fw[i])
 	row = 1
 	split("nm-C/drbd-C nm-A/drbd-A nm-B/drbd-B nm-disc/drbd-disc", cpairs, " ")
 	for (k = 1; k <= 4; k++) {
 		split(cpairs[k], p, "/")
 		if (!has(cfgs, p[1]) || !has(cfgs, p[2])) continue
 		tab_set(++row, 1, cpairs[k])
-		for (i = 1; i <= nw; i++) tab_set(row, i + 1, cell(ratios(p[1], p[2], wl[i], "cpu")))
+		for (i = 1; i <= nfw; i++) tab_set(row, i + 1, cell(ratios(p[1], p[2], fw[i], "cpu")))
 	}
 	tab_print()
+
+	# ---- resync and NBD: paired ratios of their own
+	has_rs = anywl("rs-full") || anywl("rs-part") || anywl("rs-app")
+	if (has_rs) {
+		print ""
+		print "## resync: median [min..max] of per-round ratios (MB/s = 10^6 B/s; disk read and stream: the limits above)"
+		tab_reset()
+		row = 0
+		split("nm-C drbd-C drbd-Cdef", rc, " ")
+		for (k = 1; k <= 3; k++) {
+			if (!anycw(rc[k], "rs-full")) continue
+			tab_set(++row, 1, rc[k] " rs-full / min(disk read, stream)")
+			tab_set(row, 2, cell(rs_limit_ratios(rc[k])))
+		}
+		split("nm-C/drbd-Cdef nm-C/drbd-C drbd-C/drbd-Cdef", rp, " ")
+		for (k = 1; k <= 3; k++) {
+			split(rp[k], p, "/")
+			for (i = 1; i <= 2; i++) {
+				ww = i == 1 ? "rs-full" : "rs-part"
+				if (!anycw(p[1], ww) || !anycw(p[2], ww)) continue
+				tab_set(++row, 1, rp[k] " " ww " MB/s")
+				tab_set(row, 2, cell(ratios(p[1], p[2], ww, "mbs")))
+			}
+		}
+		for (k = 1; k <= 3; k++) {
+			if (!anycw(rc[k], "rs-app")) continue
+			# drbd-Cdef runs no w4k-q1: its idle rate is drbd-C's (same protocol)
+			ib = rc[k] == "drbd-Cdef" ? "drbd-C" : rc[k]
+			tab_set(++row, 1, rc[k] " rs-app IOPS / " ib " w4k-q1 IOPS (idle)")
+			tab_set(row, 2, cell(xratios(rc[k], "rs-app", ib, "w4k-q1", "iops")))
+		}
+		tab_print()
+	}
+	has_nbd = anywl("nbd-w1m") || anywl("nbd-w4k")
+	if (has_nbd) {
+		print ""
+		print "## NBD export: median [min..max] of per-round ratios (MB/s for nbd-w1m, IOPS for nbd-w4k)"
+		tab_reset()
+		tab_set(1, 1, "pair")
+		tab_set(1, 2, "nbd-w1m")
+		tab_set(1, 3, "nbd-w4k")
+		row = 1
+		split("nm-C/bare drbd-C/bare nm-C/drbd-C", np2, " ")
+		for (k = 1; k <= 3; k++) {
+			split(np2[k], p, "/")
+			if (!has(cfgs, p[1]) || !has(cfgs, p[2])) continue
+			tab_set(++row, 1, np2[k])
+			tab_set(row, 2, cell(ratios(p[1], p[2], "nbd-w1m", "mbs")))
+			tab_set(row, 3, cell(ratios(p[1], p[2], "nbd-w4k", "iops")))
+		}
+		for (k = 1; k <= 3; k++) {
+			c = k == 1 ? "bare" : k == 2 ? "nm-C" : "drbd-C"
+			if (!has(cfgs, c)) continue
+			tab_set(++row, 1, c " nbd/local")
+			tab_set(row, 2, cell(xratios(c, "nbd-w1m", c, "w1m-q1", "mbs")))
+			tab_set(row, 3, cell(xratios(c, "nbd-w4k", c, "w4k-q1", "iops")))
+		}
+		tab_print()
+	}
 
 	# ---- goals (issue 12), each with the numbers it used
 	print ""
@@ -337,8 +464,22 @@ END {
 	t1 = test("nm-C/drbd-C MB/s", ratios("nm-C", "drbd-C", "w1m-q1", "mbs"), ">=", 1.2); o1 = tok
 	t2 = test("nm-C/stream MB/s", stream_ratios("nm-C", "w1m-q1"), ">=", 0.9); o2 = tok
 	printf "goal C 1 MiB sequential QD1 >= 1.2x drbd-C and >= 90%% of one loopback stream: %s\n  %s; %s\n", verdict(all2(o1, o2), ""), t1, t2
-	print "goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% during resync: not measured by this bench"
-	print "goal NBD export >= 90% of the bare device's: not measured by this bench"
+	g = "goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% of its idle rate during a resync that progresses"
+	if (!has_rs) print g ": not measured (run with --resync)"
+	else {
+		t1 = test("nm-C rs-full/min(disk read, stream)", rs_limit_ratios("nm-C"), ">=", 0.9); o1 = tok
+		t2 = test("nm-C/drbd-Cdef rs-full MB/s", ratios("nm-C", "drbd-Cdef", "rs-full", "mbs"), ">=", 3); o2 = tok
+		t3 = test("nm-C rs-app IOPS/w4k-q1 IOPS", xratios("nm-C", "rs-app", "nm-C", "w4k-q1", "iops"), ">=", 0.5); o3 = tok
+		t4 = test("nm-C resync MiB/s during rs-app", collect("nm-C", "rs-app", "rs_mibs"), ">", 0); o4 = tok
+		printf "%s: %s\n  %s; %s\n  %s; %s\n", g, verdict(all2(all2(o1, o2), all2(o3, o4)), ""), t1, t2, t3, t4
+	}
+	g = "goal NBD export >= 90% of the bare device's"
+	if (!has_nbd) print g ": not measured (run with --nbd)"
+	else {
+		t1 = test("nm-C/bare nbd-w1m MB/s", ratios("nm-C", "bare", "nbd-w1m", "mbs"), ">=", 0.9); o1 = tok
+		t2 = test("nm-C/bare nbd-w4k IOPS", ratios("nm-C", "bare", "nbd-w4k", "iops"), ">=", 0.9); o2 = tok
+		printf "%s: %s\n  %s; %s\n", g, verdict(all2(o1, o2), ""), t1, t2
+	}
 
 	# ---- integrity
 	print ""

@@ -4,13 +4,26 @@
 # which sources it from here for the run-time estimate).  POSIX sh: busybox
 # ash in the guest, bash on the host.  Not a test itself.
 #
-#   BENCH_WORKLOADS       every workload id, in report order
+#   BENCH_WORKLOADS       the default workloads, in report order
+#   BENCH_RESYNC          the resync workloads (--resync: rs-full rs-part
+#                         rs-app on nm-C, drbd-C and drbd-Cdef)
+#   BENCH_NBD             the NBD export workloads (--nbd: on bare, nm-C,
+#                         drbd-C, through nbd-server and /dev/nbd0)
+#   BENCH_ALL_WORKLOADS   all of them, in report order
 #   BENCH_GROUPS          every configuration, in groups of configurations
 #                         measured back to back (a netmirror config next to
 #                         the DRBD config it is compared with); "," inside a
 #                         group, " " between groups
 #   bench_fio_args WL     fio options of workload WL (device, time, output
-#                         and data options are added by the caller)
+#                         and data options are added by the caller); for
+#                         rs-app and nbd-* the application's fio options
+#   bench_applies CFG WL  true if workload WL runs on configuration CFG
+#                         (rs-* only on nm-C drbd-C drbd-Cdef; nbd-* only
+#                         on bare nm-C drbd-C; drbd-Cdef runs only rs-*);
+#                         otherwise the point is skipped without a sample
+#   bench_want_workloads LIST RESYNC NBD   LIST (the --workloads subset) if
+#                         not empty, else BENCH_WORKLOADS plus BENCH_RESYNC
+#                         if RESYNC=1 plus BENCH_NBD if NBD=1
 #   bench_select ALL WANT the words of ALL that are in WANT (" " or ","
 #                         separated); all of ALL if WANT is empty
 #   bench_groups CONFIGS  BENCH_GROUPS (+ nm-Cmac if CONFIGS has it) reduced
@@ -21,11 +34,19 @@
 #                         and the order inside each group reversed in even
 #                         rounds, so no configuration always runs first, last
 #                         or right after the same one
-#   bench_estimate ROUNDS TIME RAMP NCONFIGS NWORKLOADS   estimated VM seconds
-#                         of a whole run (boot and setup included)
+#   bench_estimate ROUNDS TIME RAMP "CONFIGS" "WORKLOADS"   estimated VM
+#                         seconds of a whole run (boot and setup included);
+#                         only the points bench_applies counts
 
 BENCH_WORKLOADS="w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync"
-BENCH_GROUPS="bare nm-disc,drbd-disc nm-C,drbd-C nm-A,drbd-A nm-B,drbd-B"
+BENCH_RESYNC="rs-full rs-part rs-app"
+BENCH_NBD="nbd-w1m nbd-w4k"
+BENCH_ALL_WORKLOADS="$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD"
+# drbd-Cdef (--resync, or named in --configs): drbd-C with DRBD 8.4's
+# default resync controller (drbdsetup-84 disk-options --set-defaults:
+# c-plan-ahead 20, resync-rate 250k, c-fill-target 100s, c-max-rate 102400k,
+# c-min-rate 250k); only the rs-* workloads run on it
+BENCH_GROUPS="bare nm-disc,drbd-disc nm-C,drbd-C,drbd-Cdef nm-A,drbd-A nm-B,drbd-B"
 BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # optional (nm_bench_configs=... nm-Cmac, or nm_bench_cmac=1): protocol C
 # with an HMAC on every packet; nm-Cthr (nm_bench_cthr=1): protocol C with
@@ -39,8 +60,31 @@ bench_fio_args() {
 	rw4k-q32) echo "--rw=randwrite --bs=4k --ioengine=libaio --iodepth=32" ;;
 	w1m-q1) echo "--rw=write --bs=1m --ioengine=psync --iodepth=1" ;;
 	w4k-dsync) echo "--rw=randwrite --bs=4k --ioengine=psync --iodepth=1 --sync=dsync" ;;
+	# the application during a resync: w4k-q1's (its idle rate is w4k-q1's)
+	rs-app) bench_fio_args w4k-q1 ;;
+	# the partial resync's writes while disconnected (bench.sh adds --io_size)
+	rs-part) echo "--rw=randwrite --bs=64k --ioengine=psync --iodepth=1 --randseed=4242" ;;
+	rs-full) echo "" ;;
+	nbd-w1m) bench_fio_args w1m-q1 ;;
+	nbd-w4k) bench_fio_args w4k-q1 ;;
 	*) return 1 ;;
 	esac
+}
+
+bench_applies() {
+	case $2 in
+	rs-*) case $1 in nm-C|drbd-C|drbd-Cdef) return 0 ;; esac; return 1 ;;
+	nbd-*) case $1 in bare|nm-C|drbd-C) return 0 ;; esac; return 1 ;;
+	*) [ "$1" != drbd-Cdef ] ;;
+	esac
+}
+
+bench_want_workloads() {
+	if [ -n "$1" ]; then
+		echo "$1"
+		return 0
+	fi
+	echo "$BENCH_WORKLOADS$([ "$2" = 1 ] && echo " $BENCH_RESYNC")$([ "$3" = 1 ] && echo " $BENCH_NBD")"
 }
 
 bench_select() {
@@ -84,12 +128,36 @@ bench_round_order() {
 }
 
 # Per point: TIME + RAMP, plus ~1.5 s of fio start/exit, JSON parsing and
-# the latency messages under TCG.  Per round: ~5 s per configuration (a
-# netmirror pair's creation and full sync of 128 MiB, a DRBD reconnect and
-# resync, the md5 of both replicas) and ~5 s of loopback TCP limits.  Once:
+# the latency messages under TCG.  Resync points (guesses for 128 MiB):
+# rs-full ~8 s (drbd-Cdef ~25 s: the default controller, ~20 s per 128 MiB
+# in testbed-notes.md), rs-part ~8 s (drbd-Cdef ~10 s), rs-app TIME + RAMP
+# + ~8 s (drbd-Cdef + ~25 s: the rest of the resync after the application).
+# NBD: ~10 s per configuration to start and stop nbd-server and nbd-client.
+# Per round: ~5 s per configuration (a netmirror pair's creation and full
+# sync of 128 MiB, a DRBD reconnect and resync, the md5 of both replicas),
+# ~5 s of loopback TCP limits, ~3 s of disk read limit with rs-*.  Once:
 # ~90 s (boot, modules, filling the ramdisks, DRBD's metadata and first
 # sync).  Estimates, not measurements: the first full run should replace them.
 bench_estimate() {
-	local rounds="$1" t="$2" ramp="$3" nc="$4" nw="$5"
-	echo $((90 + rounds * (nc * nw * (t + ramp) + nc * nw * 3 / 2 + 5 * nc + 5)))
+	local rounds="$1" t="$2" ramp="$3" c w h=0 nc=0 nbd rs=0
+	# h: half-seconds of one round's points
+	for c in $4; do
+		nc=$((nc + 1))
+		nbd=0
+		for w in $5; do
+			bench_applies "$c" "$w" || continue
+			case $c/$w in
+			drbd-Cdef/rs-full) h=$((h + 50)) ;;
+			drbd-Cdef/rs-part) h=$((h + 20)) ;;
+			drbd-Cdef/rs-app) h=$((h + 2 * (t + ramp) + 66)) ;;
+			*/rs-full|*/rs-part) h=$((h + 16)) ;;
+			*/rs-app) h=$((h + 2 * (t + ramp) + 16)) ;;
+			*/nbd-*) h=$((h + 2 * (t + ramp) + 3)); nbd=1 ;;
+			*) h=$((h + 2 * (t + ramp) + 3)) ;;
+			esac
+			case $w in rs-*) rs=1 ;; esac
+		done
+		[ $nbd = 1 ] && h=$((h + 20))
+	done
+	echo $((90 + rounds * (h / 2 + 5 * nc + 5 + 3 * rs)))
 }

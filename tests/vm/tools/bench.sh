@@ -18,7 +18,13 @@
 # runs with its internal metadata.
 # Workloads: w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync (benchlib.sh has the
 # fio options), each time-based: $nm_bench_ramp s of ramp (discarded), then
-# $nm_bench_time s measured.
+# $nm_bench_time s measured.  Opt-in (nm_bench_resync=1): rs-full (the
+# secondary invalidated, seconds until in sync), rs-part (disconnected,
+# size/8 MiB of random 64 KiB writes, reconnected), rs-app (w4k-q1 while a
+# full resync runs) on nm-C, drbd-C and drbd-Cdef (DRBD's default resync
+# controller), plus a disk read limit per round; nm_bench_nbd=1: nbd-w1m,
+# nbd-w4k (the device through nbd-server and /dev/nbd0) on bare, nm-C,
+# drbd-C.  benchlib.sh's bench_applies says which point runs where.
 # Rounds: $nm_bench_rounds; each round measures every configuration once,
 # every workload on it, in an order rotated every round; netmirror pairs are
 # created for each configuration of each round (full sync first), DRBD is
@@ -40,6 +46,7 @@
 #       (default 16) per device (flushes and FUA cost something)
 #   nm_bench_size=128 (MiB per device)  nm_bench_meta=1  nm_bench_cmac=0
 #   nm_bench_data=scramble | refill | pattern   (what fio writes, all non-zero)
+#   nm_bench_resync=0 nm_bench_nbd=0   the opt-in workloads (above)
 #   nm_bench_configs=nm-C,drbd-C,... nm_bench_workloads=w4k-q1,...   subsets
 #       (comma-separated: a kernel command line word has no spaces)
 #   nm_bench_git=<sha>   printed in the header
@@ -66,14 +73,21 @@ esac
 WANT_CONFIGS=${nm_bench_configs:-$BENCH_CONFIGS}
 [ "${nm_bench_cmac:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cmac"
 [ "${nm_bench_cthr:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cthr"
+[ "${nm_bench_resync:-0}" = 1 ] && [ -z "${nm_bench_configs:-}" ] && WANT_CONFIGS="$WANT_CONFIGS drbd-Cdef"
 CGROUPS=$(bench_groups "$(echo "$WANT_CONFIGS" | tr ',' ' ')")
 CONFIGS=$(echo "$CGROUPS" | tr ',' ' ')
-WORKLOADS=$(bench_select "$BENCH_WORKLOADS" "${nm_bench_workloads:-}")
+WANT_WL=$(bench_want_workloads "${nm_bench_workloads:-}" "${nm_bench_resync:-0}" "${nm_bench_nbd:-0}")
+WORKLOADS=$(bench_select "$BENCH_ALL_WORKLOADS" "$WANT_WL")
 [ -n "$CONFIGS" ] || fail "bench: no known configuration in '$WANT_CONFIGS'"
 [ -n "$WORKLOADS" ] || fail "bench: no known workload in '${nm_bench_workloads:-}'"
 NC=$(echo "$CONFIGS" | wc -w)
 NW=$(echo "$WORKLOADS" | wc -w)
-EST=$(bench_estimate "$ROUNDS" "$TIME" "$RAMP" "$NC" "$NW")
+EST=$(bench_estimate "$ROUNDS" "$TIME" "$RAMP" "$CONFIGS" "$WORKLOADS")
+HAS_RS=0
+case " $WORKLOADS " in *" rs-"*) HAS_RS=1 ;; esac
+# rs-part: MiB written (random 64 KiB writes) while the pair is disconnected
+PART_MB=$((SIZE_MB / 8))
+[ "$PART_MB" -ge 1 ] || PART_MB=1
 
 SAMPLES=/tmp/bench.samples
 : > $SAMPLES
@@ -144,7 +158,7 @@ else
 	NM_META_A="" NM_META_B=""
 fi
 
-emit "meta git=${nm_bench_git:-unknown} kernel=$(uname -r) fio=$(fio --version 2>/dev/null | tr ' ' _) ncpu=$NCPU mem=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 )) backing=$BACKING_DESC size_mb=$SIZE_MB meta=$([ "$META" = 1 ] && echo yes || echo no) data=$DATA rounds=$ROUNDS time=$TIME ramp=$RAMP configs=$(csv "$CONFIGS") workloads=$(csv "$WORKLOADS")"
+emit "meta git=${nm_bench_git:-unknown} kernel=$(uname -r) fio=$(fio --version 2>/dev/null | tr ' ' _) ncpu=$NCPU mem=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 )) backing=$BACKING_DESC size_mb=$SIZE_MB meta=$([ "$META" = 1 ] && echo yes || echo no) data=$DATA rounds=$ROUNDS time=$TIME ramp=$RAMP$([ "$HAS_RS" = 1 ] && echo " part_mb=$PART_MB") configs=$(csv "$CONFIGS") workloads=$(csv "$WORKLOADS")"
 
 # ---- DRBD 8.4: minor 0 (D2, primary) <-> minor 1 (D3), created once; each
 # configuration reconnects it with its protocol (or leaves it disconnected)
@@ -160,6 +174,19 @@ drbd_connect() { # PROTO
 		fail "drbd ($1) not connected and synced: $($DRBDSETUP cstate 0) $($DRBDSETUP dstate 0)"
 	DRBD_NOW=$1
 }
+# the fast resync settings of every DRBD config but drbd-Cdef (attach)
+DRBD_FAST="--c-plan-ahead=0 --resync-rate=4194304"
+drbd_diskopts() { # fast | default: both minors
+	local m
+	for m in 0 1; do
+		if [ "$1" = fast ]; then
+			# shellcheck disable=SC2086
+			$DRBDSETUP disk-options $m $DRBD_FAST || fail "drbd disk-options $m (fast)"
+		else
+			$DRBDSETUP disk-options $m --set-defaults || fail "drbd disk-options $m --set-defaults"
+		fi
+	done
+}
 drbd_disconnect() {
 	$DRBDSETUP disconnect $DA $DB || fail "drbd disconnect r0"
 	$DRBDSETUP disconnect $DB $DA || fail "drbd disconnect r1"
@@ -173,8 +200,8 @@ drbd_setup() {
 			fail "drbdmeta create-md $m"
 		$DRBDSETUP new-resource r$m || fail "drbd new-resource r$m"
 		$DRBDSETUP new-minor r$m $m 0 || fail "drbd new-minor $m"
-		$DRBDSETUP attach $m "$dev" "$dev" internal \
-			--c-plan-ahead=0 --resync-rate=4194304 || fail "drbd attach $m"
+		# shellcheck disable=SC2086
+		$DRBDSETUP attach $m "$dev" "$dev" internal $DRBD_FAST || fail "drbd attach $m"
 	done
 	$DRBDSETUP connect r0 $DA $DB --protocol=C || fail "drbd connect r0"
 	$DRBDSETUP connect r1 $DB $DA --protocol=C || fail "drbd connect r1"
@@ -264,10 +291,16 @@ cfg_up() {
 		[ "$DRBD_NOW" = disc ] || drbd_disconnect
 		DEV=/dev/drbd0
 		;;
-	drbd-A|drbd-B|drbd-C)
+	drbd-A|drbd-B|drbd-C|drbd-Cdef)
 		# always a fresh connection, as netmirror's pairs are fresh
 		[ "$DRBD_NOW" = disc ] || drbd_disconnect
-		drbd_connect "${1#drbd-}"
+		case $1 in
+		drbd-Cdef)
+			drbd_connect C
+			drbd_diskopts default
+			;;
+		*) drbd_connect "${1#drbd-}" ;;
+		esac
 		DEV=/dev/drbd0
 		;;
 	*) fail "bench: unknown configuration $1" ;;
@@ -283,9 +316,11 @@ cfg_state() {
 	esac
 }
 cfg_down() {
+	nbd_down
 	case $1 in
 	nm-disc) dmsetup remove nmd || fail "remove nmd" ;;
 	nm-*) nm_local_unpair ;;
+	drbd-Cdef) drbd_diskopts fast ;;
 	esac
 }
 
@@ -317,7 +352,7 @@ integrity() { # CFG R
 		wait_eval "[ \$(nm_status nma pending) = 0 ]" 30 || log "bench: nma still has pending writes: $(dmsetup status nma)"
 		same_sum "$1" "$2" "$D0" "$D1" $((S * 512))
 		;;
-	drbd-A|drbd-B|drbd-C)
+	drbd-A|drbd-B|drbd-C|drbd-Cdef)
 		wait_eval drbd_drained 30 || log "bench: drbd not drained: $(tr '\n' ' ' < /proc/drbd)"
 		# the data area only: the internal metadata at the end differs
 		same_sum "$1" "$2" "$D2" "$D3" "$DRBD_BYTES"
@@ -368,7 +403,223 @@ limits() { # R
 	rr4k=$(tcprr rr --req 4096 --count 2000 --port 7901)
 	rr512=$(tcprr rr --req 512 --count 2000 --port 7902)
 	st=$(tcprr stream --bytes 256M --port 7903)
-	emit "limit r=$1 rr4k=$(echo "$rr4k" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr4k_p99=$(echo "$rr4k" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') rr512=$(echo "$rr512" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr512_p99=$(echo "$rr512" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') stream=$(echo "$st" | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p')"
+	local dr=
+	# the resync's other limit: the source's sequential read (D0, where
+	# nm-C's primary reads; D2 is DRBD's, the same kind of device)
+	if [ "$HAS_RS" = 1 ]; then
+		fio --name=diskread --filename="$D0" --rw=read --bs=1m --ioengine=psync --direct=1 \
+			--time_based=1 --runtime=2 --invalidate=0 --output-format=json --output=/tmp/fio-read.json > /tmp/fio.err 2>&1
+		dr=$(awk -v dir=read -f /tests/bench-fio.awk /tmp/fio-read.json 2>/dev/null | sed -n 's/.*mbs=\([0-9.]*\).*/\1/p')
+		[ -n "$dr" ] || log "bench: disk read limit failed: $(head -c 300 /tmp/fio.err)"
+	fi
+	emit "limit r=$1${dr:+ diskread=$dr} rr4k=$(echo "$rr4k" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr4k_p99=$(echo "$rr4k" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') rr512=$(echo "$rr512" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr512_p99=$(echo "$rr512" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') stream=$(echo "$st" | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p')"
+}
+
+# ---- resync points (rs-*: nm-C, drbd-C, drbd-Cdef) and the NBD export
+# centiseconds since boot (busybox date has no %N)
+now_cs() {
+	local u
+	read -r u _ < /proc/uptime
+	echo "${u%.*}${u#*.}"
+}
+# DEV: F_conn F_disks F_reg F_rsb of a netmirror device, one dmsetup call
+# (NM_SF_*: /tests/nm-status-fields.sh, through nmlib.sh)
+F_conn='' F_disks='' F_reg='' F_rsb=''
+# shellcheck disable=SC2154
+nm_f() {
+	local s
+	s=$(dmsetup status "$1" 2>/dev/null) || return 1
+	# shellcheck disable=SC2086
+	set -- $s
+	shift 3
+	eval "F_conn=\${$((NM_SF_connection + 1))} F_disks=\${$((NM_SF_disks + 1))} F_reg=\${$((NM_SF_regions + 1))} F_rsb=\${$((NM_SF_resync_bytes + 1))}"
+}
+# the resync is over: both nodes connected, uptodate/uptodate, every region
+# in sync (both: right after an invalidate the primary may still show the
+# old connection for a moment)
+nm_rs_done() {
+	nm_f nmb && [ "$F_conn" = connected ] && [ "$F_disks" = uptodate/uptodate ] && [ "${F_reg%/*}" = "${F_reg#*/}" ] &&
+		nm_f nma && [ "$F_conn" = connected ] && [ "$F_disks" = uptodate/uptodate ] && [ "${F_reg%/*}" = "${F_reg#*/}" ]
+}
+drbd_rs_done() {
+	awk '/^ *[01]: cs:/ { n++; if ($2 != "cs:Connected" || $4 != "ds:UpToDate/UpToDate") bad = 1 }
+		END { exit !(n == 2 && !bad) }' /proc/drbd
+}
+rs_done() { # CFG
+	case $1 in
+	nm-*) nm_rs_done ;;
+	*) drbd_rs_done ;;
+	esac
+}
+# bytes resynced so far: netmirror: the secondary's resync_bytes counter;
+# DRBD (after an invalidate, when all of it was out of sync): the bytes no
+# longer out of sync on minor 0
+rs_progress() { # CFG
+	case $1 in
+	nm-*) nm_f nmb && echo "$F_rsb" ;;
+	*) echo $((DRBD_BYTES - $(drbd_field 0 oos) * 1024)) ;;
+	esac
+}
+# the secondary throws its data away: all of it is resynced from the primary
+rs_trigger() { # CFG
+	case $1 in
+	nm-*) dmsetup message nmb 0 invalidate ;;
+	*) $DRBDSETUP invalidate 1 ;;
+	esac
+}
+RS_TMO=${nm_bench_rs_timeout:-300}
+# poll every 0.1 s until the resync is over (RS_END: then, in cs), or SECS
+rs_wait() { # CFG SECS
+	local end=$(( $(now_cs) + $2 * 100 ))
+	while ! rs_done "$1"; do
+		[ "$(now_cs)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+	RS_END=$(now_cs)
+}
+# "secs= mibs= mbs=" of BYTES in CS centiseconds (>= 1: the clock's resolution)
+rs_rate() { # BYTES CS
+	awk -v b="$1" -v cs="$2" 'BEGIN { if (cs < 1) cs = 1; s = cs / 100
+		printf "secs=%.2f mibs=%.2f mbs=%.2f", s, b / 1048576 / s, b / 1e6 / s }'
+}
+rs_bad() { # R CFG WL WHY
+	emit "sample r=$1 cfg=$2 wl=$3 err=$4"
+	check_bad "resync/$2/$3" "round $1: $4: $(cfg_state "$2")"
+}
+# writes completed on DEV (field 5 of /sys/block/NAME/stat): the
+# application's, as the resync reads and writes the backing devices
+dev_writes() { # DEV
+	local n
+	case $1 in
+	/dev/mapper/*) n=dm-$(dmsetup info -c --noheadings -o minor "${1#/dev/mapper/}" | tr -d ' ') ;;
+	*) n=${1#/dev/} ;;
+	esac
+	awk '{ print $5 }' "/sys/block/$n/stat"
+}
+# rs-full: the secondary is invalidated; seconds from the trigger until both
+# are in sync again; MiB/s = the device's bytes / seconds
+rs_full() { # R CFG
+	local r="$1" c="$2" bytes t0 b0=0 rsb=
+	case $c in nm-*) bytes=$((S * 512)); b0=$(rs_progress "$c") ;; *) bytes=$DRBD_BYTES ;; esac
+	t0=$(now_cs)
+	rs_trigger "$c" || { rs_bad "$r" "$c" rs-full trigger-failed; return 0; }
+	rs_wait "$c" "$RS_TMO" || { rs_bad "$r" "$c" rs-full timeout; return 0; }
+	case $c in nm-*) rsb=$(( $(rs_progress "$c") - b0 )) ;; esac
+	emit "sample r=$r cfg=$c wl=rs-full $(rs_rate "$bytes" $((RS_END - t0))) bytes=$bytes${rsb:+ rsbytes=$rsb}"
+}
+# rs-part: disconnected, PART_MB MiB of random 64 KiB writes on the primary
+# (fio, fixed seed), reconnected; seconds from the reconnect until in sync;
+# MiB/s = the bytes marked out of sync (netmirror: out-of-sync regions x
+# region size; DRBD: minor 0's oos) / seconds
+rs_part() { # R CFG
+	local r="$1" c="$2" t0 marked b0=0 rsb='' tot ins
+	case $c in
+	nm-*)
+		dmsetup message nmb 0 disconnect || fail "rs-part: disconnect nmb"
+		wait_eval "[ \"\$(nm_status nmb connection)\" = standalone ] && [ \"\$(nm_status nma connection)\" != connected ]" 20 ||
+			fail "rs-part: not disconnected: $(cfg_state "$c")"
+		;;
+	*) drbd_disconnect ;;
+	esac
+	# shellcheck disable=SC2046,SC2086
+	fio --name=rs-part --filename="$DEV" $(bench_fio_args rs-part) --io_size="${PART_MB}m" --direct=1 \
+		--invalidate=0 --disk_util=0 $FIO_DATA --output-format=json --output=/tmp/fio.json > /tmp/fio.err 2>&1 ||
+		check_bad "fio/$c/rs-part" "round $r: $(tr '\n' ' ' < /tmp/fio.err | cut -c1-300)"
+	case $c in
+	nm-*)
+		nm_f nma
+		tot=${F_reg#*/} ins=${F_reg%/*}
+		marked=$(( (tot - ins) * (S * 512 / tot) ))
+		b0=$(rs_progress "$c")
+		;;
+	*) marked=$(( $(drbd_field 0 oos) * 1024 )) ;;
+	esac
+	t0=$(now_cs)
+	case $c in
+	nm-*) dmsetup message nmb 0 connect || fail "rs-part: connect nmb" ;;
+	*)
+		$DRBDSETUP connect r0 $DA $DB --protocol=C || fail "rs-part: drbd connect r0"
+		$DRBDSETUP connect r1 $DB $DA --protocol=C || fail "rs-part: drbd connect r1"
+		DRBD_NOW=C
+		;;
+	esac
+	rs_wait "$c" "$RS_TMO" || { rs_bad "$r" "$c" rs-part timeout; return 0; }
+	case $c in nm-*) rsb=$(( $(rs_progress "$c") - b0 )) ;; esac
+	emit "sample r=$r cfg=$c wl=rs-part $(rs_rate "$marked" $((RS_END - t0))) bytes=$marked${rsb:+ rsbytes=$rsb} wmib=$PART_MB"
+}
+# rs-app: the application (w4k-q1's fio) runs RAMP s alone, then the
+# secondary is invalidated; the window = from the trigger until the resync
+# is over or the application stops (RAMP + TIME s after its start),
+# whichever is first.  iops = the application's writes in the window (the
+# device's write counter) / its length; rs_mibs = resynced MiB in the
+# window / its length; secs = the whole resync (it may outlast the
+# application); done = yes if it ended inside the window
+rs_app() { # R CFG
+	local r="$1" c="$2" fp rc t0 w0 b0=0 tw ww bw done=no all
+	rm -f /tmp/fio.json
+	# shellcheck disable=SC2046,SC2086
+	fio --name=rs-app --filename="$DEV" $(bench_fio_args rs-app) --direct=1 --time_based=1 \
+		--runtime=$((RAMP + TIME)) --invalidate=0 --disk_util=0 $FIO_DATA \
+		--output-format=json --output=/tmp/fio.json > /tmp/fio.err 2>&1 &
+	fp=$!
+	sleep "$RAMP"
+	case $c in nm-*) b0=$(rs_progress "$c") ;; esac
+	w0=$(dev_writes "$DEV")
+	t0=$(now_cs)
+	if ! rs_trigger "$c"; then
+		wait $fp
+		rs_bad "$r" "$c" rs-app trigger-failed
+		return 0
+	fi
+	while :; do
+		if rs_done "$c"; then done=yes; break; fi
+		kill -0 $fp 2>/dev/null || break
+		sleep 0.1
+	done
+	tw=$(now_cs)
+	ww=$(dev_writes "$DEV")
+	bw=$(rs_progress "$c")
+	wait $fp
+	rc=$?
+	[ $rc = 0 ] || check_bad "fio/$c/rs-app" "round $r: fio exit $rc: $(tr '\n' ' ' < /tmp/fio.err | cut -c1-300)"
+	if [ $done = yes ]; then
+		RS_END=$tw
+	elif ! rs_wait "$c" "$RS_TMO"; then
+		rs_bad "$r" "$c" rs-app timeout
+		return 0
+	fi
+	all=$(awk -f /tests/bench-fio.awk /tmp/fio.json 2>/dev/null | sed -n 's/.*iops=\([0-9.]*\).*/\1/p')
+	emit "sample r=$r cfg=$c wl=rs-app $(awk -v w="$((ww - w0))" -v b="$((bw - b0))" -v cs="$((tw - t0))" -v all="$((RS_END - t0))" 'BEGIN {
+		if (cs < 1) cs = 1; s = cs / 100
+		printf "iops=%.1f window=%.2f rs_mibs=%.2f rs_mib=%.2f secs=%.2f", w / s, s, b / 1048576 / s, b / 1048576, all / 100 }') done=$done${all:+ app_iops_all=$all}"
+}
+
+# nbd-*: DEV exported by nbd-server on 127.0.0.1:7810 (a config file: an
+# export named "bench", sync = true: every write reaches DEV before its
+# reply, flush passed on), nbd-client's /dev/nbd0 in the same VM; started at
+# the configuration's first nbd point, stopped before its integrity check
+NBD_PID=
+nbd_up() {
+	[ -z "$NBD_PID" ] || return 0
+	[ -e /sys/module/nbd ] || modprobe nbd || fail "modprobe nbd"
+	printf '[generic]\n\tlistenaddr = 127.0.0.1\n\tport = 7810\n[bench]\n\texportname = %s\n\tsync = true\n\tflush = true\n' "$DEV" > /tmp/nbd.conf
+	rm -f /tmp/nbd.pid
+	nbd-server -C /tmp/nbd.conf -p /tmp/nbd.pid > /tmp/nbd.err 2>&1 || fail "nbd-server: $(tr '\n' ' ' < /tmp/nbd.err)"
+	wait_eval "[ -s /tmp/nbd.pid ]" 60 || fail "nbd-server wrote no pid file: $(tr '\n' ' ' < /tmp/nbd.err)"
+	NBD_PID=$(cat /tmp/nbd.pid)
+	# nbd-server can take many seconds to start under TCG: retry the handshake
+	wait_eval "nbd-client 127.0.0.1 7810 /dev/nbd0 -N bench > /tmp/nbd-client.err 2>&1" 120 ||
+		fail "nbd-client: $(tr '\n' ' ' < /tmp/nbd-client.err)"
+	wait_eval "[ \"\$(dev_size /dev/nbd0)\" -gt 0 ]" 20 || fail "/dev/nbd0 has no size"
+	log "bench: $DEV exported by nbd-server (pid $NBD_PID) as /dev/nbd0, $(dev_size /dev/nbd0) bytes"
+}
+nbd_down() {
+	[ -n "$NBD_PID" ] || return 0
+	nbd-client -d /dev/nbd0 > /tmp/nbd-client.err 2>&1 || log "bench: nbd-client -d: $(tr '\n' ' ' < /tmp/nbd-client.err)"
+	kill "$NBD_PID" 2>/dev/null
+	# its per-connection child holds DEV open until it sees the disconnect
+	wait_eval "! pidof nbd-server" 30 || log "bench: nbd-server still running: $(pidof nbd-server)"
+	NBD_PID=
 }
 
 # ---- setup once, then the rounds
@@ -387,8 +638,21 @@ while [ $R -le "$ROUNDS" ]; do
 	for c in $ORDER; do
 		cfg_up "$c"
 		for w in $WORKLOADS; do
-			run_point $R "$c" "$w"
+			bench_applies "$c" "$w" || continue
+			case $w in
+			rs-full) rs_full $R "$c" ;;
+			rs-part) rs_part $R "$c" ;;
+			rs-app) rs_app $R "$c" ;;
+			nbd-*)
+				nbd_up
+				DEV0=$DEV DEV=/dev/nbd0
+				run_point $R "$c" "$w"
+				DEV=$DEV0
+				;;
+			*) run_point $R "$c" "$w" ;;
+			esac
 		done
+		nbd_down
 		integrity "$c" $R
 		log "bench round $R $c done: $(cfg_state "$c")"
 		cfg_down "$c"
