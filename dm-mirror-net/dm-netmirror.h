@@ -219,6 +219,9 @@ struct nm_dev {
 	u32 hello_role;			/* role in our last P_HELLO */
 	u32 peer_epoch;			/* secondary: the epoch being applied */
 	bool peer_epoch_valid;
+	/* primary: acks taken in data_ready (nm_fastack.c) */
+	bool rx_fast;			/* WRITE_ONCE under the socket lock */
+	void (*rx_orig_data_ready)(struct sock *sk);
 	/* secondary: set around its submit_bio (nm_peer_inline_done) */
 	struct task_struct *peer_submitter;
 
@@ -244,6 +247,7 @@ struct nm_dev {
 	atomic_t pending;		/* writes awaiting the peer */
 	atomic64_t writes_sent;
 	atomic64_t writes_inline;	/* sent from map (nm_send_inline) */
+	atomic64_t acks_fast;		/* acks taken in data_ready */
 	atomic64_t writes_received;
 	atomic64_t bytes_sent;
 	atomic64_t bytes_received;
@@ -312,6 +316,11 @@ int nm_conn_start(struct nm_dev *nm);
 void nm_conn_stop(struct nm_dev *nm);
 
 /* nm_resync.c: bitmap exchange, resync source and target, lazy clearing */
+/* nm_fastack.c */
+void nm_fast_attach(struct nm_dev *nm, struct socket *s);
+void nm_fast_detach(struct nm_dev *nm, struct socket *s);
+int nm_fast_wait(struct nm_dev *nm, struct socket *s);
+
 int nm_rs_slot_alloc(struct nm_dev *nm, unsigned int slot, gfp_t gfp);
 void nm_rs_slot_free(struct nm_dev *nm, unsigned int slot);
 int nm_sync_start(struct nm_dev *nm);
@@ -345,6 +354,7 @@ void nm_resubmit_waiting(struct nm_dev *nm);
 bool nm_send_one(struct nm_dev *nm);
 bool nm_send_inline(struct nm_dev *nm, struct nm_req *req);
 extern bool nm_inline_send;
+extern bool nm_fast_ack;
 void nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);

@@ -330,6 +330,10 @@ static int __nm_receive(struct nm_dev *nm, struct socket *s, bool *fifo)
 	s->sk->sk_rcvtimeo = msecs_to_jiffies(nm->timeout_ms);
 	while (!kthread_should_stop()) {
 		nm_rx_policy(nm, fifo);
+		/* a primary's acks: taken in data_ready until another packet */
+		r = nm_fast_wait(nm, s);
+		if (r)
+			return r;
 		r = nm_rx(nm, &h, sizeof(h));
 		if (r)
 			return r;
@@ -425,6 +429,7 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	nm_tl_link_down(nm);
 	nm_sync_link_down(nm);
 	nm_peer_drain(nm);
+	nm_fast_detach(nm, s);
 	sock_release(s);
 	nm_info(nm, "connection to %s closed",  nm->peer_str);
 	dm_table_event(nm->ti->table);
@@ -435,6 +440,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	unsigned long flags;
 
 	nm_sock_setup(s, nm->timeout_ms);
+	nm_fast_attach(nm, s);
 	nm_conn_set_sock(nm, s);
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = s;

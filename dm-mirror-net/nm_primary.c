@@ -845,7 +845,13 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
 	int r;
 
 	might_sleep();
-	if (!READ_ONCE(nm_inline_send) || !mutex_trylock(&nm->tx_mutex))
+	/*
+	 * Not from nm_conn: it may complete writes with the socket locked
+	 * (nm_fastack.c), and a write submitted from such a completion
+	 * would wait for that lock in its own thread.
+	 */
+	if (!READ_ONCE(nm_inline_send) || current == READ_ONCE(nm->conn_task) ||
+	    !mutex_trylock(&nm->tx_mutex))
 		return false;
 	spin_lock_irqsave(&nm->lock, flags);
 	/*

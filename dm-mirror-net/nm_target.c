@@ -660,6 +660,7 @@ static int nm_lat_emit(struct nm_dev *nm, char *result, unsigned int maxlen)
 		       nm_hist_lower(top));
 	}
 	DMEMIT("inline count=%llu\n", atomic64_read(&nm->writes_inline));
+	DMEMIT("fast_ack count=%llu\n", atomic64_read(&nm->acks_fast));
 	kfree(n);
 	return 1;	/* dm: result holds the answer */
 }
@@ -861,6 +862,7 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		for (v = 0; v < NM_LAT_COUNT * NM_HIST_BUCKETS; v++)
 			atomic64_set(&nm->lat[v / NM_HIST_BUCKETS][v % NM_HIST_BUCKETS], 0);
 		atomic64_set(&nm->writes_inline, 0);
+		atomic64_set(&nm->acks_fast, 0);
 		return 0;
 	case NM_MSG_ATTACH:
 	case NM_MSG_INVALIDATE:
@@ -963,6 +965,16 @@ module_exit(dm_netmirror_exit);
 bool nm_inline_send = true;
 module_param_named(inline_send, nm_inline_send, bool, 0644);
 MODULE_PARM_DESC(inline_send, "send writes from the submitting context when the socket is free (default Y)");
+
+/*
+ * fast_ack: a primary (B or C, no secret) takes its write acks in the
+ * socket's data_ready and completes the writes there (nm_fastack.c); off:
+ * every ack is read by the nm_conn thread.  For measurements and as a way
+ * out.
+ */
+bool nm_fast_ack = true;
+module_param_named(fast_ack, nm_fast_ack, bool, 0644);
+MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_ready (default Y)");
 
 MODULE_DESCRIPTION(DM_NAME " network mirror target");
 MODULE_AUTHOR("netmirror developers");

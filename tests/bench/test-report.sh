@@ -92,6 +92,9 @@ samples() {
 		echo "integrity r=$r cfg=drbd-C ok=$([ $r = 2 ] && echo no || echo yes)"
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_peer count=100 p50=$((90 + 10 * r)) p90=1 p99=$(echo "200 220 400" | cut -d' ' -f$r) max=1"
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_queue count=0"
+		# fast_ack: a count, the share of p_total's: 90 80 95 % (median 90)
+		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_total count=200 p50=200 p90=1 p99=300 max=1"
+		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=fast_ack count=$(echo "180 160 190" | cut -d' ' -f$r)"
 	done
 	# resync: disk read 300 150 260, stream 250 200 230: min 250 150 230;
 	# nm-C rs-full 240 150 200 MB/s: 0.96 1.0 0.870 of it; drbd-Cdef 70 40
@@ -154,8 +157,8 @@ for AWK in "${awks[@]}"; do
 		'^goal C 1 MiB sequential QD1 >= 1\.2x drbd-C and >= 90% of one loopback stream: FAIL$' \
 		'^  nm-C/drbd-C MB/s 1\.33 \[1\.27\.\.1\.40\] \(need >= 1\.2: yes\); nm-C/stream MB/s 0\.826 \[0\.800\.\.1\.05\] \(need >= 0\.9: no\)$' \
 		'^IOPS +(- +)*60\.0 \[50\.0\.\.70\.0\] n=2( |$)' \
-		'^workload +p_peer$' \
-		'^w4k-q1 +110/220$' \
+		'^workload +p_peer +p_total +fast_ack%$' \
+		'^w4k-q1 +110/220 +200/300 +90\.0$' \
 		'^disk read MB/s \(fio 1 MiB O_DIRECT sequential\) +260 \[150\.\.300\]$' \
 		'^nm-C rs-full / min\(disk read, stream\) +0\.960 \[0\.870\.\.1\.00\]$' \
 		'^nm-C/drbd-C rs-part MB/s +1\.50 \[1\.00\.\.2\.00\]$' \

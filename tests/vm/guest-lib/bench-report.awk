@@ -203,7 +203,7 @@ function qd1_goal(w, k, label,   t1, t2, t3, o1, o2, o3) {
 BEGIN {
 	split("w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync", defwl, " ")
 	ndefwl = 5
-	split("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr drbd-disc drbd-A drbd-B drbd-C", defcfg, " ")
+	split("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr nm-Cackthr drbd-disc drbd-A drbd-B drbd-C", defcfg, " ")
 	ndefcfg = 10
 	rows["w512-q1"] = "iops mbs p50 p99 cpu"
 	rows["w4k-q1"] = "iops mbs p50 p99 p999 cpu ctx"
@@ -268,12 +268,13 @@ BEGIN {
 	} else if (kind == "stage") {
 		c = kv["cfg"]; w = kv["wl"]; s = kv["name"]
 		if (s == "p_total") ptc[c, w, r] = kv["count"] + 0
-		# "inline count=N" is a count: the share of p_total's writes, in %
-		if (s == "inline" && kv["count"] + 0 > 0 && ptc[c, w, r] > 0) {
+		# "inline count=N", "fast_ack count=N" are counts: the share of
+		# p_total's writes, in %
+		if ((s == "inline" || s == "fast_ack") && kv["count"] + 0 > 0 && ptc[c, w, r] > 0) {
 			kv["p50"] = kv["p99"] = sprintf("%.0f", 100 * kv["count"] / ptc[c, w, r])
-			s = "inline%"
+			s = s "%"
 		}
-		if (kv["count"] + 0 > 0 && s != "inline") {
+		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack") {
 			val[c, w, "stage:" s ":p50", r] = kv["p50"]
 			val[c, w, "stage:" s ":p99", r] = kv["p99"]
 			if (!((c SUBSEP s) in seenstage)) {
@@ -292,7 +293,7 @@ END {
 		nc = split(meta["configs"], cfg, ",")
 	} else {
 		for (i = 1; i <= ndefcfg; i++) if (defcfg[i] in seencfg) cfg[++nc] = defcfg[i]
-		for (c in seencfg) if (!has("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr drbd-disc drbd-A drbd-B drbd-C", c)) cfg[++nc] = c
+		for (c in seencfg) if (!has("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr nm-Cackthr drbd-disc drbd-A drbd-B drbd-C", c)) cfg[++nc] = c
 	}
 	cfgs = ""
 	for (i = 1; i <= nc; i++) cfgs = cfgs " " cfg[i]
@@ -366,7 +367,7 @@ END {
 	# ---- paired ratios
 	print ""
 	print "## ratios: median [min..max] of per-round paired ratios of IOPS (MB/s for w1m-*); > 1: the first is faster"
-	np = split("nm-C/drbd-C nm-C/drbd-A nm-A/drbd-A nm-B/drbd-B nm-disc/drbd-disc nm-Cmac/nm-C nm-Cthr/nm-C nm-A/nm-disc nm-B/nm-disc nm-C/nm-disc drbd-A/drbd-disc drbd-B/drbd-disc drbd-C/drbd-disc nm-disc/bare drbd-disc/bare", pairs, " ")
+	np = split("nm-C/drbd-C nm-C/drbd-A nm-A/drbd-A nm-B/drbd-B nm-disc/drbd-disc nm-Cmac/nm-C nm-Cthr/nm-C nm-Cackthr/nm-C nm-A/nm-disc nm-B/nm-disc nm-C/nm-disc drbd-A/drbd-disc drbd-B/drbd-disc drbd-C/drbd-disc nm-disc/bare drbd-disc/bare", pairs, " ")
 	tab_reset()
 	tab_set(1, 1, "pair")
 	nfw = 0
@@ -507,7 +508,7 @@ END {
 	if (ns) {
 		print ""
 		print "## netmirror stage latencies (dmsetup message <dev> 0 latency, per workload; p_* primary, s_* secondary)"
-		print "## cell = median over the rounds of each round's p50/p99, us; inline% = writes sent from the submitter's context, % of p_total's"
+		print "## cell = median over the rounds of each round's p50/p99, us; inline% = writes sent from the submitter's context, fast_ack% = acks taken in data_ready, % of p_total's"
 		for (i = 1; i <= nc; i++) {
 			c = cfg[i]
 			if (stages[c] == "") continue
@@ -522,7 +523,7 @@ END {
 				for (k = 1; k <= nst; k++) {
 					a = summ(collect(c, wl[j], "stage:" stn[k] ":p50")) ? fmt(med) : "-"
 					b = summ(collect(c, wl[j], "stage:" stn[k] ":p99")) ? fmt(med) : "-"
-					tab_set(j + 1, k + 1, stn[k] == "inline%" ? a : a "/" b)
+					tab_set(j + 1, k + 1, stn[k] ~ /%$/ ? a : a "/" b)
 				}
 			}
 			tab_print()

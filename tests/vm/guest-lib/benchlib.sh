@@ -49,9 +49,11 @@ BENCH_ALL_WORKLOADS="$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD"
 BENCH_GROUPS="bare nm-disc,drbd-disc nm-C,drbd-C,drbd-Cdef nm-A,drbd-A nm-B,drbd-B"
 BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # optional (nm_bench_configs=... nm-Cmac, or nm_bench_cmac=1): protocol C
-# with an HMAC on every packet; nm-Cthr (nm_bench_cthr=1): protocol C with
+# with an HMAC on every packet; nm-Cackthr (nm_bench_cackthr=1): protocol C
+# with module parameter fast_ack=N, every ack read by the receiver thread;
+# nm-Cthr (nm_bench_cthr=1): protocol C with
 # module parameter inline_send=N, every write through the sender thread
-BENCH_OPTIONAL="nm-Cmac nm-Cthr"
+BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr"
 
 bench_fio_args() {
 	case $1 in

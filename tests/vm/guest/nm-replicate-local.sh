@@ -3,8 +3,11 @@
 # sizes (512 B .. 1 MiB; O_DIRECT and buffered + fsync in turn) through the
 # primary leave both backing devices byte-identical.  The writes go out from
 # the submitter's context (module parameter inline_send, nm_send_inline) in
-# every other pair and only through the sender thread in the others; the
-# "latency" message accounts for every write.
+# every other pair and only through the sender thread in the others; a
+# primary under B and C takes its acks in the socket's data_ready (module
+# parameter fast_ack, nm_fastack.c) with ordering flush and none, and only in
+# its receiver thread with drain; the "latency" message accounts for every
+# write.
 # vms: 1
 # disks: none
 # timeout: 900
@@ -16,6 +19,8 @@ seed=100
 mode=--direct
 INL=/sys/module/dm_netmirror/parameters/inline_send
 [ -w $INL ] || fail "no module parameter inline_send"
+FAST=/sys/module/dm_netmirror/parameters/fast_ack
+[ -w $FAST ] || fail "no module parameter fast_ack"
 # lat_count DEV STAGE: the count of one stage in the latency message
 lat_count() {
 	dmsetup message "$1" 0 latency | sed -n "s/^$2 count=\([0-9]*\).*/\1/p"
@@ -25,6 +30,8 @@ for proto in A B C; do
 	for ord in flush drain none; do
 		seed=$((seed + 1))
 		echo $inline > $INL
+		if [ $ord = drain ]; then fast=N; else fast=Y; fi
+		echo $fast > $FAST
 		nm_local_pair "$proto" "$ord"
 		pattern write /dev/mapper/nma "$seed" 64M $mode --quiet ||
 			fail "$proto/$ord: pattern write through the primary ($mode)"
@@ -48,9 +55,15 @@ for proto in A B C; do
 		else
 			check_eq "$proto/$ord/inline-off" "$n" 0
 		fi
-		log "$proto/$ord inline=$inline: $(dmsetup message nma 0 latency | tr '\n' ' ')"
+		n=$(lat_count nma fast_ack)
+		if [ $fast = Y ] && [ $proto != A ]; then
+			check "$proto/$ord/fast-ack-used" [ "${n:-0}" -gt 0 -a "${n:-0}" -le "$sent" ]
+		else
+			check_eq "$proto/$ord/fast-ack-off" "$n" 0
+		fi
+		log "$proto/$ord inline=$inline fast_ack=$fast: $(dmsetup message nma 0 latency | tr '\n' ' ')"
 		dmsetup message nma 0 latency_reset
-		check_eq "$proto/$ord/lat-reset" "$(lat_count nma p_total)/$(lat_count nma inline)" 0/0
+		check_eq "$proto/$ord/lat-reset" "$(lat_count nma p_total)/$(lat_count nma inline)/$(lat_count nma fast_ack)" 0/0/0
 		log "$proto/$ord $mode: $sent writes, $(nm_status nma bytes_sent) bytes on the wire, identical $(dev_sum /dev/ram1)"
 		nm_local_unpair
 		if [ "$mode" = --direct ]; then mode=--fsync; else mode=--direct; fi
@@ -58,4 +71,5 @@ for proto in A B C; do
 	done
 done
 echo Y > $INL
+echo Y > $FAST
 exit 0

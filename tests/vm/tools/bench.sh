@@ -73,6 +73,7 @@ esac
 WANT_CONFIGS=${nm_bench_configs:-$BENCH_CONFIGS}
 [ "${nm_bench_cmac:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cmac"
 [ "${nm_bench_cthr:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cthr"
+[ "${nm_bench_cackthr:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cackthr"
 [ "${nm_bench_resync:-0}" = 1 ] && [ -z "${nm_bench_configs:-}" ] && WANT_CONFIGS="$WANT_CONFIGS drbd-Cdef"
 CGROUPS=$(bench_groups "$(echo "$WANT_CONFIGS" | tr ',' ' ')")
 CONFIGS=$(echo "$CGROUPS" | tr ',' ' ')
@@ -254,6 +255,7 @@ zero_meta() {
 
 # ---- one configuration up / down; DEV is what fio writes to
 INL=/sys/module/dm_netmirror/parameters/inline_send
+FASTACK=/sys/module/dm_netmirror/parameters/fast_ack
 cfg_up() {
 	case $1 in
 	bare) DEV=$D0 ;;
@@ -269,7 +271,7 @@ cfg_up() {
 			fail "nmd not standalone: $(dmsetup status nmd)"
 		DEV=/dev/mapper/nmd
 		;;
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr)
 		zero_meta "$M0"
 		zero_meta "$M1"
 		# nm-Cthr: every write through the sender thread (target 1.8)
@@ -278,9 +280,15 @@ cfg_up() {
 		elif [ "$1" = nm-Cthr ]; then
 			fail "bench: nm-Cthr needs the module parameter inline_send"
 		fi
+		# nm-Cackthr: every ack read by the receiver thread (target 1.9)
+		if [ -w "$FASTACK" ]; then
+			if [ "$1" = nm-Cackthr ]; then echo N > "$FASTACK"; else echo Y > "$FASTACK"; fi
+		elif [ "$1" = nm-Cackthr ]; then
+			fail "bench: nm-Cackthr needs the module parameter fast_ack"
+		fi
 		if [ "$1" = nm-Cmac ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A secret nm:bench" "$NM_META_B secret nm:bench"
-		elif [ "$1" = nm-Cthr ]; then
+		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
 		else
 			nm_local_pair "${1#nm-}" flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
@@ -348,7 +356,7 @@ same_sum() { # CFG R DEV_A DEV_B BYTES
 }
 integrity() { # CFG R
 	case $1 in
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr)
 		wait_eval "[ \$(nm_status nma pending) = 0 ]" 30 || log "bench: nma still has pending writes: $(dmsetup status nma)"
 		same_sum "$1" "$2" "$D0" "$D1" $((S * 512))
 		;;
