@@ -19,7 +19,7 @@ pass=0 failn=0
 ok() { pass=$((pass + 1)); }
 bad() { failn=$((failn + 1)); echo "FAIL: $*"; }
 t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$t"' EXIT
 mkdir -p "$t/tests" "$t/cfg" "$t/tmp" "$t/sys/block/ram0" "$t/sys/block/dm-0" "$t/sys/block/drbd0"
 # block device counters (field 5: writes completed) and the clock
 for d in ram0 dm-0 drbd0; do echo "1 0 8 0 500 0 4000 0 0 0 0" > "$t/sys/block/$d/stat"; done
@@ -29,14 +29,6 @@ cp "$top"/tests/vm/guest-lib/bench* "$t/tests/"
 sed -e "s#/tmp/#$t/tmp/#g" -e "s#/tests/#$t/tests/#g" -e "s#^DRBDSETUP=.*#DRBDSETUP=drbdsetup_stub#" \
 	-e "s#/proc/drbd#$t/procdrbd#g" -e "s#/proc/uptime#$t/uptime#g" -e "s#/sys/block/#$t/sys/block/#g" -e "s#^\\. $t/tests/nmlib.sh#:#" -e "s#^NL_CFG=.*#NL_CFG=$t/cfg#" \
 	"$top/tests/vm/tools/bench.sh" > "$t/tests/bench.sh"
-cat > "$t/procdrbd" <<'EOF'
-version: 8.4.11 (api:1/proto:86-101)
-srcversion: 0123456789ABCDEF
- 0: cs:Connected ro:Primary/Secondary ds:UpToDate/UpToDate C r-----
-    ns:100 nr:0 dw:100 dr:0 al:1 bm:0 lo:0 pe:0 ua:0 ap:0 ep:1 wo:f oos:0
- 1: cs:Connected ro:Secondary/Primary ds:UpToDate/UpToDate C r-----
-    ns:0 nr:100 dw:100 dr:0 al:0 bm:0 lo:0 pe:0 ua:0 ap:0 ep:1 wo:f oos:0
-EOF
 # nbd-server and nbd-client: not shell function names, so commands in PATH
 mkdir -p "$t/bin"
 cat > "$t/bin/nbd-server" <<EOF
@@ -54,8 +46,91 @@ cat > "$t/stubs.sh" <<EOF
 PATH=$t/bin:\$PATH
 FIX=$top/tests/bench/fixtures
 T=$t
+DB=ipv4:127.0.0.1:7801
 EOF
 cat >> "$t/stubs.sh" <<'EOF'
+# ---- the clock and the resync: the stubbed sleep advances /proc/uptime
+# (and every device's write counter: 1000 writes/s); a trigger (nmb's
+# invalidate or connect, DRBD's invalidate 1 or connect r1) starts a resync
+# that reconnects for NMS_CONNECT_CS (default 30) cs, runs (sync_source/
+# sync_target, SyncSource/SyncTarget) for NMS_TRANSFER_CS (default 50) cs,
+# then is over (connected, uptodate/uptodate, all regions in sync); nmb's
+# or DRBD's disconnect until the next trigger: disconnected, 160 of nma's
+# 256 regions (80 MiB) and 16 MiB of DRBD's minor 0 out of sync
+clock_cs() {
+	local u
+	read -r u _ < $T/uptime
+	echo "${u%.*}${u#*.}"
+}
+rs_phase() {
+	local d
+	[ -e $T/tmp/disc ] && { echo disc; return 0; }
+	[ -s $T/tmp/rs_t0 ] || { echo done; return 0; }
+	d=$(( $(clock_cs) - $(cat $T/tmp/rs_t0) ))
+	if [ $d -lt "${NMS_CONNECT_CS:-30}" ]; then echo conn
+	elif [ $d -lt $(( ${NMS_CONNECT_CS:-30} + ${NMS_TRANSFER_CS:-50} )) ]; then echo sync
+	else echo done; fi
+}
+drbd_write() {
+	local a b oos=0 oos0
+	case $(rs_phase) in
+	disc) a="StandAlone ro:Primary/Unknown ds:UpToDate/DUnknown" b="StandAlone ro:Secondary/Unknown ds:UpToDate/DUnknown" oos0=16384 ;;
+	conn) a="WFConnection ro:Primary/Unknown ds:UpToDate/DUnknown" b="WFConnection ro:Secondary/Unknown ds:Inconsistent/DUnknown" ;;
+	sync) a="SyncSource ro:Primary/Secondary ds:UpToDate/Inconsistent" b="SyncTarget ro:Secondary/Primary ds:Inconsistent/UpToDate" oos=65008 ;;
+	*) a="Connected ro:Primary/Secondary ds:UpToDate/UpToDate" b="Connected ro:Secondary/Primary ds:UpToDate/UpToDate" ;;
+	esac
+	{
+		echo "version: 8.4.11 (api:1/proto:86-101)"
+		echo "srcversion: 0123456789ABCDEF"
+		echo " 0: cs:$a C r-----"
+		echo "    ns:100 nr:0 dw:100 dr:0 al:1 bm:0 lo:0 pe:0 ua:0 ap:0 ep:1 wo:f oos:${oos0:-$oos}"
+		[ $oos = 0 ] || echo "	[=========>..........] sync'ed: 50.0% (63488/126976)K"
+		echo " 1: cs:$b C r-----"
+		echo "    ns:0 nr:100 dw:100 dr:0 al:0 bm:0 lo:0 pe:0 ua:0 ap:0 ep:1 wo:f oos:$oos"
+	} > $T/procdrbd.new && mv $T/procdrbd.new $T/procdrbd
+}
+rs_trig() {
+	rm -f $T/tmp/disc
+	clock_cs > $T/tmp/rs_t0
+	drbd_write
+}
+# dmsetup status of nma/nmb in the current phase (fields: role connection
+# disks regions 1 0 pending 1 1 0 - 0 0 resync_bytes - running); nmb's
+# resync_bytes: 128 MiB per resync of nmb (NMS_N of them), half of it
+# while running
+nm_status_line() {
+	local p n rsb=0
+	n=$(cat $T/tmp/nm_n 2>/dev/null || echo 0)
+	p=$(rs_phase)
+	case $1/$p in
+	nma/disc) p="primary connecting uptodate/dunknown 96/256" ;;
+	nmb/disc) p="secondary standalone uptodate/dunknown 256/256" rsb=$((n * 134217728)) ;;
+	nma/conn) p="primary connecting uptodate/dunknown 128/256" ;;
+	nma/sync) p="primary sync_source uptodate/inconsistent 128/256" ;;
+	nmb/conn) p="secondary connecting inconsistent/dunknown 0/256" rsb=$(( (n - 1) * 134217728 )) ;;
+	nmb/sync) p="secondary sync_target inconsistent/uptodate 128/256" rsb=$(( (n - 1) * 134217728 + 67108864 )) ;;
+	nmb/*) p="secondary connected uptodate/uptodate 256/256" rsb=$((n * 134217728)) ;;
+	*) p="primary connected uptodate/uptodate 256/256" ;;
+	esac
+	echo "0 262144 netmirror $p 1 0 0 1 1 0 - 0 0 $rsb - running"
+}
+sleep() {
+	local d
+	awk -v d="$1" '{ printf "%.2f %s\n", $1 + d, $2 }' $T/uptime > $T/uptime.new && mv $T/uptime.new $T/uptime
+	for d in ram0 dm-0 drbd0; do
+		echo "1 0 8 0 $(( $(clock_cs) * 10 )) 0 4000 0 0 0 0" > $T/sys/block/$d/stat
+	done
+	drbd_write
+}
+# rs-app's fio (in the background) returns at once: "alive" until TIME s
+# after the trigger (it started RAMP s before it, for RAMP + TIME s)
+kill() {
+	if [ "$1" = -0 ]; then
+		[ -s $T/tmp/rs_t0 ] && [ "$(clock_cs)" -lt $(( $(cat $T/tmp/rs_t0) + ${nm_bench_time:-10} * 100 )) ]
+		return
+	fi
+	command kill "$@"
+}
 # lib.sh / nmlib.sh
 log() { echo "NMLOG: $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -74,21 +149,29 @@ DD=true HEAD=head MD5SUM=md5sum
 NM_SF_role=0 NM_SF_connection=1 NM_SF_disks=2 NM_SF_regions=3 NM_SF_pending=6 NM_SF_resync_bytes=13
 pidof() { return 1; }
 # the machine
-sleep() { :; }
 modprobe() { :; }
 mount() { :; }
 drbdmeta() { :; }
 nmhostile() { echo "nmhostile $*" >> $T/calls; }
 drbdsetup_stub() {
 	echo "drbdsetup $*" >> $T/calls
+	case "$1 $2" in
+	"invalidate 1"|"connect r1") rs_trig ;;
+	"disconnect $DB") : > $T/tmp/disc; drbd_write ;;
+	esac
 	case $1 in cstate) echo Connected ;; dstate) echo UpToDate/UpToDate ;; esac
 }
 dmsetup() {
 	echo "dmsetup $*" >> $T/calls
-	case "$1 $4" in
+	case "$1 $2 $4" in
 	"info "*) echo "  0" ;;
-	"message latency") printf 'p_queue count=10 p50_us=5 p90_us=6 p99_us=7 max_us=8\ns_ack count=0\n' ;;
-	"status "*) echo "0 262144 netmirror primary connected uptodate/uptodate 256/256 1 0 0 1 1 0 - 0 0 0 - running" ;;
+	"message "*" latency") printf 'p_queue count=10 p50_us=5 p90_us=6 p99_us=7 max_us=8\ns_ack count=0\n' ;;
+	"message nmb invalidate"|"message nmb connect")
+		echo $(( $(cat $T/tmp/nm_n 2>/dev/null || echo 0) + 1 )) > $T/tmp/nm_n
+		rs_trig
+		;;
+	"message nmb disconnect") : > $T/tmp/disc ;;
+	"status "*) nm_status_line "$2" ;;
 	esac
 	return 0
 }
@@ -115,6 +198,7 @@ EOF
 # run ENV...: the guest script with these nm_bench_* settings
 run() {
 	rm -f "$t/calls" "$t"/tmp/*
+	busybox sh -c ". $t/stubs.sh; drbd_write"
 	env "$@" busybox sh -c ". $t/stubs.sh; . $t/tests/bench.sh" > "$t/out" 2> "$t/err"
 	rc=$?
 	[ $verbose = 1 ] && cat "$t/out"
@@ -168,9 +252,19 @@ want "key" "$(grep -c '^nmhostile addkey nm:bench' "$t/calls")" 1
 run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_nbd=1 nm_bench_configs=bare,nm-C,drbd-C,drbd-Cdef \
 	nm_bench_workloads=w4k-q1,rs-full,rs-part,rs-app,nbd-w1m,nbd-w4k nm_bench_time=3 nm_bench_ramp=1
 want "rs order" "$(sed -n 's/^NMLOG: bench round 1 of 1: \(.*\) (uptime.*/\1/p' "$t/out")" "bare nm-C drbd-C drbd-Cdef"
-want "rs-full samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-full secs=0.01 mibs=[0-9.]* mbs=[0-9.]* bytes=[0-9]*' "$t/out")" 3
-want "rs-part samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-part secs=.* wmib=16$' "$t/out")" 3
-want "rs-app samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-app iops=[0-9.]* window=[0-9.]* rs_mibs=[0-9.]* rs_mib=[0-9.]* secs=[0-9.]* done=yes app_iops_all=501.0$' "$t/out")" 3
+# the stubbed resync: 0.3 s reconnecting, 0.5 s running (polls every 0.1 s
+# of the stubbed clock): connect 0.30, transfer 0.50, total 0.80 s; nm-C's
+# 128 MiB: 256 MiB/s over the transfer, 160 incl. the reconnect; rs-part's
+# 80 MiB marked (160 regions of 512 KiB): 160 and 100; DRBD's 16 MiB: 32
+# and 20; rs-app: the window is the transfer, 500 writes in it (1000/s)
+want "rs-full samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-full connect=0.30 transfer=0.50 secs=0.80 mibs=[0-9.]* mbs=[0-9.]* mibs_all=[0-9.]* mbs_all=[0-9.]* seen=yes bytes=[0-9]*' "$t/out")" 3
+want "rs-full nm-C" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-full connect=0.30 transfer=0.50 secs=0.80 mibs=256.00 mbs=268.44 mibs_all=160.00 mbs_all=167.77 seen=yes bytes=134217728 rsbytes=134217728$' "$t/out")" 1
+want "rs-part samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-part connect=0.30 transfer=0.50 secs=0.80 .* seen=yes .*wmib=16$' "$t/out")" 3
+want "rs-part nm-C" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-part connect=0.30 transfer=0.50 secs=0.80 mibs=160.00 mbs=167.77 mibs_all=100.00 mbs_all=104.86 seen=yes bytes=83886080 rsbytes=[0-9]* wmib=16$' "$t/out")" 1
+want "rs-part drbd" "$(grep -c '^NMLOG: bench sample r=1 cfg=drbd-C\(def\)\? wl=rs-part connect=0.30 transfer=0.50 secs=0.80 mibs=32.00 mbs=33.55 mibs_all=20.00 mbs_all=20.97 seen=yes bytes=16777216 wmib=16$' "$t/out")" 2
+want "rs-app samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-app iops=1000.0 window=0.50 rs_mibs=[0-9.]* rs_mib=[0-9.]* connect=0.30 transfer=0.50 secs=0.80 seen=yes done=yes app_iops_all=501.0$' "$t/out")" 3
+want "rs-app nm-C" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app iops=1000.0 window=0.50 rs_mibs=128.00 rs_mib=64.00 ' "$t/out")" 1
+want "report rs rows" "$(grep -c '^NMBENCH: \(connect s\|transfer s\|MiB/s (transfer)\|MiB/s (incl. reconnect)\) ' "$t/out")" 10
 want "nbd samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(bare\|nm-C\|drbd-C\) wl=nbd-w[14][mk] iops=' "$t/out")" 6
 want "no rs/nbd elsewhere" "$(grep -c 'cfg=bare wl=rs-\|cfg=drbd-Cdef wl=\(nbd\|w4k\)' "$t/out")" 0
 want "w4k-q1 samples" "$(grep -c 'wl=w4k-q1 iops=' "$t/out")" 3
@@ -187,6 +281,25 @@ want "rs-app fio" "$(grep -c -- '^fio --name=rs-app .*--rw=write --bs=4k --ioeng
 want "nbd fio" "$(grep -c -- '^fio --name=nbd-w[14][mk] --filename=/dev/nbd0 ' "$t/calls")" 6
 want "nbd servers" "$(grep -c "^nbd-server -C $t/tmp/nbd.conf -p $t/tmp/nbd.pid\$" "$t/calls") $(grep -c '^nbd-client 127.0.0.1 7810 /dev/nbd0 -N bench$' "$t/calls") $(grep -c '^nbd-client -d /dev/nbd0$' "$t/calls")" "3 3 3"
 want "report goals" "$(grep -c '^NMBENCH: goal \(full resync\|NBD export\).*: \(PASS\|FAIL\|n/a\)$' "$t/out")" 2
+
+# ---- a resync over between two polls (0.25 s reconnecting, 0.03 s
+# running): never seen running; connect = the total as observed, transfer
+# 0, no transfer rate; rs-app: no window
+NMS_CONNECT_CS=25 NMS_TRANSFER_CS=3 run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_configs=nm-C,drbd-C \
+	nm_bench_workloads=w4k-q1,rs-part,rs-app nm_bench_time=3 nm_bench_ramp=1
+want "unseen rs-part" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-part connect=0.30 transfer=0.00 secs=0.30 mibs_all=266.67 mbs_all=279.62 seen=no bytes=83886080 ' "$t/out")" 1
+want "unseen rs-app" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\) wl=rs-app window=none connect=0.30 transfer=0.00 secs=0.30 seen=no done=no app_iops_all=501.0$' "$t/out")" 2
+want "unseen report" "$(grep -c '^NMBENCH: IOPS  *n/a  *n/a$' "$t/out")" 1
+want "unseen checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
+
+# ---- the reconnect outlasts the application (5 s reconnecting, the
+# application stops 3 s after the trigger): rs-app has no window, the times
+# still go on to the end of the resync; its goal clause is not measured
+NMS_CONNECT_CS=500 NMS_TRANSFER_CS=50 run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_configs=nm-C \
+	nm_bench_workloads=w4k-q1,rs-app nm_bench_time=3 nm_bench_ramp=1
+want "late rs-app" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app window=none connect=5.00 transfer=0.50 secs=5.50 seen=yes done=no app_iops_all=501.0$' "$t/out")" 1
+want "late goal" "$(grep -c '^NMBENCH:   nm-C rs-app IOPS/w4k-q1 IOPS: not measured (the resync was not seen running while the application ran: 1 of 1 rounds); nm-C resync MiB/s during rs-app: not measured$' "$t/out")" 1
+want "late checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
 
 # ---- bad settings fail early
 run_bad() {

@@ -96,17 +96,32 @@ samples() {
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_total count=200 p50=200 p90=1 p99=300 max=1"
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=fast_ack count=$(echo "180 160 190" | cut -d' ' -f$r)"
 	done
-	# resync: disk read 300 150 260, stream 250 200 230: min 250 150 230;
-	# nm-C rs-full 240 150 200 MB/s: 0.96 1.0 0.870 of it; drbd-Cdef 70 40
-	# 80: nm-C/drbd-Cdef 3.43 3.75 2.50; rs-app 140 100 200 IOPS against
-	# w4k-q1's 300 330 270: 0.467 0.303 0.741 (the goal FAILs on it)
+	# resync: disk read 300 150 260, stream 250 200 230: min 250 150 230.
+	# nm-C rs-full (134217728 B): connect 1.20 0.50 0.80 s, transfer 0.56
+	# 0.89 0.67 s: 240 150 200 MB/s, 0.96 1.0 0.870 of the min (median
+	# 0.960); total 1.76 1.39 1.47 s: 76.26 96.56 91.30 MB/s incl. the
+	# reconnect, 0.305 0.644 0.397 of the min (median 0.397: the goal would
+	# fail on it).  drbd-Cdef: connect 0.10 0.20 0.10, transfer 1.92 3.36
+	# 1.68: 70 40 80 MB/s, nm-C/drbd-Cdef 3.43 3.75 2.50 (median 3.43);
+	# total 2.02 3.56 1.78: 66.44 37.70 75.40 MB/s, nm-C/drbd-Cdef 1.148
+	# 2.561 1.211 (median 1.21: would fail).  rs-app 140 100 200 IOPS
+	# against w4k-q1's 300 330 270: 0.467 0.303 0.741 (the goal FAILs on
+	# it); drbd-Cdef's rs-app never had a window: n/a.  rs-part: nm-C 40 30
+	# 20 MB/s over the transfer, 20 15 10 in all; drbd-C 20 20 - (round 3:
+	# over before a poll saw it running), 10 10 20 in all: nm-C/drbd-C
+	# 2.0 1.5 (1.75, n=2) and 2.0 1.5 0.5 (1.50)
 	for r in 1 2 3; do
 		echo "limit r=$r diskread=$(echo "300 150 260" | cut -d' ' -f$r)"
-		echo "sample r=$r cfg=nm-C wl=rs-full secs=1 mibs=1 mbs=$(echo "240 150 200" | cut -d' ' -f$r)"
-		echo "sample r=$r cfg=drbd-Cdef wl=rs-full secs=3 mibs=1 mbs=$(echo "70 40 80" | cut -d' ' -f$r)"
-		echo "sample r=$r cfg=nm-C wl=rs-app iops=$(echo "140 100 200" | cut -d' ' -f$r) rs_mibs=$(echo "20 0 15" | cut -d' ' -f$r) window=2 done=yes"
-		echo "sample r=$r cfg=nm-C wl=rs-part secs=0.5 mibs=32 mbs=$(echo "40 30 20" | cut -d' ' -f$r) bytes=16777216"
-		echo "sample r=$r cfg=drbd-C wl=rs-part secs=0.5 mibs=32 mbs=20 bytes=16777216"
+		echo "sample r=$r cfg=nm-C wl=rs-full connect=$(echo "1.20 0.50 0.80" | cut -d' ' -f$r) transfer=$(echo "0.56 0.89 0.67" | cut -d' ' -f$r) secs=$(echo "1.76 1.39 1.47" | cut -d' ' -f$r) mibs=$(echo "228.88 143.05 190.73" | cut -d' ' -f$r) mbs=$(echo "240 150 200" | cut -d' ' -f$r) mibs_all=$(echo "72.73 92.09 87.07" | cut -d' ' -f$r) mbs_all=$(echo "76.26 96.56 91.30" | cut -d' ' -f$r) seen=yes bytes=134217728"
+		echo "sample r=$r cfg=drbd-Cdef wl=rs-full connect=$(echo "0.10 0.20 0.10" | cut -d' ' -f$r) transfer=$(echo "1.92 3.36 1.68" | cut -d' ' -f$r) secs=$(echo "2.02 3.56 1.78" | cut -d' ' -f$r) mibs=1 mbs=$(echo "70 40 80" | cut -d' ' -f$r) mibs_all=1 mbs_all=$(echo "66.44 37.70 75.40" | cut -d' ' -f$r) seen=yes"
+		echo "sample r=$r cfg=nm-C wl=rs-app iops=$(echo "140 100 200" | cut -d' ' -f$r) window=2 rs_mibs=$(echo "20 0 15" | cut -d' ' -f$r) rs_mib=30 connect=0.9 transfer=1.5 secs=2.4 seen=yes done=yes"
+		echo "sample r=$r cfg=drbd-Cdef wl=rs-app window=none connect=0.2 transfer=20 secs=20.2 seen=yes done=no"
+		echo "sample r=$r cfg=nm-C wl=rs-part connect=$(echo "0.42 0.56 0.84" | cut -d' ' -f$r) transfer=$(echo "0.42 0.56 0.84" | cut -d' ' -f$r) secs=$(echo "0.84 1.12 1.68" | cut -d' ' -f$r) mibs=32 mbs=$(echo "40 30 20" | cut -d' ' -f$r) mibs_all=16 mbs_all=$(echo "20 15 10" | cut -d' ' -f$r) seen=yes bytes=16777216"
+		if [ $r = 3 ]; then
+			echo "sample r=$r cfg=drbd-C wl=rs-part connect=0.84 transfer=0.00 secs=0.84 mibs_all=16 mbs_all=20 seen=no bytes=16777216"
+		else
+			echo "sample r=$r cfg=drbd-C wl=rs-part connect=0.84 transfer=0.84 secs=1.68 mibs=19.07 mbs=20 mibs_all=9.53 mbs_all=10 seen=yes bytes=16777216"
+		fi
 		# NBD: nm-C/bare 0.95 0.833 0.818 (MB/s, fails) and 0.95 0.92 0.99 (IOPS)
 		echo "sample r=$r cfg=bare wl=nbd-w1m mbs=$(echo "100 120 110" | cut -d' ' -f$r)"
 		echo "sample r=$r cfg=nm-C wl=nbd-w1m mbs=$(echo "95 100 90" | cut -d' ' -f$r)"
@@ -131,7 +146,7 @@ for AWK in "${awks[@]}"; do
 		"  round 3 drbd-B w1m-q1: fio-exit-1" \
 		"  round 2 drbd-C rs-full: timeout" \
 		"goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% of its idle rate during a resync that progresses: FAIL" \
-		"  nm-C rs-full/min(disk read, stream) 0.960 [0.870..1.00] (need >= 0.9: yes); nm-C/drbd-Cdef rs-full MB/s 3.43 [2.50..3.75] (need >= 3: yes)" \
+		"  nm-C rs-full transfer MB/s/min(disk read, stream) 0.960 [0.870..1.00] (need >= 0.9: yes); nm-C/drbd-Cdef rs-full transfer MB/s 3.43 [2.50..3.75] (need >= 3: yes)" \
 		"  nm-C rs-app IOPS/w4k-q1 IOPS 0.467 [0.303..0.741] (need >= 0.5: no); nm-C resync MiB/s during rs-app 15.0 [0.000..20.0] (need > 0: yes)" \
 		"goal NBD export >= 90% of the bare device's: FAIL" \
 		"  nm-C/bare nbd-w1m MB/s 0.833 [0.818..0.950] (need >= 0.9: no); nm-C/bare nbd-w4k IOPS 0.950 [0.920..0.990] (need >= 0.9: yes)" \
@@ -160,11 +175,28 @@ for AWK in "${awks[@]}"; do
 		'^workload +p_peer +p_total +fast_ack%$' \
 		'^w4k-q1 +110/220 +200/300 +90\.0$' \
 		'^disk read MB/s \(fio 1 MiB O_DIRECT sequential\) +260 \[150\.\.300\]$' \
-		'^nm-C rs-full / min\(disk read, stream\) +0\.960 \[0\.870\.\.1\.00\]$' \
-		'^nm-C/drbd-C rs-part MB/s +1\.50 \[1\.00\.\.2\.00\]$' \
+		'^nm-C rs-full transfer / min\(disk read, stream\) +0\.960 \[0\.870\.\.1\.00\]$' \
+		'^nm-C rs-full incl\. reconnect / min\(disk read, stream\) +0\.397 \[0\.305\.\.0\.644\]$' \
+		'^nm-C/drbd-Cdef rs-full MB/s \(transfer\) +3\.43 \[2\.50\.\.3\.75\]$' \
+		'^nm-C/drbd-Cdef rs-full MB/s \(incl\. reconnect\) +1\.21 \[1\.15\.\.2\.56\]$' \
+		'^nm-C/drbd-C rs-part MB/s \(transfer\) +1\.75 \[1\.50\.\.2\.00\] n=2$' \
+		'^nm-C/drbd-C rs-part MB/s \(incl\. reconnect\) +1\.50 \[0\.500\.\.2\.00\]$' \
+		'^connect s +0\.800 \[0\.500\.\.1\.20\] +0\.100 \[0\.100\.\.0\.200\]$' \
+		'^transfer s +0\.670 \[0\.560\.\.0\.890\] +1\.92 \[1\.68\.\.3\.36\]$' \
+		'^total s +1\.47 \[1\.39\.\.1\.76\] +2\.02 \[1\.78\.\.3\.56\]$' \
+		'^MiB/s \(transfer\) +191 \[143\.\.229\] +1\.00 \[1\.00\.\.1\.00\]$' \
+		'^MiB/s \(incl\. reconnect\) +87\.1 \[72\.7\.\.92\.1\] +1\.00 \[1\.00\.\.1\.00\]$' \
+		'^connect s +0\.560 \[0\.420\.\.0\.840\] +0\.840 \[0\.840\.\.0\.840\]$' \
+		'^transfer s +0\.560 \[0\.420\.\.0\.840\] +0\.840 \[0\.000\.\.0\.840\]$' \
+		'^MiB/s \(transfer\) +32\.0 \[32\.0\.\.32\.0\] +19\.1 \[19\.1\.\.19\.1\] n=2$' \
+		'^seen running \(rounds\) +3/3 +2/3$' \
+		'^IOPS +140 \[100\.\.200\] +n/a$' \
+		'^window s +2\.00 \[2\.00\.\.2\.00\] +n/a$' \
+		'^total s +2\.40 \[2\.40\.\.2\.40\] +20\.2 \[20\.2\.\.20\.2\]$' \
+		'^drbd-Cdef rs-app IOPS / drbd-C w4k-q1 IOPS \(idle\) +n/a$' \
 		'^nm-C rs-app IOPS / nm-C w4k-q1 IOPS \(idle\) +0\.467 \[0\.303\.\.0\.741\]$' \
 		'^metric +nm-C +drbd-Cdef$' \
-		'^resync MiB/s in window +15\.0 \[0\.000\.\.20\.0\]$' \
+		'^resync MiB/s in window +15\.0 \[0\.000\.\.20\.0\] +n/a$' \
 		'^nm-C/bare +0\.833 \[0\.818\.\.0\.950\] +0\.950 \[0\.920\.\.0\.990\]$' \
 		'^bare nbd/local +- +0\.0200 \[0\.0200\.\.0\.0200\]$|^bare nbd/local +- +0\.020 \[0\.020\.\.0\.020\]$'
 	# the pair order of the table: ratio rows only for configurations present
@@ -181,7 +213,26 @@ for AWK in "${awks[@]}"; do
 	# resync data but no drbd-Cdef, no w4k-q1: those clauses n/a, not PASS
 	printf 'limit r=1 diskread=100 stream=100\nsample r=1 cfg=nm-C wl=rs-full mbs=95\nsample r=1 cfg=nm-C wl=rs-app iops=5 rs_mibs=1\n' > "$tmp/s5"
 	$AWK -f "$lib/bench-report.awk" "$tmp/s5" > "$tmp/out5"
-	expect_re "$tmp/out5" '^goal full resync .*: n/a$' 'nm-C rs-full/min\(disk read, stream\) 0\.950 \[0\.950\.\.0\.950\] \(need >= 0\.9: yes\); nm-C/drbd-Cdef rs-full MB/s: no data$'
+	expect_re "$tmp/out5" '^goal full resync .*: n/a$' 'nm-C rs-full transfer MB/s/min\(disk read, stream\) 0\.950 \[0\.950\.\.0\.950\] \(need >= 0\.9: yes\); nm-C/drbd-Cdef rs-full transfer MB/s: no data$'
+	# the goal uses the transfer rate: 95 MB/s over the transfer passes,
+	# 50 MB/s incl. the reconnect would not; nm-C's rs-app never saw the
+	# resync running while the application ran (2 rounds): not measured
+	{
+		echo "meta rounds=2"
+		for r in 1 2; do
+			echo "limit r=$r diskread=100 stream=100"
+			echo "sample r=$r cfg=nm-C wl=rs-full connect=1 transfer=1 secs=2 mbs=$((80 + 10 * r)) mbs_all=50 seen=yes"
+			echo "sample r=$r cfg=drbd-Cdef wl=rs-full connect=0 transfer=4 secs=4 mbs=30 mbs_all=30 seen=yes"
+			echo "sample r=$r cfg=nm-C wl=w4k-q1 iops=100"
+			echo "sample r=$r cfg=nm-C wl=rs-app window=none connect=5 transfer=1 secs=6 seen=yes done=no"
+		done
+	} > "$tmp/s6"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s6" > "$tmp/out6"
+	expect "$tmp/out6" \
+		"goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% of its idle rate during a resync that progresses: n/a" \
+		"  nm-C rs-full transfer MB/s/min(disk read, stream) 0.950 [0.900..1.00] (need >= 0.9: yes); nm-C/drbd-Cdef rs-full transfer MB/s 3.17 [3.00..3.33] (need >= 3: yes)" \
+		"  nm-C rs-app IOPS/w4k-q1 IOPS: not measured (the resync was not seen running while the application ran: 2 of 2 rounds); nm-C resync MiB/s during rs-app: not measured"
+	expect_re "$tmp/out6" '^IOPS +n/a$' '^nm-C rs-app IOPS / nm-C w4k-q1 IOPS \(idle\) +n/a$' '^connect s +5\.00 \[5\.00\.\.5\.00\]$'
 
 	# ---- one fio run (fixtures: fio 3.33's JSON, the fio of the guest image)
 	snap="100 1000 50 10.0 600 3000 5050 20.0"

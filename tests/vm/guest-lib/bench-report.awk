@@ -17,12 +17,21 @@
 #   limit r=R rr4k= rr4k_p99= rr512= rr512_p99= stream= [diskread=]
 #                         tcprr, us and MB/s; diskread: fio 1 MiB O_DIRECT
 #                         sequential read of a backing device, MB/s
-#   sample r=R cfg=C wl=rs-full|rs-part secs= mibs= mbs= bytes= [rsbytes=] [err=]
+#   sample r=R cfg=C wl=rs-full|rs-part connect= transfer= secs= [mibs= mbs=]
+#                         mibs_all= mbs_all= seen= bytes= [rsbytes=] [err=]
 #                         a full (invalidate) or partial (disconnect, writes,
-#                         reconnect) resync: seconds to in sync, MiB/s, MB/s
-#   sample r=R cfg=C wl=rs-app iops= window= rs_mibs= rs_mib= secs= done=
+#                         reconnect) resync: seconds from the trigger until it
+#                         is seen running (connect), from then until in sync
+#                         (transfer), in all (secs); MiB/s and MB/s over the
+#                         transfer (none when seen=no: over between two polls
+#                         before one saw it running) and over the total (_all)
+#   sample r=R cfg=C wl=rs-app iops= window= rs_mibs= rs_mib= connect=
+#                         transfer= secs= seen= done=   (window=none and no
+#                         iops, rs_mibs, rs_mib: the resync was not seen
+#                         running while the application ran)
 #                         the application (w4k-q1) during a full resync: its
-#                         IOPS in the window, the resync's MiB/s in it
+#                         IOPS in the window (resync seen running to its end
+#                         or the application's), the resync's MiB/s in it
 #   sample r=R cfg=C wl=nbd-w1m|nbd-w4k ...   fio through nbd-server/nbd0
 #   integrity r=R cfg=C ok=yes|no    md5 of both replicas after config C
 #   stage r=R cfg=C wl=W node=a|b name=STAGE count=N p50= p90= p99= max=
@@ -125,11 +134,12 @@ function has(list, word,   a, n, i) {
 }
 # the throughput metric of a workload (ratios, goals)
 function tput(w) { return (w ~ /w1m/) ? "mbs" : "iops" }
-# per round: config C's rs-full MB/s / min(disk read, stream) of that round
-function rs_limit_ratios(c,   r, n, x, y, z) {
+# per round: config C's rs-full MB/s (metric M: mbs over the transfer,
+# mbs_all over the total) / min(disk read, stream) of that round
+function rs_limit_ratios(c, m,   r, n, x, y, z) {
 	n = 0
 	for (r = 1; r <= R; r++) {
-		x = get(c, "rs-full", "mbs", r)
+		x = get(c, "rs-full", m, r)
 		y = limit("diskread", r)
 		z = limit("stream", r)
 		if (x == "" || y == "" || z == "") continue
@@ -162,6 +172,26 @@ function anycw(c, w,   k, p) {
 		if (p[1] == c && p[2] == w && p[3] != "err") return 1
 	}
 	return 0
+}
+# rounds of config C's rs-app whose resync was not seen running while the
+# application ran (window=none)
+function nowin(c,   r, n) {
+	n = 0
+	for (r = 1; r <= R; r++) if (val[c, "rs-app", "window", r] == "none") n++
+	return n
+}
+# a cell of config C, workload W, metric M: "n/a" when no round has a value
+# because no round of rs-app had a window; rs-*'s "seen": rounds that saw
+# the resync running / rounds with a sample
+function wcell(c, w, m,   n, r, y) {
+	if (m == "seen") {
+		n = y = 0
+		for (r = 1; r <= R; r++) if ((c SUBSEP w SUBSEP m SUBSEP r) in val) { n++; if (val[c, w, m, r] == "yes") y++ }
+		return n ? y "/" n : "-"
+	}
+	n = collect(c, w, m)
+	if (!n && w == "rs-app" && m != "secs" && m != "connect" && m != "transfer" && nowin(c)) return "n/a"
+	return cell(n)
 }
 
 # a table: tab_set(row, col, text), then tab_print(); column 1 left-aligned
@@ -218,18 +248,20 @@ BEGIN {
 	desc["rw4k-q32"] = "random write, 4 KiB, libaio, QD32"
 	desc["w1m-q1"] = "sequential write, 1 MiB, psync, QD1"
 	desc["w4k-dsync"] = "random write, 4 KiB, psync, QD1, O_DSYNC"
-	rows["rs-full"] = "secs mibs"
-	rows["rs-part"] = "secs mibs bytes rsbytes"
-	rows["rs-app"] = "iops rs_mibs rs_mib window secs"
+	rows["rs-full"] = "connect transfer secs mibs mibs_all seen"
+	rows["rs-part"] = "connect transfer secs mibs mibs_all seen bytes rsbytes"
+	rows["rs-app"] = "iops rs_mibs rs_mib window connect transfer secs seen"
 	rows["nbd-w1m"] = "mbs p50 p99 cpu"
 	rows["nbd-w4k"] = "iops mbs p50 p99 cpu"
-	label["secs"] = "seconds to in sync"; label["mibs"] = "MiB/s"
+	label["connect"] = "connect s"; label["transfer"] = "transfer s"; label["secs"] = "total s"
+	label["mibs"] = "MiB/s (transfer)"; label["mibs_all"] = "MiB/s (incl. reconnect)"
+	label["seen"] = "seen running (rounds)"
 	label["bytes"] = "marked bytes"; label["rsbytes"] = "resynced bytes"
 	label["rs_mibs"] = "resync MiB/s in window"; label["rs_mib"] = "resynced MiB in window"
 	label["window"] = "window s"
-	desc["rs-full"] = "full resync (secondary invalidated), trigger to in sync"
-	desc["rs-part"] = "partial resync: disconnected, random 64 KiB writes, reconnect to in sync"
-	desc["rs-app"] = "w4k-q1's fio during a full resync; IOPS in the window (trigger to end of resync or of the application)"
+	desc["rs-full"] = "full resync (secondary invalidated): connect = trigger to resync seen running, transfer = running to in sync"
+	desc["rs-part"] = "partial resync: disconnected, random 64 KiB writes; connect = reconnect to resync seen running, transfer = running to in sync"
+	desc["rs-app"] = "w4k-q1's fio during a full resync; IOPS in the window (resync seen running to its end or the application's; n/a: not seen running while the application ran)"
 	desc["nbd-w1m"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w1m-q1"
 	desc["nbd-w4k"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w4k-q1"
 	maxr = 0
@@ -354,7 +386,7 @@ END {
 		nm = split((w in rows) ? rows[w] : "iops mbs p50 p99 cpu", mets, " ")
 		for (k = 1; k <= nm; k++) {
 			tab_set(k + 1, 1, (mets[k] in label) ? label[mets[k]] : mets[k])
-			for (j = 1; j <= nb; j++) tab_set(k + 1, j + 1, cell(collect(bc[j], w, mets[k])))
+			for (j = 1; j <= nb; j++) tab_set(k + 1, j + 1, w ~ /^rs-/ ? wcell(bc[j], w, mets[k]) : cell(collect(bc[j], w, mets[k])))
 		}
 		tab_print()
 	}
@@ -399,14 +431,17 @@ END {
 	has_rs = anywl("rs-full") || anywl("rs-part") || anywl("rs-app")
 	if (has_rs) {
 		print ""
-		print "## resync: median [min..max] of per-round ratios (MB/s = 10^6 B/s; disk read and stream: the limits above)"
+		print "## resync: median [min..max] of per-round ratios (MB/s = 10^6 B/s; disk read and stream: the limits above;"
+		print "## transfer: resync seen running to in sync; incl. reconnect: trigger to in sync)"
 		tab_reset()
 		row = 0
 		split("nm-C drbd-C drbd-Cdef", rc, " ")
 		for (k = 1; k <= 3; k++) {
 			if (!anycw(rc[k], "rs-full")) continue
-			tab_set(++row, 1, rc[k] " rs-full / min(disk read, stream)")
-			tab_set(row, 2, cell(rs_limit_ratios(rc[k])))
+			tab_set(++row, 1, rc[k] " rs-full transfer / min(disk read, stream)")
+			tab_set(row, 2, cell(rs_limit_ratios(rc[k], "mbs")))
+			tab_set(++row, 1, rc[k] " rs-full incl. reconnect / min(disk read, stream)")
+			tab_set(row, 2, cell(rs_limit_ratios(rc[k], "mbs_all")))
 		}
 		split("nm-C/drbd-Cdef nm-C/drbd-C drbd-C/drbd-Cdef", rp, " ")
 		for (k = 1; k <= 3; k++) {
@@ -414,8 +449,10 @@ END {
 			for (i = 1; i <= 2; i++) {
 				ww = i == 1 ? "rs-full" : "rs-part"
 				if (!anycw(p[1], ww) || !anycw(p[2], ww)) continue
-				tab_set(++row, 1, rp[k] " " ww " MB/s")
+				tab_set(++row, 1, rp[k] " " ww " MB/s (transfer)")
 				tab_set(row, 2, cell(ratios(p[1], p[2], ww, "mbs")))
+				tab_set(++row, 1, rp[k] " " ww " MB/s (incl. reconnect)")
+				tab_set(row, 2, cell(ratios(p[1], p[2], ww, "mbs_all")))
 			}
 		}
 		for (k = 1; k <= 3; k++) {
@@ -423,7 +460,8 @@ END {
 			# drbd-Cdef runs no w4k-q1: its idle rate is drbd-C's (same protocol)
 			ib = rc[k] == "drbd-Cdef" ? "drbd-C" : rc[k]
 			tab_set(++row, 1, rc[k] " rs-app IOPS / " ib " w4k-q1 IOPS (idle)")
-			tab_set(row, 2, cell(xratios(rc[k], "rs-app", ib, "w4k-q1", "iops")))
+			n = xratios(rc[k], "rs-app", ib, "w4k-q1", "iops")
+			tab_set(row, 2, !n && !collect(rc[k], "rs-app", "iops") && nowin(rc[k]) ? "n/a" : cell(n))
 		}
 		tab_print()
 	}
@@ -468,10 +506,17 @@ END {
 	g = "goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% of its idle rate during a resync that progresses"
 	if (!has_rs) print g ": not measured (run with --resync)"
 	else {
-		t1 = test("nm-C rs-full/min(disk read, stream)", rs_limit_ratios("nm-C"), ">=", 0.9); o1 = tok
-		t2 = test("nm-C/drbd-Cdef rs-full MB/s", ratios("nm-C", "drbd-Cdef", "rs-full", "mbs"), ">=", 3); o2 = tok
-		t3 = test("nm-C rs-app IOPS/w4k-q1 IOPS", xratios("nm-C", "rs-app", "nm-C", "w4k-q1", "iops"), ">=", 0.5); o3 = tok
-		t4 = test("nm-C resync MiB/s during rs-app", collect("nm-C", "rs-app", "rs_mibs"), ">", 0); o4 = tok
+		t1 = test("nm-C rs-full transfer MB/s/min(disk read, stream)", rs_limit_ratios("nm-C", "mbs"), ">=", 0.9); o1 = tok
+		t2 = test("nm-C/drbd-Cdef rs-full transfer MB/s", ratios("nm-C", "drbd-Cdef", "rs-full", "mbs"), ">=", 3); o2 = tok
+		if (!collect("nm-C", "rs-app", "iops") && nowin("nm-C")) {
+			# rs-app ran, but no round saw its resync running while the application did
+			t3 = "nm-C rs-app IOPS/w4k-q1 IOPS: not measured (the resync was not seen running while the application ran: " nowin("nm-C") " of " R " rounds)"
+			t4 = "nm-C resync MiB/s during rs-app: not measured"
+			o3 = o4 = -1
+		} else {
+			t3 = test("nm-C rs-app IOPS/w4k-q1 IOPS", xratios("nm-C", "rs-app", "nm-C", "w4k-q1", "iops"), ">=", 0.5); o3 = tok
+			t4 = test("nm-C resync MiB/s during rs-app", collect("nm-C", "rs-app", "rs_mibs"), ">", 0); o4 = tok
+		}
 		printf "%s: %s\n  %s; %s\n  %s; %s\n", g, verdict(all2(all2(o1, o2), all2(o3, o4)), ""), t1, t2, t3, t4
 	}
 	g = "goal NBD export >= 90% of the bare device's"

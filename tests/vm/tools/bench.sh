@@ -19,10 +19,14 @@
 # Workloads: w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync (benchlib.sh has the
 # fio options), each time-based: $nm_bench_ramp s of ramp (discarded), then
 # $nm_bench_time s measured.  Opt-in (nm_bench_resync=1): rs-full (the
-# secondary invalidated, seconds until in sync), rs-part (disconnected,
-# size/8 MiB of random 64 KiB writes, reconnected), rs-app (w4k-q1 while a
-# full resync runs) on nm-C, drbd-C and drbd-Cdef (DRBD's default resync
-# controller), plus a disk read limit per round; nm_bench_nbd=1: nbd-w1m,
+# secondary invalidated), rs-part (disconnected, size/8 MiB of random 64 KiB
+# writes, reconnected), rs-app (w4k-q1 while a full resync runs, its IOPS
+# from when the resync is seen running) on nm-C, drbd-C and drbd-Cdef
+# (DRBD's default resync controller), plus a disk read limit per round;
+# each resync records connect seconds (trigger to the resync seen running:
+# netmirror's invalidate and connect reconnect the link first), transfer
+# seconds (running to in sync) and the total, polled every 0.1 s; its MiB/s
+# over the transfer and over the total.  nm_bench_nbd=1: nbd-w1m,
 # nbd-w4k (the device through nbd-server and /dev/nbd0) on bare, nm-C,
 # drbd-C.  benchlib.sh's bench_applies says which point runs where.
 # Rounds: $nm_bench_rounds; each round measures every configuration once,
@@ -442,21 +446,38 @@ nm_f() {
 	shift 3
 	eval "F_conn=\${$((NM_SF_connection + 1))} F_disks=\${$((NM_SF_disks + 1))} F_reg=\${$((NM_SF_regions + 1))} F_rsb=\${$((NM_SF_resync_bytes + 1))}"
 }
-# the resync is over: both nodes connected, uptodate/uptodate, every region
-# in sync (both: right after an invalidate the primary may still show the
-# old connection for a moment)
-nm_rs_done() {
-	nm_f nmb && [ "$F_conn" = connected ] && [ "$F_disks" = uptodate/uptodate ] && [ "${F_reg%/*}" = "${F_reg#*/}" ] &&
-		nm_f nma && [ "$F_conn" = connected ] && [ "$F_disks" = uptodate/uptodate ] && [ "${F_reg%/*}" = "${F_reg#*/}" ]
+# RS_STATE of the resync, one look: "done" (both nodes connected,
+# uptodate/uptodate, every region in sync; both: right after an invalidate
+# the primary may still show the old connection for a moment), "running"
+# (netmirror: nma sync_source or nmb sync_target), else "other" (netmirror
+# after an invalidate or a connect: the link is reconnecting)
+nm_rs_state() {
+	local a b
+	RS_STATE=other
+	nm_f nma || return 0
+	a="$F_conn $F_disks ${F_reg%/*} ${F_reg#*/}"
+	nm_f nmb || return 0
+	b="$F_conn $F_disks ${F_reg%/*} ${F_reg#*/}"
+	case "$a|$b" in
+	"sync_source "*|*"|sync_target "*) RS_STATE=running ;;
+	"connected uptodate/uptodate "*"|connected uptodate/uptodate "*)
+		# shellcheck disable=SC2086
+		set -- $a $b
+		[ "$3" = "$4" ] && [ "$7" = "$8" ] && RS_STATE="done"
+		;;
+	esac
 }
-drbd_rs_done() {
-	awk '/^ *[01]: cs:/ { n++; if ($2 != "cs:Connected" || $4 != "ds:UpToDate/UpToDate") bad = 1 }
-		END { exit !(n == 2 && !bad) }' /proc/drbd
+# DRBD: done = both minors Connected UpToDate/UpToDate; running = minor 0
+# SyncSource or minor 1 SyncTarget
+drbd_rs_state() {
+	RS_STATE=$(awk '/^ *[01]: cs:/ { n++; if ($2 != "cs:Connected" || $4 != "ds:UpToDate/UpToDate") bad = 1
+			if (($1 == "0:" && $2 == "cs:SyncSource") || ($1 == "1:" && $2 == "cs:SyncTarget")) run = 1 }
+		END { print (n == 2 && !bad) ? "done" : run ? "running" : "other" }' /proc/drbd)
 }
-rs_done() { # CFG
+rs_state() { # CFG
 	case $1 in
-	nm-*) nm_rs_done ;;
-	*) drbd_rs_done ;;
+	nm-*) nm_rs_state ;;
+	*) drbd_rs_state ;;
 	esac
 }
 # bytes resynced so far: netmirror: the secondary's resync_bytes counter;
@@ -476,19 +497,54 @@ rs_trigger() { # CFG
 	esac
 }
 RS_TMO=${nm_bench_rs_timeout:-300}
-# poll every 0.1 s until the resync is over (RS_END: then, in cs), or SECS
+# The three times of a resync, in centiseconds of /proc/uptime (10 ms):
+# RS_T0 the trigger (invalidate, or rs-part's connect), RS_RUN the first
+# poll that saw it running, RS_END the first that saw it in sync.  connect
+# = RS_RUN - RS_T0 (netmirror's invalidate and rs-part's connect: the
+# reconnect and the bitmap exchange; DRBD's invalidate: its state change),
+# transfer = RS_END - RS_RUN, total = RS_END - RS_T0.  A resync over between
+# two polls before any poll saw it running: RS_RUN = RS_END (RS_SEEN=no),
+# so connect is the total as observed and transfer 0 (its true length is
+# below one poll interval: no transfer rate then).
+rs_start() {
+	RS_RUN='' RS_END='' RS_SEEN=''
+	RS_T0=$(now_cs)
+}
+# one poll: sets RS_RUN, RS_END; true once in sync
+rs_poll() { # CFG
+	local t
+	rs_state "$1"
+	t=$(now_cs)
+	case $RS_STATE in
+	done)
+		RS_END=$t
+		[ -n "$RS_RUN" ] || RS_RUN=$t RS_SEEN=no
+		return 0
+		;;
+	running) [ -n "$RS_RUN" ] || RS_RUN=$t RS_SEEN=yes ;;
+	esac
+	return 1
+}
+# poll every 0.1 s until the resync is over, or SECS
 rs_wait() { # CFG SECS
 	local end=$(( $(now_cs) + $2 * 100 ))
-	while ! rs_done "$1"; do
+	while ! rs_poll "$1"; do
 		[ "$(now_cs)" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	RS_END=$(now_cs)
 }
-# "secs= mibs= mbs=" of BYTES in CS centiseconds (>= 1: the clock's resolution)
-rs_rate() { # BYTES CS
-	awk -v b="$1" -v cs="$2" 'BEGIN { if (cs < 1) cs = 1; s = cs / 100
-		printf "secs=%.2f mibs=%.2f mbs=%.2f", s, b / 1048576 / s, b / 1e6 / s }'
+# "connect= transfer= secs= [mibs= mbs=] [mibs_all= mbs_all=] seen=" of
+# BYTES resynced: mibs/mbs over the transfer seconds (none if it was never
+# seen running), mibs_all/mbs_all over the total (incl. the reconnect); a
+# time of 0 counts as 1 cs (the clock's resolution); no BYTES: no rates
+rs_times() { # [BYTES]
+	awk -v b="${1:-}" -v t0="$RS_T0" -v run="$RS_RUN" -v end="$RS_END" -v seen="$RS_SEEN" 'BEGIN {
+		c = run - t0; x = end - run; a = end - t0
+		printf "connect=%.2f transfer=%.2f secs=%.2f", c / 100, x / 100, a / 100
+		if (b != "" && seen == "yes") { if (x < 1) x = 1; printf " mibs=%.2f mbs=%.2f", b / 1048576 / (x / 100), b / 1e6 / (x / 100) }
+		if (a < 1) a = 1
+		if (b != "") printf " mibs_all=%.2f mbs_all=%.2f", b / 1048576 / (a / 100), b / 1e6 / (a / 100)
+		printf " seen=%s", seen }'
 }
 rs_bad() { # R CFG WL WHY
 	emit "sample r=$1 cfg=$2 wl=$3 err=$4"
@@ -504,23 +560,24 @@ dev_writes() { # DEV
 	esac
 	awk '{ print $5 }' "/sys/block/$n/stat"
 }
-# rs-full: the secondary is invalidated; seconds from the trigger until both
-# are in sync again; MiB/s = the device's bytes / seconds
+# rs-full: the secondary is invalidated; connect, transfer and total
+# seconds (rs_start); MiB/s = the device's bytes / transfer seconds, and /
+# total seconds (incl. the reconnect)
 rs_full() { # R CFG
-	local r="$1" c="$2" bytes t0 b0=0 rsb=
+	local r="$1" c="$2" bytes b0=0 rsb=
 	case $c in nm-*) bytes=$((S * 512)); b0=$(rs_progress "$c") ;; *) bytes=$DRBD_BYTES ;; esac
-	t0=$(now_cs)
+	rs_start
 	rs_trigger "$c" || { rs_bad "$r" "$c" rs-full trigger-failed; return 0; }
 	rs_wait "$c" "$RS_TMO" || { rs_bad "$r" "$c" rs-full timeout; return 0; }
 	case $c in nm-*) rsb=$(( $(rs_progress "$c") - b0 )) ;; esac
-	emit "sample r=$r cfg=$c wl=rs-full $(rs_rate "$bytes" $((RS_END - t0))) bytes=$bytes${rsb:+ rsbytes=$rsb}"
+	emit "sample r=$r cfg=$c wl=rs-full $(rs_times "$bytes") bytes=$bytes${rsb:+ rsbytes=$rsb}"
 }
 # rs-part: disconnected, PART_MB MiB of random 64 KiB writes on the primary
-# (fio, fixed seed), reconnected; seconds from the reconnect until in sync;
+# (fio, fixed seed), reconnected; the three times from the reconnect;
 # MiB/s = the bytes marked out of sync (netmirror: out-of-sync regions x
-# region size; DRBD: minor 0's oos) / seconds
+# region size; DRBD: minor 0's oos) / transfer seconds, and / total
 rs_part() { # R CFG
-	local r="$1" c="$2" t0 marked b0=0 rsb='' tot ins
+	local r="$1" c="$2" marked b0=0 rsb='' tot ins
 	case $c in
 	nm-*)
 		dmsetup message nmb 0 disconnect || fail "rs-part: disconnect nmb"
@@ -542,7 +599,7 @@ rs_part() { # R CFG
 		;;
 	*) marked=$(( $(drbd_field 0 oos) * 1024 )) ;;
 	esac
-	t0=$(now_cs)
+	rs_start
 	case $c in
 	nm-*) dmsetup message nmb 0 connect || fail "rs-part: connect nmb" ;;
 	*)
@@ -553,17 +610,21 @@ rs_part() { # R CFG
 	esac
 	rs_wait "$c" "$RS_TMO" || { rs_bad "$r" "$c" rs-part timeout; return 0; }
 	case $c in nm-*) rsb=$(( $(rs_progress "$c") - b0 )) ;; esac
-	emit "sample r=$r cfg=$c wl=rs-part $(rs_rate "$marked" $((RS_END - t0))) bytes=$marked${rsb:+ rsbytes=$rsb} wmib=$PART_MB"
+	emit "sample r=$r cfg=$c wl=rs-part $(rs_times "$marked") bytes=$marked${rsb:+ rsbytes=$rsb} wmib=$PART_MB"
 }
 # rs-app: the application (w4k-q1's fio) runs RAMP s alone, then the
-# secondary is invalidated; the window = from the trigger until the resync
-# is over or the application stops (RAMP + TIME s after its start),
-# whichever is first.  iops = the application's writes in the window (the
-# device's write counter) / its length; rs_mibs = resynced MiB in the
-# window / its length; secs = the whole resync (it may outlast the
-# application); done = yes if it ended inside the window
+# secondary is invalidated.  The window starts when the resync is first
+# seen running and ends when it is over or the application stops (RAMP +
+# TIME s after its start), whichever is first: iops = the application's
+# writes in the window (the device's write counter at its start and end) /
+# its length; rs_mibs = resynced MiB in the window / its length.  If the
+# resync was not seen running while the application ran (it was still
+# reconnecting when the application stopped, or it was over between two
+# polls before one saw it running): window=none, no iops/rs_mibs/rs_mib.
+# connect, transfer, secs: the three times of the resync (it may outlast
+# the application); done = yes if it ended inside the window
 rs_app() { # R CFG
-	local r="$1" c="$2" fp rc t0 w0 b0=0 tw ww bw done=no all
+	local r="$1" c="$2" fp rc w0='' b0='' tw0='' tw ww bw done=no all win
 	rm -f /tmp/fio.json
 	# shellcheck disable=SC2046,SC2086
 	fio --name=rs-app --filename="$DEV" $(bench_fio_args rs-app) --direct=1 --time_based=1 \
@@ -571,35 +632,47 @@ rs_app() { # R CFG
 		--output-format=json --output=/tmp/fio.json > /tmp/fio.err 2>&1 &
 	fp=$!
 	sleep "$RAMP"
-	case $c in nm-*) b0=$(rs_progress "$c") ;; esac
-	w0=$(dev_writes "$DEV")
-	t0=$(now_cs)
+	rs_start
 	if ! rs_trigger "$c"; then
 		wait $fp
 		rs_bad "$r" "$c" rs-app trigger-failed
 		return 0
 	fi
 	while :; do
-		if rs_done "$c"; then done=yes; break; fi
+		if rs_poll "$c"; then
+			[ "$RS_SEEN" = yes ] && done=yes
+			break
+		fi
 		kill -0 $fp 2>/dev/null || break
+		if [ -n "$RS_RUN" ] && [ -z "$tw0" ]; then
+			# the window starts: the counters right after the poll
+			tw0=$RS_RUN
+			w0=$(dev_writes "$DEV")
+			b0=$(rs_progress "$c")
+		fi
 		sleep 0.1
 	done
 	tw=$(now_cs)
-	ww=$(dev_writes "$DEV")
-	bw=$(rs_progress "$c")
+	if [ -n "$tw0" ]; then
+		ww=$(dev_writes "$DEV")
+		bw=$(rs_progress "$c")
+	fi
 	wait $fp
 	rc=$?
 	[ $rc = 0 ] || check_bad "fio/$c/rs-app" "round $r: fio exit $rc: $(tr '\n' ' ' < /tmp/fio.err | cut -c1-300)"
-	if [ $done = yes ]; then
-		RS_END=$tw
-	elif ! rs_wait "$c" "$RS_TMO"; then
+	if [ -z "$RS_END" ] && ! rs_wait "$c" "$RS_TMO"; then
 		rs_bad "$r" "$c" rs-app timeout
 		return 0
 	fi
 	all=$(awk -f /tests/bench-fio.awk /tmp/fio.json 2>/dev/null | sed -n 's/.*iops=\([0-9.]*\).*/\1/p')
-	emit "sample r=$r cfg=$c wl=rs-app $(awk -v w="$((ww - w0))" -v b="$((bw - b0))" -v cs="$((tw - t0))" -v all="$((RS_END - t0))" 'BEGIN {
-		if (cs < 1) cs = 1; s = cs / 100
-		printf "iops=%.1f window=%.2f rs_mibs=%.2f rs_mib=%.2f secs=%.2f", w / s, s, b / 1048576 / s, b / 1048576, all / 100 }') done=$done${all:+ app_iops_all=$all}"
+	if [ -n "$tw0" ]; then
+		win=$(awk -v w="$((ww - w0))" -v b="$((bw - b0))" -v cs="$((tw - tw0))" 'BEGIN {
+			if (cs < 1) cs = 1; s = cs / 100
+			printf "iops=%.1f window=%.2f rs_mibs=%.2f rs_mib=%.2f", w / s, s, b / 1048576 / s, b / 1048576 }')
+	else
+		win="window=none"
+	fi
+	emit "sample r=$r cfg=$c wl=rs-app $win $(rs_times) done=$done${all:+ app_iops_all=$all}"
 }
 
 # nbd-*: DEV exported by nbd-server on 127.0.0.1:7810 (a config file: an
