@@ -66,6 +66,7 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_HELLO_CROSS_MS	300	/* first P_HELLO wait, crossed connects */
 #define NM_PEER_MAX_INFLIGHT	1024
+#define NM_POOL_PAGES		512	/* secondary: free pages kept for writes */
 
 /* Per-bio data of a write on the primary. */
 struct nm_req {
@@ -240,6 +241,11 @@ struct nm_dev {
 	unsigned long rs_slot_region[NM_RS_WINDOW];
 	unsigned long sync_kicked;	/* bit 0: nm_sync has work (atomic) */
 
+	/* -- secondary's page pool (nm_secondary.c): under pool_lock -- */
+	spinlock_t pool_lock;		/* irqsave; nothing nests inside */
+	struct list_head pool;		/* free pages, linked by page->lru */
+	unsigned int pool_nr;
+
 	/* -- atomics, or WRITE_ONCE/READ_ONCE -- */
 	u32 rs_rate;			/* live resync_rate, KiB/s, 0 = adapt */
 	u32 rs_kibs;			/* measured resync rate */
@@ -369,6 +375,7 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch);
 int nm_peer_sync(struct nm_dev *nm, __be64 cookie);
 int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d);
 void nm_peer_drain(struct nm_dev *nm);
+void nm_pool_exit(struct nm_dev *nm);
 int nm_peer_send_acks(struct nm_dev *nm);
 void nm_peer_reset(struct nm_dev *nm);
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,

@@ -45,13 +45,63 @@ struct nm_peer_req {
 	struct page *pages[];
 };
 
+/*
+ * The page pool: a write's pages go back to it when the write is done
+ * (any context), up to NM_POOL_PAGES, and the next write takes them, so a
+ * steady stream of writes allocates nothing.
+ */
+static int nm_pool_get(struct nm_dev *nm, struct page **pages,
+		       unsigned int nr)
+{
+	unsigned long flags;
+	unsigned int i = 0;
+
+	spin_lock_irqsave(&nm->pool_lock, flags);
+	for (; i < nr && nm->pool_nr; i++) {
+		pages[i] = list_first_entry(&nm->pool, struct page, lru);
+		list_del(&pages[i]->lru);
+		nm->pool_nr--;
+	}
+	spin_unlock_irqrestore(&nm->pool_lock, flags);
+	for (; i < nr; i++) {
+		pages[i] = alloc_page(GFP_NOIO);
+		if (!pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void nm_pool_put(struct nm_dev *nm, struct page **pages,
+			unsigned int nr)
+{
+	unsigned long flags;
+	unsigned int i = 0;
+
+	spin_lock_irqsave(&nm->pool_lock, flags);
+	for (; i < nr && pages[i] && nm->pool_nr < NM_POOL_PAGES; i++) {
+		list_add(&pages[i]->lru, &nm->pool);
+		nm->pool_nr++;
+	}
+	spin_unlock_irqrestore(&nm->pool_lock, flags);
+	for (; i < nr && pages[i]; i++)
+		__free_page(pages[i]);
+}
+
+/* dtr: every write is done; free the pool. */
+void nm_pool_exit(struct nm_dev *nm)
+{
+	struct page *page, *tmp;
+
+	list_for_each_entry_safe(page, tmp, &nm->pool, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	nm->pool_nr = 0;
+}
+
 static void nm_peer_free_pages(struct nm_peer_req *pr)
 {
-	unsigned int i;
-
-	for (i = 0; i < pr->nr_pages; i++)
-		if (pr->pages[i])
-			__free_page(pr->pages[i]);
+	nm_pool_put(pr->nm, pr->pages, pr->nr_pages);
 	pr->nr_pages = 0;
 }
 
@@ -194,13 +244,9 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->nr_pages = nr;
 	INIT_LIST_HEAD(&pr->list);
 	INIT_LIST_HEAD(&pr->inflight);
-	for (i = 0; i < nr; i++) {
-		pr->pages[i] = alloc_page(GFP_NOIO);
-		if (!pr->pages[i]) {
-			r = -ENOMEM;
-			goto out_free;
-		}
-	}
+	r = nm_pool_get(nm, pr->pages, nr);
+	if (r)
+		goto out_free;
 	r = nm_rx_pages(nm, pr->pages, size);
 	if (!r)
 		r = nm_rx_trailer(nm);

@@ -467,6 +467,8 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	nm->sectors = ti->len;
 	nm_opts_default(nm);
 	spin_lock_init(&nm->lock);
+	spin_lock_init(&nm->pool_lock);
+	INIT_LIST_HEAD(&nm->pool);
 	init_waitqueue_head(&nm->sync_wq);
 	bio_list_init(&nm->rs_wait);
 	bio_list_init(&nm->mark_wait);
@@ -610,6 +612,7 @@ static void nm_dtr(struct dm_target *ti)
 		nm_meta_close(nm->meta);
 	}
 	nm_dtr_regions(nm);
+	nm_pool_exit(nm);
 	bioset_exit(&nm->bs);
 	if (nm->secret_key)
 		key_put(nm->secret_key);
