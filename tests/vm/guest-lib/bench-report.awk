@@ -83,15 +83,7 @@ function collect(c, w, m,   r, n, x) {
 	return n
 }
 # per-round ratios of metric M: config A / config B on workload W
-function ratios(a, b, w, m,   r, n, x, y) {
-	n = 0
-	for (r = 1; r <= R; r++) {
-		x = get(a, w, m, r)
-		y = get(b, w, m, r)
-		if (x != "" && y != "" && y > 0) xs[++n] = x / y
-	}
-	return n
-}
+function ratios(a, b, w, m) { return xratios(a, w, b, w, m) }
 function limit(k, r,   key) {
 	key = k SUBSEP r
 	return ((key in lim) && isnum(lim[key])) ? lim[key] + 0 : ""
