@@ -20,14 +20,15 @@ ok() { pass=$((pass + 1)); }
 bad() { failn=$((failn + 1)); echo "FAIL: $*"; }
 t=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$t"' EXIT
-mkdir -p "$t/tests" "$t/cfg" "$t/tmp" "$t/sys/block/ram0" "$t/sys/block/dm-0" "$t/sys/block/drbd0"
+mkdir -p "$t/tests" "$t/cfg" "$t/tmp" "$t/printk" "$t/sys/block/ram0" "$t/sys/block/dm-0" "$t/sys/block/drbd0"
 # block device counters (field 5: writes completed) and the clock
 for d in ram0 dm-0 drbd0; do echo "1 0 8 0 500 0 4000 0 0 0 0" > "$t/sys/block/$d/stat"; done
 echo "100.00 50.00" > "$t/uptime"
+echo N > "$t/printk/time"
 cp "$top"/tests/vm/guest-lib/bench* "$t/tests/"
 # the guest's absolute paths, into the sandbox
 sed -e "s#/tmp/#$t/tmp/#g" -e "s#/tests/#$t/tests/#g" -e "s#^DRBDSETUP=.*#DRBDSETUP=drbdsetup_stub#" \
-	-e "s#/proc/drbd#$t/procdrbd#g" -e "s#/proc/uptime#$t/uptime#g" -e "s#/sys/block/#$t/sys/block/#g" -e "s#^\\. $t/tests/nmlib.sh#:#" -e "s#^NL_CFG=.*#NL_CFG=$t/cfg#" \
+	-e "s#/proc/drbd#$t/procdrbd#g" -e "s#/proc/uptime#$t/uptime#g" -e "s#/sys/block/#$t/sys/block/#g" -e "s#/dev/kmsg#$t/tmp/kmsg#g" -e "s#/sys/module/printk/parameters/#$t/printk/#g" -e "s#^\\. $t/tests/nmlib.sh#:#" -e "s#^NL_CFG=.*#NL_CFG=$t/cfg#" \
 	"$top/tests/vm/tools/bench.sh" > "$t/tests/bench.sh"
 # nbd-server and nbd-client: not shell function names, so commands in PATH
 mkdir -p "$t/bin"
@@ -93,6 +94,45 @@ rs_trig() {
 	rm -f $T/tmp/disc
 	clock_cs > $T/tmp/rs_t0
 	drbd_write
+}
+# the kernel log (dmesg): an older resync with an older marker (the parser
+# must skip them: "nmbench trigger 11 ..." is not marker 1), then the last
+# marker written to /dev/kmsg (a file here) at the trigger's time and the
+# resync's lines of the phase it is in: the source's "started" 1.2 ms after
+# the reconnect, its "finished" 4.6 ms before the end, each after the
+# target's line (another device: nmb's 253:1, DRBD's drbd1), so that klog's
+# connect is the polled one + 0.0012 s and its transfer the polled one -
+# 0.0058 s.  NMS_KLOG=nostart | noend: that source line missing;
+# notime: no timestamps (printk.time off); only on configuration
+# NMS_KLOG_CFG if set
+dmesg() {
+	local p=''
+	printf '[    0.900000] nmbench trigger 11 nm-C rs-full\n[    1.000000] device-mapper: netmirror: 253:0: resync started: 256 regions to send\n[    1.200000] device-mapper: netmirror: 253:0: resync finished: the peer takes generation 0000000000000002\n'
+	printf '[    1.300000] block drbd0: Began resync as SyncSource (will sync 130016 KB [32504 bits set]).\n[    1.400000] block drbd0: Resync done (total 1 sec; paused 0 sec; 130016 K/sec)\n'
+	[ -s $T/tmp/kmsg ] && [ -s $T/tmp/rs_t0 ] && p=$(rs_phase)
+	[ -n "$p" ] || return 0
+	awk -v t0="$(cat $T/tmp/rs_t0)" -v c="${NMS_CONNECT_CS:-30}" -v x="${NMS_TRANSFER_CS:-50}" -v p="$p" \
+		-v m="$(cat $T/tmp/kmsg)" -v k="${NMS_KLOG:-}" -v kc="${NMS_KLOG_CFG:-}" 'function l(t, s) {
+			if (k == "notime") print s; else printf "[%12.6f] %s\n", t, s }
+		BEGIN {
+			t0 /= 100; s = t0 + c / 100; e = s + x / 100
+			if (kc != "" && index(m " ", " " kc " ") == 0) k = ""
+			l(t0, m)
+			if (p == "conn") exit
+			if (m ~ / drbd-/) {
+				l(s + 0.0008, "block drbd1: Began resync as SyncTarget (will sync 130016 KB [32504 bits set]).")
+				if (k != "nostart") l(s + 0.0012, "block drbd0: Began resync as SyncSource (will sync 130016 KB [32504 bits set]).")
+				if (p != "done") exit
+				l(e - 0.0060, "block drbd1: Resync done (total 1 sec; paused 0 sec; 130016 K/sec)")
+				if (k != "noend") l(e - 0.0046, "block drbd0: Resync done (total 1 sec; paused 0 sec; 130016 K/sec)")
+			} else {
+				l(s + 0.0008, "device-mapper: netmirror: 253:1: resync target: 256 regions to receive")
+				if (k != "nostart") l(s + 0.0012, "device-mapper: netmirror: 253:0: resync started: 256 regions to send")
+				if (p != "done") exit
+				l(e - 0.0060, "device-mapper: netmirror: 253:1: resync target: done, disk uptodate, generation 0000000000000003")
+				if (k != "noend") l(e - 0.0046, "device-mapper: netmirror: 253:0: resync finished: the peer takes generation 0000000000000003")
+			}
+		}'
 }
 # dmsetup status of nma/nmb in the current phase (fields: role connection
 # disks regions 1 0 pending 1 1 0 - 0 0 resync_bytes - running); nmb's
@@ -164,7 +204,7 @@ drbdsetup_stub() {
 dmsetup() {
 	echo "dmsetup $*" >> $T/calls
 	case "$1 $2 $4" in
-	"info "*) echo "  0" ;;
+	"info "*) case "$*" in *major,minor*) echo "253:  0" ;; *) echo "  0" ;; esac ;;
 	"message "*" latency") printf 'p_queue count=10 p50_us=5 p90_us=6 p99_us=7 max_us=8\ns_ack count=0\n' ;;
 	"message nmb invalidate"|"message nmb connect")
 		echo $(( $(cat $T/tmp/nm_n 2>/dev/null || echo 0) + 1 )) > $T/tmp/nm_n
@@ -253,17 +293,25 @@ run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_nbd=1 nm_bench_configs=bare,nm-
 	nm_bench_workloads=w4k-q1,rs-full,rs-part,rs-app,nbd-w1m,nbd-w4k nm_bench_time=3 nm_bench_ramp=1
 want "rs order" "$(sed -n 's/^NMLOG: bench round 1 of 1: \(.*\) (uptime.*/\1/p' "$t/out")" "bare nm-C drbd-C drbd-Cdef"
 # the stubbed resync: 0.3 s reconnecting, 0.5 s running (polls every 0.1 s
-# of the stubbed clock): connect 0.30, transfer 0.50, total 0.80 s; nm-C's
-# 128 MiB: 256 MiB/s over the transfer, 160 incl. the reconnect; rs-part's
-# 80 MiB marked (160 regions of 512 KiB): 160 and 100; DRBD's 16 MiB: 32
-# and 20; rs-app: the window is the transfer, 500 writes in it (1000/s)
-want "rs-full samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-full connect=0.30 transfer=0.50 secs=0.80 mibs=[0-9.]* mbs=[0-9.]* mibs_all=[0-9.]* mbs_all=[0-9.]* seen=yes bytes=[0-9]*' "$t/out")" 3
-want "rs-full nm-C" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-full connect=0.30 transfer=0.50 secs=0.80 mibs=256.00 mbs=268.44 mibs_all=160.00 mbs_all=167.77 seen=yes bytes=134217728 rsbytes=134217728$' "$t/out")" 1
-want "rs-part samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-part connect=0.30 transfer=0.50 secs=0.80 .* seen=yes .*wmib=16$' "$t/out")" 3
-want "rs-part nm-C" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-part connect=0.30 transfer=0.50 secs=0.80 mibs=160.00 mbs=167.77 mibs_all=100.00 mbs_all=104.86 seen=yes bytes=83886080 rsbytes=[0-9]* wmib=16$' "$t/out")" 1
-want "rs-part drbd" "$(grep -c '^NMLOG: bench sample r=1 cfg=drbd-C\(def\)\? wl=rs-part connect=0.30 transfer=0.50 secs=0.80 mibs=32.00 mbs=33.55 mibs_all=20.00 mbs_all=20.97 seen=yes bytes=16777216 wmib=16$' "$t/out")" 2
-want "rs-app samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\|drbd-Cdef\) wl=rs-app iops=1000.0 window=0.50 rs_mibs=[0-9.]* rs_mib=[0-9.]* connect=0.30 transfer=0.50 secs=0.80 seen=yes done=yes app_iops_all=501.0$' "$t/out")" 3
-want "rs-app nm-C" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app iops=1000.0 window=0.50 rs_mibs=128.00 rs_mib=64.00 ' "$t/out")" 1
+# of the stubbed clock): polled connect 0.30, transfer 0.50, total 0.80 s;
+# the kernel log's (the stubbed dmesg): connect 0.3012, transfer 0.4942,
+# total 0.7954 s (clock=klog); nm-C's 128 MiB: 259.00 MiB/s over the
+# transfer, 160.93 incl. the reconnect; rs-part's 80 MiB marked (160
+# regions of 512 KiB): 161.88 and 100.58; DRBD's 16 MiB: 32.38 and 20.12;
+# rs-app: the window is the polled transfer, 500 writes in it (1000/s), 64
+# MiB resynced in it; the resync's rate over klog's transfer: 259.00
+KT='connect=0.301 transfer=0.494 secs=0.795'
+KP='seen=yes clock=klog pconnect=0.30 ptransfer=0.50 psecs=0.80'
+want "rs-full samples" "$(grep -c "^NMLOG: bench sample r=1 cfg=\\(nm-C\\|drbd-C\\|drbd-Cdef\\) wl=rs-full $KT mibs=[0-9.]* mbs=[0-9.]* mibs_all=[0-9.]* mbs_all=[0-9.]* $KP bytes=[0-9]*" "$t/out")" 3
+want "rs-full nm-C" "$(grep -c "^NMLOG: bench sample r=1 cfg=nm-C wl=rs-full $KT mibs=259.00 mbs=271.59 mibs_all=160.93 mbs_all=168.74 $KP bytes=134217728 rsbytes=134217728\$" "$t/out")" 1
+want "rs-part samples" "$(grep -c "^NMLOG: bench sample r=1 cfg=\\(nm-C\\|drbd-C\\|drbd-Cdef\\) wl=rs-part $KT .* $KP .*wmib=16\$" "$t/out")" 3
+want "rs-part nm-C" "$(grep -c "^NMLOG: bench sample r=1 cfg=nm-C wl=rs-part $KT mibs=161.88 mbs=169.74 mibs_all=100.58 mbs_all=105.46 $KP bytes=83886080 rsbytes=[0-9]* wmib=16\$" "$t/out")" 1
+want "rs-part drbd" "$(grep -c "^NMLOG: bench sample r=1 cfg=drbd-C\\(def\\)\\? wl=rs-part $KT mibs=32.38 mbs=33.95 mibs_all=20.12 mbs_all=21.09 $KP bytes=16777216 wmib=16\$" "$t/out")" 2
+want "rs-app samples" "$(grep -c "^NMLOG: bench sample r=1 cfg=\\(nm-C\\|drbd-C\\|drbd-Cdef\\) wl=rs-app iops=1000.0 window=0.50 rs_mibs=[0-9.]* rs_clock=klog rs_mib=[0-9.]* $KT $KP done=yes app_iops_all=501.0\$" "$t/out")" 3
+want "rs-app nm-C" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app iops=1000.0 window=0.50 rs_mibs=259.00 rs_clock=klog rs_mib=64.00 ' "$t/out")" 1
+want "last marker" "$(cat "$t/tmp/kmsg")" "nmbench trigger 9 drbd-Cdef rs-app"
+want "printk time" "$(cat "$t/printk/time")" Y
+want "report clock rows" "$(grep -c '^NMBENCH: kernel-log clock (rounds) *1/1 *1/1 *1/1$' "$t/out")" 3
 want "report rs rows" "$(grep -c '^NMBENCH: \(connect s\|transfer s\|MiB/s (transfer)\|MiB/s (incl. reconnect)\) ' "$t/out")" 10
 want "nbd samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(bare\|nm-C\|drbd-C\) wl=nbd-w[14][mk] iops=' "$t/out")" 6
 want "no rs/nbd elsewhere" "$(grep -c 'cfg=bare wl=rs-\|cfg=drbd-Cdef wl=\(nbd\|w4k\)' "$t/out")" 0
@@ -283,21 +331,26 @@ want "nbd servers" "$(grep -c "^nbd-server -C $t/tmp/nbd.conf -p $t/tmp/nbd.pid\
 want "report goals" "$(grep -c '^NMBENCH: goal \(full resync\|NBD export\).*: \(PASS\|FAIL\|n/a\)$' "$t/out")" 2
 
 # ---- a resync over between two polls (0.25 s reconnecting, 0.03 s
-# running): never seen running; connect = the total as observed, transfer
-# 0, no transfer rate; rs-app: no window
-NMS_CONNECT_CS=25 NMS_TRANSFER_CS=3 run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_configs=nm-C,drbd-C \
+# running): never seen running.  nm-C: the kernel log has it (connect
+# 0.2512, transfer 0.0242: a transfer rate all the same); drbd-C: its
+# "Began resync" line is missing: the polled times, connect = the total as
+# observed, transfer 0, no transfer rate; rs-app: no window
+NMS_CONNECT_CS=25 NMS_TRANSFER_CS=3 NMS_KLOG=nostart NMS_KLOG_CFG=drbd-C run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_configs=nm-C,drbd-C \
 	nm_bench_workloads=w4k-q1,rs-part,rs-app nm_bench_time=3 nm_bench_ramp=1
-want "unseen rs-part" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-part connect=0.30 transfer=0.00 secs=0.30 mibs_all=266.67 mbs_all=279.62 seen=no bytes=83886080 ' "$t/out")" 1
-want "unseen rs-app" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(nm-C\|drbd-C\) wl=rs-app window=none connect=0.30 transfer=0.00 secs=0.30 seen=no done=no app_iops_all=501.0$' "$t/out")" 2
+want "unseen rs-part klog" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-part connect=0.251 transfer=0.024 secs=0.275 mibs=3305.79 mbs=3466.37 mibs_all=290.49 mbs_all=304.60 seen=no clock=klog pconnect=0.30 ptransfer=0.00 psecs=0.30 bytes=83886080 ' "$t/out")" 1
+want "unseen rs-part poll" "$(grep -c '^NMLOG: bench sample r=1 cfg=drbd-C wl=rs-part connect=0.30 transfer=0.00 secs=0.30 mibs_all=53.33 mbs_all=55.92 seen=no clock=poll bytes=16777216 ' "$t/out")" 1
+want "unseen rs-app" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app window=none connect=0.251 transfer=0.024 secs=0.275 seen=no clock=klog pconnect=0.30 ptransfer=0.00 psecs=0.30 done=no app_iops_all=501.0$' "$t/out") $(grep -c '^NMLOG: bench sample r=1 cfg=drbd-C wl=rs-app window=none connect=0.30 transfer=0.00 secs=0.30 seen=no clock=poll done=no app_iops_all=501.0$' "$t/out")" "1 1"
+want "unseen clock rows" "$(grep -c '^NMBENCH: kernel-log clock (rounds) *1/1 *0/1$' "$t/out")" 2
 want "unseen report" "$(grep -c '^NMBENCH: IOPS  *n/a  *n/a$' "$t/out")" 1
 want "unseen checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
 
 # ---- the reconnect outlasts the application (5 s reconnecting, the
 # application stops 3 s after the trigger): rs-app has no window, the times
-# still go on to the end of the resync; its goal clause is not measured
-NMS_CONNECT_CS=500 NMS_TRANSFER_CS=50 run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_configs=nm-C \
+# still go on to the end of the resync; its goal clause is not measured.
+# The source's "resync finished" line is missing: the polled times
+NMS_CONNECT_CS=500 NMS_TRANSFER_CS=50 NMS_KLOG=noend run nm_bench_rounds=1 nm_bench_resync=1 nm_bench_configs=nm-C \
 	nm_bench_workloads=w4k-q1,rs-app nm_bench_time=3 nm_bench_ramp=1
-want "late rs-app" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app window=none connect=5.00 transfer=0.50 secs=5.50 seen=yes done=no app_iops_all=501.0$' "$t/out")" 1
+want "late rs-app" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app window=none connect=5.00 transfer=0.50 secs=5.50 seen=yes clock=poll done=no app_iops_all=501.0$' "$t/out")" 1
 want "late goal" "$(grep -c '^NMBENCH:   nm-C rs-app IOPS/w4k-q1 IOPS: not measured (the resync was not seen running while the application ran: 1 of 1 rounds); nm-C resync MiB/s during rs-app: not measured$' "$t/out")" 1
 want "late checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
 

@@ -109,18 +109,21 @@ samples() {
 	# it); drbd-Cdef's rs-app never had a window: n/a.  rs-part: nm-C 40 30
 	# 20 MB/s over the transfer, 20 15 10 in all; drbd-C 20 20 - (round 3:
 	# over before a poll saw it running), 10 10 20 in all: nm-C/drbd-C
-	# 2.0 1.5 (1.75, n=2) and 2.0 1.5 0.5 (1.50)
+	# 2.0 1.5 (1.75, n=2) and 2.0 1.5 0.5 (1.50).  Clocks: nm-C rs-full
+	# and rs-app klog in every round; drbd-Cdef rs-full klog in rounds 1
+	# and 2, round 3 without a clock (an older sample: poll); nm-C rs-part
+	# without; drbd-C rs-part klog, poll in round 3; drbd-Cdef rs-app poll
 	for r in 1 2 3; do
 		echo "limit r=$r diskread=$(echo "300 150 260" | cut -d' ' -f$r)"
-		echo "sample r=$r cfg=nm-C wl=rs-full connect=$(echo "1.20 0.50 0.80" | cut -d' ' -f$r) transfer=$(echo "0.56 0.89 0.67" | cut -d' ' -f$r) secs=$(echo "1.76 1.39 1.47" | cut -d' ' -f$r) mibs=$(echo "228.88 143.05 190.73" | cut -d' ' -f$r) mbs=$(echo "240 150 200" | cut -d' ' -f$r) mibs_all=$(echo "72.73 92.09 87.07" | cut -d' ' -f$r) mbs_all=$(echo "76.26 96.56 91.30" | cut -d' ' -f$r) seen=yes bytes=134217728"
-		echo "sample r=$r cfg=drbd-Cdef wl=rs-full connect=$(echo "0.10 0.20 0.10" | cut -d' ' -f$r) transfer=$(echo "1.92 3.36 1.68" | cut -d' ' -f$r) secs=$(echo "2.02 3.56 1.78" | cut -d' ' -f$r) mibs=1 mbs=$(echo "70 40 80" | cut -d' ' -f$r) mibs_all=1 mbs_all=$(echo "66.44 37.70 75.40" | cut -d' ' -f$r) seen=yes"
-		echo "sample r=$r cfg=nm-C wl=rs-app iops=$(echo "140 100 200" | cut -d' ' -f$r) window=2 rs_mibs=$(echo "20 0 15" | cut -d' ' -f$r) rs_mib=30 connect=0.9 transfer=1.5 secs=2.4 seen=yes done=yes"
-		echo "sample r=$r cfg=drbd-Cdef wl=rs-app window=none connect=0.2 transfer=20 secs=20.2 seen=yes done=no"
+		echo "sample r=$r cfg=nm-C wl=rs-full connect=$(echo "1.20 0.50 0.80" | cut -d' ' -f$r) transfer=$(echo "0.56 0.89 0.67" | cut -d' ' -f$r) secs=$(echo "1.76 1.39 1.47" | cut -d' ' -f$r) mibs=$(echo "228.88 143.05 190.73" | cut -d' ' -f$r) mbs=$(echo "240 150 200" | cut -d' ' -f$r) mibs_all=$(echo "72.73 92.09 87.07" | cut -d' ' -f$r) mbs_all=$(echo "76.26 96.56 91.30" | cut -d' ' -f$r) seen=yes clock=klog pconnect=1.3 ptransfer=0.5 psecs=1.8 bytes=134217728"
+		echo "sample r=$r cfg=drbd-Cdef wl=rs-full connect=$(echo "0.10 0.20 0.10" | cut -d' ' -f$r) transfer=$(echo "1.92 3.36 1.68" | cut -d' ' -f$r) secs=$(echo "2.02 3.56 1.78" | cut -d' ' -f$r) mibs=1 mbs=$(echo "70 40 80" | cut -d' ' -f$r) mibs_all=1 mbs_all=$(echo "66.44 37.70 75.40" | cut -d' ' -f$r) seen=yes$([ $r = 3 ] || echo " clock=klog pconnect=0.1 ptransfer=2 psecs=2.1")"
+		echo "sample r=$r cfg=nm-C wl=rs-app iops=$(echo "140 100 200" | cut -d' ' -f$r) window=2 rs_mibs=$(echo "20 0 15" | cut -d' ' -f$r) rs_clock=klog rs_mib=30 connect=0.9 transfer=1.5 secs=2.4 seen=yes clock=klog pconnect=1.0 ptransfer=1.4 psecs=2.4 done=yes"
+		echo "sample r=$r cfg=drbd-Cdef wl=rs-app window=none connect=0.2 transfer=20 secs=20.2 seen=yes clock=poll done=no"
 		echo "sample r=$r cfg=nm-C wl=rs-part connect=$(echo "0.42 0.56 0.84" | cut -d' ' -f$r) transfer=$(echo "0.42 0.56 0.84" | cut -d' ' -f$r) secs=$(echo "0.84 1.12 1.68" | cut -d' ' -f$r) mibs=32 mbs=$(echo "40 30 20" | cut -d' ' -f$r) mibs_all=16 mbs_all=$(echo "20 15 10" | cut -d' ' -f$r) seen=yes bytes=16777216"
 		if [ $r = 3 ]; then
-			echo "sample r=$r cfg=drbd-C wl=rs-part connect=0.84 transfer=0.00 secs=0.84 mibs_all=16 mbs_all=20 seen=no bytes=16777216"
+			echo "sample r=$r cfg=drbd-C wl=rs-part connect=0.84 transfer=0.00 secs=0.84 mibs_all=16 mbs_all=20 seen=no clock=poll bytes=16777216"
 		else
-			echo "sample r=$r cfg=drbd-C wl=rs-part connect=0.84 transfer=0.84 secs=1.68 mibs=19.07 mbs=20 mibs_all=9.53 mbs_all=10 seen=yes bytes=16777216"
+			echo "sample r=$r cfg=drbd-C wl=rs-part connect=0.84 transfer=0.84 secs=1.68 mibs=19.07 mbs=20 mibs_all=9.53 mbs_all=10 seen=yes clock=klog pconnect=0.9 ptransfer=0.8 psecs=1.7 bytes=16777216"
 		fi
 		# NBD: nm-C/bare 0.95 0.833 0.818 (MB/s, fails) and 0.95 0.92 0.99 (IOPS)
 		echo "sample r=$r cfg=bare wl=nbd-w1m mbs=$(echo "100 120 110" | cut -d' ' -f$r)"
@@ -190,6 +193,11 @@ for AWK in "${awks[@]}"; do
 		'^transfer s +0\.560 \[0\.420\.\.0\.840\] +0\.840 \[0\.000\.\.0\.840\]$' \
 		'^MiB/s \(transfer\) +32\.0 \[32\.0\.\.32\.0\] +19\.1 \[19\.1\.\.19\.1\] n=2$' \
 		'^seen running \(rounds\) +3/3 +2/3$' \
+		'^kernel-log clock \(rounds\) +3/3 +2/3$' \
+		'^kernel-log clock \(rounds\) +0/3 +2/3$' \
+		'^kernel-log clock \(rounds\) +3/3 +0/3$' \
+		'^\(s, MiB/s: kernel-log timestamps in the rounds that "kernel-log clock" counts ' \
+		'^## transfer: resync started to in sync; incl\. reconnect: trigger to in sync; kernel-log times where there are, else polled\)$' \
 		'^IOPS +140 \[100\.\.200\] +n/a$' \
 		'^window s +2\.00 \[2\.00\.\.2\.00\] +n/a$' \
 		'^total s +2\.40 \[2\.40\.\.2\.40\] +20\.2 \[20\.2\.\.20\.2\]$' \

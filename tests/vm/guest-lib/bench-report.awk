@@ -18,20 +18,32 @@
 #                         tcprr, us and MB/s; diskread: fio 1 MiB O_DIRECT
 #                         sequential read of a backing device, MB/s
 #   sample r=R cfg=C wl=rs-full|rs-part connect= transfer= secs= [mibs= mbs=]
-#                         mibs_all= mbs_all= seen= bytes= [rsbytes=] [err=]
+#                         mibs_all= mbs_all= seen= [clock=klog|poll]
+#                         [pconnect= ptransfer= psecs=] bytes= [rsbytes=] [err=]
 #                         a full (invalidate) or partial (disconnect, writes,
 #                         reconnect) resync: seconds from the trigger until it
-#                         is seen running (connect), from then until in sync
-#                         (transfer), in all (secs); MiB/s and MB/s over the
-#                         transfer (none when seen=no: over between two polls
+#                         starts (connect), from then until in sync
+#                         (transfer), in all (secs).  clock=klog: the kernel
+#                         log's timestamps (a marker at the trigger, the
+#                         source's "resync started"/"Began resync" and
+#                         "resync finished"/"Resync done" lines), the polled
+#                         times in pconnect/ptransfer/psecs; clock=poll (or
+#                         no clock: older samples): 0.1 s polling, start =
+#                         first seen running.  seen: a poll saw it running.
+#                         MiB/s and MB/s over the transfer (none when
+#                         clock=poll and seen=no: over between two polls
 #                         before one saw it running) and over the total (_all)
-#   sample r=R cfg=C wl=rs-app iops= window= rs_mibs= rs_mib= connect=
-#                         transfer= secs= seen= done=   (window=none and no
-#                         iops, rs_mibs, rs_mib: the resync was not seen
-#                         running while the application ran)
-#                         the application (w4k-q1) during a full resync: its
-#                         IOPS in the window (resync seen running to its end
-#                         or the application's), the resync's MiB/s in it
+#   sample r=R cfg=C wl=rs-app iops= window= rs_mibs= [rs_clock=] rs_mib=
+#                         connect= transfer= secs= seen= [clock= ...] done=
+#                         (window=none and no iops, rs_mibs, rs_mib: the
+#                         resync was not seen running while the application
+#                         ran) the application (w4k-q1) during a full
+#                         resync: its IOPS in the window (resync seen running
+#                         to its end or the application's, polled), the
+#                         resync's MiB/s (rs_clock=klog: the device's bytes
+#                         over the kernel log's transfer, the resync having
+#                         ended in the window; poll: resynced in the window /
+#                         its length) and MiB resynced in the window
 #   sample r=R cfg=C wl=nbd-w1m|nbd-w4k ...   fio through nbd-server/nbd0
 #   integrity r=R cfg=C ok=yes|no    md5 of both replicas after config C
 #   stage r=R cfg=C wl=W node=a|b name=STAGE count=N p50= p90= p99= max=
@@ -181,6 +193,12 @@ function wcell(c, w, m,   n, r, y) {
 		for (r = 1; r <= R; r++) if ((c SUBSEP w SUBSEP m SUBSEP r) in val) { n++; if (val[c, w, m, r] == "yes") y++ }
 		return n ? y "/" n : "-"
 	}
+	# rounds timed by the kernel log / rounds with times (no clock: poll)
+	if (m == "clock") {
+		n = y = 0
+		for (r = 1; r <= R; r++) if ((c SUBSEP w SUBSEP "connect" SUBSEP r) in val) { n++; if (val[c, w, m, r] == "klog") y++ }
+		return n ? y "/" n : "-"
+	}
 	n = collect(c, w, m)
 	if (!n && w == "rs-app" && m != "secs" && m != "connect" && m != "transfer" && nowin(c)) return "n/a"
 	return cell(n)
@@ -240,20 +258,22 @@ BEGIN {
 	desc["rw4k-q32"] = "random write, 4 KiB, libaio, QD32"
 	desc["w1m-q1"] = "sequential write, 1 MiB, psync, QD1"
 	desc["w4k-dsync"] = "random write, 4 KiB, psync, QD1, O_DSYNC"
-	rows["rs-full"] = "connect transfer secs mibs mibs_all seen"
-	rows["rs-part"] = "connect transfer secs mibs mibs_all seen bytes rsbytes"
-	rows["rs-app"] = "iops rs_mibs rs_mib window connect transfer secs seen"
+	rows["rs-full"] = "connect transfer secs mibs mibs_all seen clock"
+	rows["rs-part"] = "connect transfer secs mibs mibs_all seen clock bytes rsbytes"
+	rows["rs-app"] = "iops rs_mibs rs_mib window connect transfer secs seen clock"
 	rows["nbd-w1m"] = "mbs p50 p99 cpu"
 	rows["nbd-w4k"] = "iops mbs p50 p99 cpu"
 	label["connect"] = "connect s"; label["transfer"] = "transfer s"; label["secs"] = "total s"
 	label["mibs"] = "MiB/s (transfer)"; label["mibs_all"] = "MiB/s (incl. reconnect)"
-	label["seen"] = "seen running (rounds)"
+	label["seen"] = "seen running (rounds)"; label["clock"] = "kernel-log clock (rounds)"
 	label["bytes"] = "marked bytes"; label["rsbytes"] = "resynced bytes"
 	label["rs_mibs"] = "resync MiB/s in window"; label["rs_mib"] = "resynced MiB in window"
 	label["window"] = "window s"
-	desc["rs-full"] = "full resync (secondary invalidated): connect = trigger to resync seen running, transfer = running to in sync"
-	desc["rs-part"] = "partial resync: disconnected, random 64 KiB writes; connect = reconnect to resync seen running, transfer = running to in sync"
+	desc["rs-full"] = "full resync (secondary invalidated): connect = trigger to resync started, transfer = started to in sync"
+	desc["rs-part"] = "partial resync: disconnected, random 64 KiB writes; connect = reconnect to resync started, transfer = started to in sync"
 	desc["rs-app"] = "w4k-q1's fio during a full resync; IOPS in the window (resync seen running to its end or the application's; n/a: not seen running while the application ran)"
+	# under every resync block
+	rsnote = "(s, MiB/s: kernel-log timestamps in the rounds that \"kernel-log clock\" counts (the source's resync start and end lines, a marker at the trigger); else 0.1 s polling, started = first seen running)"
 	desc["nbd-w1m"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w1m-q1"
 	desc["nbd-w4k"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w4k-q1"
 	maxr = 0
@@ -381,6 +401,7 @@ END {
 			for (j = 1; j <= nb; j++) tab_set(k + 1, j + 1, w ~ /^rs-/ ? wcell(bc[j], w, mets[k]) : cell(collect(bc[j], w, mets[k])))
 		}
 		tab_print()
+		if (w ~ /^rs-/) print rsnote
 	}
 	if (fails != "") {
 		print ""
@@ -424,7 +445,7 @@ END {
 	if (has_rs) {
 		print ""
 		print "## resync: median [min..max] of per-round ratios (MB/s = 10^6 B/s; disk read and stream: the limits above;"
-		print "## transfer: resync seen running to in sync; incl. reconnect: trigger to in sync)"
+		print "## transfer: resync started to in sync; incl. reconnect: trigger to in sync; kernel-log times where there are, else polled)"
 		tab_reset()
 		row = 0
 		split("nm-C drbd-C drbd-Cdef", rc, " ")

@@ -497,6 +497,65 @@ rs_trigger() { # CFG
 	esac
 }
 RS_TMO=${nm_bench_rs_timeout:-300}
+# ---- the kernel log's clock (klog): dmesg's printk timestamps (seconds,
+# microseconds).  A marker line written to /dev/kmsg right before the
+# trigger ("nmbench trigger K CFG WL", K counts the resyncs of the run) is
+# the trigger's time; after it, the source's first "started" line and the
+# first "finished" line after that are the resync's start and end:
+# netmirror's primary nma (its "253:N" in the log) "resync started: N
+# regions to send" and "resync finished: the peer takes generation ...";
+# DRBD's minor 0 "Began resync as SyncSource (...)" and "Resync done
+# (total ...)".  A line missing (or dmesg without timestamps): the polled
+# times (clock=poll).
+[ -w /sys/module/printk/parameters/time ] && echo Y > /sys/module/printk/parameters/time 2>/dev/null
+RS_K=0 RS_MARK=''
+rs_mark() { # CFG WL
+	RS_K=$((RS_K + 1))
+	RS_MARK="nmbench trigger $RS_K $1 $2"
+	echo "$RS_MARK" > /dev/kmsg 2>/dev/null || RS_MARK=''
+}
+# the source's two lines (fixed strings) of CFG: RS_KS RS_KE
+rs_klog_pat() { # CFG
+	local d
+	case $1 in
+	nm-*)
+		d=$(dmsetup info -c --noheadings -o major,minor nma 2>/dev/null | tr -d ' ')
+		RS_KS="netmirror: $d: resync started: " RS_KE="netmirror: $d: resync finished: "
+		[ -n "$d" ] || RS_KS='' RS_KE=''
+		;;
+	*) RS_KS="block drbd0: Began resync as SyncSource" RS_KE="block drbd0: Resync done (" ;;
+	esac
+}
+# RS_KT0 RS_KRUN RS_KEND: the marker's, the start's and the end's times
+# (seconds) or empty; the end line may come a moment after the polls saw
+# the resync over: up to 5 more looks 0.1 s apart
+rs_klog() { # CFG
+	local try=0 l
+	RS_KT0='' RS_KRUN='' RS_KEND=''
+	[ -n "$RS_MARK" ] || return 0
+	rs_klog_pat "$1"
+	[ -n "$RS_KS" ] || return 0
+	while :; do
+		l=$(dmesg 2>/dev/null | awk -v mark="$RS_MARK" -v s="$RS_KS" -v e="$RS_KE" '
+			function ts(l,   x) {
+				if (!match(l, /^\[ *[0-9]+\.[0-9]+\]/)) return ""
+				x = substr(l, 2, RLENGTH - 2); gsub(/ /, "", x); return x
+			}
+			!m { n = length($0) - length(mark); if (n > 0 && substr($0, n + 1) == mark && substr($0, n, 1) == " ") { m = 1; t0 = ts($0) } next }
+			run == "" { if (index($0, s)) run = ts($0); next }
+			end == "" && index($0, e) { end = ts($0) }
+			END { if (t0 != "" && run != "" && end != "") print t0, run, end }')
+		if [ -n "$l" ]; then
+			# shellcheck disable=SC2086
+			set -- $l
+			RS_KT0=$1 RS_KRUN=$2 RS_KEND=$3
+			return 0
+		fi
+		try=$((try + 1))
+		[ $try -le 5 ] || return 0
+		sleep 0.1
+	done
+}
 # The three times of a resync, in centiseconds of /proc/uptime (10 ms):
 # RS_T0 the trigger (invalidate, or rs-part's connect), RS_RUN the first
 # poll that saw it running, RS_END the first that saw it in sync.  connect
@@ -533,18 +592,34 @@ rs_wait() { # CFG SECS
 		sleep 0.1
 	done
 }
-# "connect= transfer= secs= [mibs= mbs=] [mibs_all= mbs_all=] seen=" of
-# BYTES resynced: mibs/mbs over the transfer seconds (none if it was never
-# seen running), mibs_all/mbs_all over the total (incl. the reconnect); a
-# time of 0 counts as 1 cs (the clock's resolution); no BYTES: no rates
+# "connect= transfer= secs= [mibs= mbs=] [mibs_all= mbs_all=] seen= clock=
+# [pconnect= ptransfer= psecs=]" of BYTES resynced.  clock=klog (rs_klog
+# found the marker and both lines): the three times from the kernel log
+# (3 decimals), pconnect/ptransfer/psecs the polled ones; clock=poll: the
+# polled times.  mibs/mbs over the transfer seconds (polled: none if it was
+# never seen running), mibs_all/mbs_all over the total (incl. the
+# reconnect); a time of 0 counts as the clock's resolution (1 cs polled, 1
+# us klog); no BYTES: no rates.  Into RS_TIMES (not a subshell: also sets
+# RS_CLOCK and RS_XFER, the clock and the transfer seconds, for rs-app)
 rs_times() { # [BYTES]
-	awk -v b="${1:-}" -v t0="$RS_T0" -v run="$RS_RUN" -v end="$RS_END" -v seen="$RS_SEEN" 'BEGIN {
-		c = run - t0; x = end - run; a = end - t0
-		printf "connect=%.2f transfer=%.2f secs=%.2f", c / 100, x / 100, a / 100
-		if (b != "" && seen == "yes") { if (x < 1) x = 1; printf " mibs=%.2f mbs=%.2f", b / 1048576 / (x / 100), b / 1e6 / (x / 100) }
-		if (a < 1) a = 1
-		if (b != "") printf " mibs_all=%.2f mbs_all=%.2f", b / 1048576 / (a / 100), b / 1e6 / (a / 100)
-		printf " seen=%s", seen }'
+	local o
+	o=$(awk -v b="${1:-}" -v t0="$RS_T0" -v run="$RS_RUN" -v end="$RS_END" -v seen="$RS_SEEN" \
+		-v k0="$RS_KT0" -v krun="$RS_KRUN" -v kend="$RS_KEND" 'BEGIN {
+		c = (run - t0) / 100; x = (end - run) / 100; a = (end - t0) / 100; clk = "poll"; f = "%.2f"; res = 0.01
+		if (k0 != "" && krun != "" && kend != "" && krun + 0 >= k0 + 0 && kend + 0 >= krun + 0) {
+			pc = c; px = x; pa = a; clk = "klog"; f = "%.3f"; res = 0.000001
+			c = krun - k0; x = kend - krun; a = kend - k0
+		}
+		printf "connect=" f " transfer=" f " secs=" f, c, x, a
+		if (b != "" && (seen == "yes" || clk == "klog")) { if (x < res) x = res; printf " mibs=%.2f mbs=%.2f", b / 1048576 / x, b / 1e6 / x }
+		if (a < res) a = res
+		if (b != "") printf " mibs_all=%.2f mbs_all=%.2f", b / 1048576 / a, b / 1e6 / a
+		printf " seen=%s clock=%s", seen, clk
+		if (clk == "klog") printf " pconnect=%.2f ptransfer=%.2f psecs=%.2f", pc, px, pa
+		printf "|%s %s\n", clk, x }')
+	RS_CLOCK=${o##*|}
+	RS_XFER=${RS_CLOCK#* } RS_CLOCK=${RS_CLOCK%% *}
+	RS_TIMES=${o%|*}
 }
 rs_bad() { # R CFG WL WHY
 	emit "sample r=$1 cfg=$2 wl=$3 err=$4"
@@ -566,11 +641,14 @@ dev_writes() { # DEV
 rs_full() { # R CFG
 	local r="$1" c="$2" bytes b0=0 rsb=
 	case $c in nm-*) bytes=$((S * 512)); b0=$(rs_progress "$c") ;; *) bytes=$DRBD_BYTES ;; esac
+	rs_mark "$c" rs-full
 	rs_start
 	rs_trigger "$c" || { rs_bad "$r" "$c" rs-full trigger-failed; return 0; }
 	rs_wait "$c" "$RS_TMO" || { rs_bad "$r" "$c" rs-full timeout; return 0; }
 	case $c in nm-*) rsb=$(( $(rs_progress "$c") - b0 )) ;; esac
-	emit "sample r=$r cfg=$c wl=rs-full $(rs_times "$bytes") bytes=$bytes${rsb:+ rsbytes=$rsb}"
+	rs_klog "$c"
+	rs_times "$bytes"
+	emit "sample r=$r cfg=$c wl=rs-full $RS_TIMES bytes=$bytes${rsb:+ rsbytes=$rsb}"
 }
 # rs-part: disconnected, PART_MB MiB of random 64 KiB writes on the primary
 # (fio, fixed seed), reconnected; the three times from the reconnect;
@@ -599,6 +677,7 @@ rs_part() { # R CFG
 		;;
 	*) marked=$(( $(drbd_field 0 oos) * 1024 )) ;;
 	esac
+	rs_mark "$c" rs-part
 	rs_start
 	case $c in
 	nm-*) dmsetup message nmb 0 connect || fail "rs-part: connect nmb" ;;
@@ -610,7 +689,9 @@ rs_part() { # R CFG
 	esac
 	rs_wait "$c" "$RS_TMO" || { rs_bad "$r" "$c" rs-part timeout; return 0; }
 	case $c in nm-*) rsb=$(( $(rs_progress "$c") - b0 )) ;; esac
-	emit "sample r=$r cfg=$c wl=rs-part $(rs_times "$marked") bytes=$marked${rsb:+ rsbytes=$rsb} wmib=$PART_MB"
+	rs_klog "$c"
+	rs_times "$marked"
+	emit "sample r=$r cfg=$c wl=rs-part $RS_TIMES bytes=$marked${rsb:+ rsbytes=$rsb} wmib=$PART_MB"
 }
 # rs-app: the application (w4k-q1's fio) runs RAMP s alone, then the
 # secondary is invalidated.  The window starts when the resync is first
@@ -624,7 +705,7 @@ rs_part() { # R CFG
 # connect, transfer, secs: the three times of the resync (it may outlast
 # the application); done = yes if it ended inside the window
 rs_app() { # R CFG
-	local r="$1" c="$2" fp rc w0='' b0='' tw0='' tw ww bw done=no all win
+	local r="$1" c="$2" fp rc w0='' b0='' tw0='' tw ww bw done=no all win bytes
 	rm -f /tmp/fio.json
 	# shellcheck disable=SC2046,SC2086
 	fio --name=rs-app --filename="$DEV" $(bench_fio_args rs-app) --direct=1 --time_based=1 \
@@ -632,6 +713,7 @@ rs_app() { # R CFG
 		--output-format=json --output=/tmp/fio.json > /tmp/fio.err 2>&1 &
 	fp=$!
 	sleep "$RAMP"
+	rs_mark "$c" rs-app
 	rs_start
 	if ! rs_trigger "$c"; then
 		wait $fp
@@ -665,14 +747,24 @@ rs_app() { # R CFG
 		return 0
 	fi
 	all=$(awk -f /tests/bench-fio.awk /tmp/fio.json 2>/dev/null | sed -n 's/.*iops=\([0-9.]*\).*/\1/p')
+	rs_klog "$c"
+	rs_times
+	# the resync's rate: over the kernel log's transfer when there is one
+	# and the resync ended inside the window (all of it ran with the
+	# application): the device's bytes / those seconds; else the bytes
+	# resynced in the (polled) window / its length
+	case $c in nm-*) bytes=$((S * 512)) ;; *) bytes=$DRBD_BYTES ;; esac
 	if [ -n "$tw0" ]; then
-		win=$(awk -v w="$((ww - w0))" -v b="$((bw - b0))" -v cs="$((tw - tw0))" 'BEGIN {
+		win=$(awk -v w="$((ww - w0))" -v b="$((bw - b0))" -v cs="$((tw - tw0))" -v k="$([ "$RS_CLOCK$done" = klogyes ] && echo "$RS_XFER")" -v all="$bytes" 'BEGIN {
 			if (cs < 1) cs = 1; s = cs / 100
-			printf "iops=%.1f window=%.2f rs_mibs=%.2f rs_mib=%.2f", w / s, s, b / 1048576 / s, b / 1048576 }')
+			printf "iops=%.1f window=%.2f", w / s, s
+			if (k != "") { if (k < 0.000001) k = 0.000001; printf " rs_mibs=%.2f rs_clock=klog", all / 1048576 / k }
+			else printf " rs_mibs=%.2f rs_clock=poll", b / 1048576 / s
+			printf " rs_mib=%.2f", b / 1048576 }')
 	else
 		win="window=none"
 	fi
-	emit "sample r=$r cfg=$c wl=rs-app $win $(rs_times) done=$done${all:+ app_iops_all=$all}"
+	emit "sample r=$r cfg=$c wl=rs-app $win $RS_TIMES done=$done${all:+ app_iops_all=$all}"
 }
 
 # nbd-*: DEV exported by nbd-server on 127.0.0.1:7810 (a config file: an
