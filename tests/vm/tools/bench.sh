@@ -23,10 +23,13 @@
 # writes, reconnected), rs-app (w4k-q1 while a full resync runs, its IOPS
 # from when the resync is seen running) on nm-C, drbd-C and drbd-Cdef
 # (DRBD's default resync controller), plus a disk read limit per round;
-# each resync records connect seconds (trigger to the resync seen running:
+# each resync records connect seconds (trigger to the resync started:
 # netmirror's invalidate and connect reconnect the link first), transfer
-# seconds (running to in sync) and the total, polled every 0.1 s; its MiB/s
-# over the transfer and over the total.  nm_bench_nbd=1: nbd-w1m,
+# seconds (started to in sync) and the total, from the kernel log's
+# timestamps (a /dev/kmsg marker at the trigger, the source's start and
+# finish lines: clock=klog) or, a line missing, polled every 0.1 s (started
+# = first seen running: clock=poll; the polling also tells when it is over);
+# its MiB/s over the transfer and over the total.  nm_bench_nbd=1: nbd-w1m,
 # nbd-w4k (the device through nbd-server and /dev/nbd0) on bare, nm-C,
 # drbd-C.  benchlib.sh's bench_applies says which point runs where.
 # Rounds: $nm_bench_rounds; each round measures every configuration once,
