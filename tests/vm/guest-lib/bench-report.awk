@@ -271,7 +271,7 @@ BEGIN {
 	label["window"] = "window s"
 	desc["rs-full"] = "full resync (secondary invalidated): connect = trigger to resync started, transfer = started to in sync"
 	desc["rs-part"] = "partial resync: disconnected, random 64 KiB writes; connect = reconnect to resync started, transfer = started to in sync"
-	desc["rs-app"] = "w4k-q1's fio during a full resync; IOPS in the window (resync seen running to its end or the application's; n/a: not seen running while the application ran)"
+	desc["rs-app"] = "w4k-q1's fio during a full resync; IOPS in the window (resync seen running to its end or the application's; n/a: not seen running while the application ran); resync MiB/s: the device over the kernel log's transfer if the resync ended in the window, else the MiB resynced in the window / its length"
 	# under every resync block
 	rsnote = "(s, MiB/s: kernel-log timestamps in the rounds that \"kernel-log clock\" counts (the source's resync start and end lines, a marker at the trigger); else 0.1 s polling, started = first seen running)"
 	desc["nbd-w1m"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w1m-q1"
