@@ -241,10 +241,8 @@ function qd1_goal(w, k, label,   t1, t2, t3, o1, o2, o3) {
 }
 
 BEGIN {
-	split("w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync", defwl, " ")
-	ndefwl = 5
-	split("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr nm-Cackthr drbd-disc drbd-A drbd-B drbd-C", defcfg, " ")
-	ndefcfg = 10
+	ndefwl = split("w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync", defwl, " ")
+	ndefcfg = split("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr nm-Cackthr drbd-disc drbd-A drbd-B drbd-C", defcfg, " ")
 	rows["w512-q1"] = "iops mbs p50 p99 cpu"
 	rows["w4k-q1"] = "iops mbs p50 p99 p999 cpu ctx"
 	rows["rw4k-q32"] = "iops mbs p50 p99 p999 cpu ctx"
