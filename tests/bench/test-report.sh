@@ -214,6 +214,10 @@ for AWK in "${awks[@]}"; do
 	printf 'sample r=%s cfg=nm-B wl=w4k-q1 iops=%s\n' 1 10 2 40 3 20 4 30 > "$tmp/s4"
 	$AWK -f "$lib/bench-report.awk" "$tmp/s4" > "$tmp/out4"
 	expect_re "$tmp/out4" '^IOPS +25\.0 \[10\.0\.\.40\.0\]$' '^# 4 rounds'
+	# no meta line: the configurations in their default order, all of them
+	printf 'sample r=1 cfg=%s wl=w4k-q1 iops=10\n' drbd-C nm-C bare drbd-B nm-Cackthr > "$tmp/s6"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s6" > "$tmp/out6"
+	expect_re "$tmp/out6" '^metric +bare +nm-C +nm-Cackthr +drbd-B +drbd-C$'
 	# no data at all for a goal: n/a, not PASS or FAIL
 	expect_re "$tmp/out4" '^goal C 4 KiB QD1 .*: n/a$' '^goal C 1 MiB sequential QD1 .*: n/a$' '^\(no integrity checks recorded\)$' \
 		'^goal full resync .*: not measured \(run with --resync\)$' '^goal NBD export .*: not measured \(run with --nbd\)$'
