@@ -230,7 +230,9 @@ vm_verdict() {
 	con=$(nm_console "$log")
 	crash=$(echo "$con" | grep -E "NMHOST: host timeout|$NM_CONSOLE_BAD" |
 		grep -vE '^NM(TEST|CHECK|LOG|PEER|MARK)' | head -1 | sed 's/^\[[ 0-9.]*\] //' || true)
-	if ! echo "$con" | grep -q '^NMTEST-DONE' && [ -z "$crash" ] && [ "$tests" != - ]; then
+	# not "echo | grep -q" under pipefail: grep -q leaves at the first match,
+	# and echo, still writing a large console, dies of SIGPIPE (status 141)
+	if ! grep -q '^NMTEST-DONE' <<<"$con" && [ -z "$crash" ] && [ "$tests" != - ]; then
 		crash="VM ended without NMTEST-DONE"
 	fi
 	if [ "$tests" = - ]; then
