@@ -326,6 +326,7 @@ void nm_conn_stop(struct nm_dev *nm);
 void nm_fast_attach(struct nm_dev *nm, struct socket *s);
 void nm_fast_detach(struct nm_dev *nm, struct socket *s);
 int nm_fast_wait(struct nm_dev *nm, struct socket *s);
+struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read);
 
 int nm_rs_slot_alloc(struct nm_dev *nm, unsigned int slot, gfp_t gfp);
 void nm_rs_slot_free(struct nm_dev *nm, unsigned int slot);

@@ -43,22 +43,6 @@ struct nm_fast_pkt {
 	__be32 crc;
 } __packed;
 
-/* Under nm->lock: take the write @id off wait_q, or NULL. */
-static struct nm_req *nm_fast_take(struct nm_dev *nm, u64 id)
-{
-	struct nm_req *req;
-
-	lockdep_assert_held(&nm->lock);
-	list_for_each_entry(req, &nm->wait_q, list) {
-		if (req->id == id && !test_bit(NM_REQ_READ, &req->flags)) {
-			clear_bit(NM_REQ_QUEUED, &req->flags);
-			list_del_init(&req->list);
-			return req;
-		}
-	}
-	return NULL;
-}
-
 /* Stop the fast path: the thread reads from here on. Socket locked. */
 static void nm_fast_stop(struct nm_dev *nm)
 {
@@ -96,11 +80,11 @@ static int nm_fast_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		    crc32c(~0U, &p, n - sizeof(__be32)) != be32_to_cpu(p.crc))
 			break;
 		spin_lock_irqsave(&nm->lock, flags);
-		req = nm_fast_take(nm, nm_h64(p.a.id));
+		req = __nm_wait_take(nm, nm_h64(p.a.id), false);
 		spin_unlock_irqrestore(&nm->lock, flags);
 		if (!req)
 			break;
-		nm->rx_seq++;
+		WRITE_ONCE(nm->rx_seq, nm->rx_seq + 1);
 		used += n;
 		atomic64_add(sizeof(p.h) + sizeof(p.a), &nm->bytes_received);
 		atomic64_inc(&nm->acks_fast);
@@ -190,7 +174,7 @@ int nm_fast_wait(struct nm_dev *nm, struct socket *s)
 	read_descriptor_t desc = { .arg.data = nm, .count = 1 };
 	long timeo = msecs_to_jiffies(nm->timeout_ms);
 	struct sock *sk = s->sk;
-	u64 seen;
+	u32 seen;
 	int r = 0;
 
 	might_sleep();
@@ -202,11 +186,11 @@ int nm_fast_wait(struct nm_dev *nm, struct socket *s)
 	tcp_read_sock(sk, &desc, nm_fast_actor);
 	release_sock(sk);
 	for (;;) {
-		seen = atomic64_read(&nm->acks_fast);
+		seen = READ_ONCE(nm->rx_seq);	/* the actor's progress */
 		if (!wait_event_interruptible_timeout(*sk_sleep(sk),
 						      nm_fast_over(nm, sk),
 						      timeo) &&
-		    atomic64_read(&nm->acks_fast) == seen) {
+		    READ_ONCE(nm->rx_seq) == seen) {
 			r = -EAGAIN;
 			break;
 		}

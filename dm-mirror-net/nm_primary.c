@@ -906,10 +906,30 @@ void nm_check_stuck(struct nm_dev *nm)
 	}
 }
 
+/*
+ * Under nm->lock: take the request @id (a read if @read, else a write) off
+ * wait_q; NULL if it is not there.  The receiver thread and the fast ack
+ * path (nm_fastack.c) match acks and replies with it.
+ */
+struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read)
+{
+	struct nm_req *req;
+
+	lockdep_assert_held(&nm->lock);
+	list_for_each_entry(req, &nm->wait_q, list) {
+		if (req->id == id && test_bit(NM_REQ_READ, &req->flags) == read) {
+			clear_bit(NM_REQ_QUEUED, &req->flags);
+			list_del_init(&req->list);
+			return req;
+		}
+	}
+	return NULL;
+}
+
 void nm_handle_ack(struct nm_dev *nm, u16 type,
 		   const struct nm_p_ack *a, int *err)
 {
-	struct nm_req *req, *found = NULL;
+	struct nm_req *found;
 	unsigned long flags;
 	u64 id = nm_h64(a->id);
 	bool want = (nm->protocol == NM_PROTO_B && type == NM_P_RECV_ACK) ||
@@ -920,14 +940,7 @@ void nm_handle_ack(struct nm_dev *nm, u16 type,
 		return;
 	}
 	spin_lock_irqsave(&nm->lock, flags);
-	list_for_each_entry(req, &nm->wait_q, list) {
-		if (req->id == id && !test_bit(NM_REQ_READ, &req->flags)) {
-			found = req;
-			clear_bit(NM_REQ_QUEUED, &req->flags);
-			list_del_init(&req->list);
-			break;
-		}
-	}
+	found = __nm_wait_take(nm, id, false);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (!found) {
 		*err = -ENOENT;
@@ -943,7 +956,7 @@ void nm_handle_ack(struct nm_dev *nm, u16 type,
 /* Receiver: a P_READ_REPLY; the fixed part is checked. */
 int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len)
 {
-	struct nm_req *req, *found = NULL;
+	struct nm_req *found;
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	unsigned long flags;
@@ -951,14 +964,7 @@ int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len)
 	int r = 0;
 
 	spin_lock_irqsave(&nm->lock, flags);
-	list_for_each_entry(req, &nm->wait_q, list) {
-		if (req->id == id && test_bit(NM_REQ_READ, &req->flags)) {
-			found = req;
-			clear_bit(NM_REQ_QUEUED, &req->flags);
-			list_del_init(&req->list);
-			break;
-		}
-	}
+	found = __nm_wait_take(nm, id, true);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (!found)
 		return -ENOENT;
