@@ -598,8 +598,41 @@ static int nm_tx_batch(struct nm_dev *nm, struct bio_vec *batch,
 	return nm_xmit(nm->sock, &msg);
 }
 
-/* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
-static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
+/*
+ * A small write in one sendmsg: the header (copied to nm->tx_hdr, a page
+ * of our own) and the data, copied into the socket.  A sendmsg and a
+ * sendpage, each taking the socket lock and pushing, cost more than
+ * copying a few KiB.  Returns -E2BIG, having sent nothing, when the bio
+ * has more segments than fit; the caller sends it the long way.
+ */
+static int nm_send_packed(struct nm_dev *nm, const void *hdr, size_t hlen,
+			  struct bio *bio)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | (nm->tx_more ? MSG_MORE : 0),
+	};
+	struct bio_vec v[NM_TX_PACK_SEGS + 1], bv;
+	struct bvec_iter iter;
+	unsigned int n = 1;
+
+	lockdep_assert_held(&nm->tx_mutex);
+	bio_for_each_segment(bv, bio, iter) {
+		if (n > NM_TX_PACK_SEGS)
+			return -E2BIG;
+		v[n++] = bv;
+	}
+	memcpy(page_address(nm->tx_hdr), hdr, hlen);
+	bvec_set_page(&v[0], nm->tx_hdr, hlen, 0);
+	iov_iter_bvec(&msg.msg_iter, WRITE, v, n, hlen + bio->bi_iter.bi_size);
+	return nm_xmit(nm->sock, &msg);
+}
+
+/*
+ * Send one write: header, then the bio's pages, MSG_MORE on all but last;
+ * a small one packed in one call.  @barrier: the P_BARRIER of the epoch
+ * before goes folded in (NM_DF_BARRIER).
+ */
+static int nm_send_data(struct nm_dev *nm, struct nm_req *req, bool barrier)
 {
 	struct bio *bio = req->bio;
 	struct {
@@ -621,6 +654,8 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 		fl |= NM_DF_FUA;
 	if (bio->bi_opf & REQ_PREFLUSH)
 		fl |= NM_DF_FLUSH;
+	if (barrier)
+		fl |= NM_DF_BARRIER;
 	nm_hdr_fill(&pkt.h, NM_P_DATA, sizeof(pkt.d) + size, nm->tx_seq++);
 	pkt.d.id = nm_be64(req->id);
 	pkt.d.sector = nm_be64(bio->bi_iter.bi_sector);
@@ -628,6 +663,12 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	pkt.d.flags = nm_be32(fl);
 	pkt.d.epoch = nm_be32(req->epoch);
 	pkt.d.reserved = 0;
+	if (size <= NM_TX_PACK && !nm->crc_on && !nm->tx_mac &&
+	    READ_ONCE(nm_pack_small)) {
+		r = nm_send_packed(nm, &pkt, sizeof(pkt), bio);
+		if (r != -E2BIG)
+			goto sent;
+	}
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
 	if (r)
 		return r;
@@ -671,6 +712,7 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 		}
 	}
 	r = nm_send_trailer(nm);
+sent:
 	if (r)
 		return r;
 	atomic64_add(sizeof(pkt) + size, &nm->bytes_sent);
@@ -727,6 +769,7 @@ static bool nm_req_unqueue(struct nm_dev *nm, struct nm_req *req)
 static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 {
 	unsigned long flags;
+	bool fold;
 	int r;
 
 	lockdep_assert_held(&nm->tx_mutex);
@@ -739,8 +782,12 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 		return r;
 	}
 	r = 0;
-	if (nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
-	    req->epoch != nm->sent_epoch) {
+	fold = nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
+	       req->epoch != nm->sent_epoch;
+	/* the barrier rides in the write when the epochs follow (version 4) */
+	if (fold && (req->epoch != nm->sent_epoch + 1 ||
+		     !READ_ONCE(nm_pack_small))) {
+		fold = false;
 		struct nm_p_barrier b = {
 			.epoch = nm_be32(nm->sent_epoch),
 		};
@@ -758,7 +805,7 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 	if (!r) {
 		nm->sent_epoch = req->epoch;
 		nm->sent_in_epoch = true;
-		r = nm_send_data(nm, req);
+		r = nm_send_data(nm, req, fold);
 		if (!r)
 			req->t_sent = ktime_get_ns();
 	}

@@ -46,8 +46,8 @@
  *    the responses bound to both addresses and a MAC trailer on every
  *    packet after the handshake
  */
-#define NM_PROTO_MIN		3
-#define NM_PROTO_MAX		3
+#define NM_PROTO_MIN		4
+#define NM_PROTO_MAX		4
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -140,7 +140,9 @@ struct nm_p_state {
 
 #define NM_DF_FUA	0x1u
 #define NM_DF_FLUSH	0x2u	/* REQ_PREFLUSH: flush before writing */
-#define NM_DF_ALL	(NM_DF_FUA | NM_DF_FLUSH)
+/* P_DATA only (version 4): the P_BARRIER of epoch - 1, folded in, first */
+#define NM_DF_BARRIER	0x4u
+#define NM_DF_ALL	(NM_DF_FUA | NM_DF_FLUSH | NM_DF_BARRIER)
 
 struct nm_p_data {
 	__be64 id;		/* primary's request id, echoed in acks */
