@@ -26,7 +26,7 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		9
+#define NM_TARGET_MINOR		10
 #define NM_TARGET_PATCH		0
 
 /* Value types of table options. */
