@@ -302,6 +302,19 @@ static inline void nm_sync_kick(struct nm_dev *nm)
 	wake_up(&nm->sync_wq);
 }
 
+/* A discard or write-zeroes: a range and no data (P_ZERO). */
+static inline bool nm_bio_zero(struct bio *bio)
+{
+	return bio_op(bio) == REQ_OP_DISCARD ||
+	       bio_op(bio) == REQ_OP_WRITE_ZEROES;
+}
+
+/* The bytes of data a write carries on the wire (none for a P_ZERO). */
+static inline u32 nm_bio_data_bytes(struct bio *bio)
+{
+	return nm_bio_zero(bio) ? 0 : bio->bi_iter.bi_size;
+}
+
 /* The regions [*first, *last] that @bio touches. */
 static inline void nm_regions(struct nm_dev *nm, struct bio *bio,
 			      unsigned long *first, unsigned long *last)
@@ -382,6 +395,8 @@ void nm_tl_link_down(struct nm_dev *nm);
 /* nm_secondary.c: this node as secondary: applies writes, serves reads */
 int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_barrier(struct nm_dev *nm, u32 epoch);
 int nm_peer_sync(struct nm_dev *nm, __be64 cookie);
 int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d);

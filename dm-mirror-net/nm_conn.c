@@ -173,6 +173,12 @@ static int nm_h_data(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	return nm_peer_data(nm, &p->data);
 }
 
+static int nm_h_zero(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		     u32 len)
+{
+	return nm_peer_zero(nm, &p->data);
+}
+
 static int nm_h_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		    u32 len)
 {
@@ -222,6 +228,12 @@ static int nm_h_rs_data(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 			u32 len)
 {
 	return nm_peer_rs_data(nm, &p->data);
+}
+
+static int nm_h_rs_zero(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			u32 len)
+{
+	return nm_peer_rs_zero(nm, &p->data);
 }
 
 static int nm_h_rs_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
@@ -296,6 +308,8 @@ static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
 	[NM_P_READ_REQ]		= nm_h_read_req,
 	[NM_P_READ_REPLY]	= nm_h_read_reply,
 	[NM_P_NEG_ACK]		= nm_h_neg_ack,
+	[NM_P_ZERO]		= nm_h_zero,
+	[NM_P_RS_ZERO]		= nm_h_rs_zero,
 };
 
 /*

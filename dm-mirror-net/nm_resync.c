@@ -360,11 +360,29 @@ static int nm_rs_read(struct nm_dev *nm, unsigned int slot, sector_t sector,
 	return r;
 }
 
+/* Does the region read in slot @slot (@bytes) hold only zeroes? */
+static bool nm_rs_is_zero(struct nm_dev *nm, unsigned int slot, u32 bytes)
+{
+	unsigned int i;
+
+	for (i = 0; bytes; i++) {
+		u32 len = min_t(u32, bytes, PAGE_SIZE);
+
+		if (memchr_inv(page_address(nm->rs_pages[slot][i]), 0, len))
+			return false;
+		bytes -= len;
+	}
+	return true;
+}
+
 /*
  * P_RS_DATA of a region read in slot @slot, on link @gen only: a region
  * read before a link went down is read again on the next one (writes to
  * it went on meanwhile).  The pages go out by reference: the slot stays
- * busy until the region's P_RS_ACK or the link's end.
+ * busy until the region's P_RS_ACK or the link's end.  A region that
+ * reads all zeroes goes as a P_RS_ZERO, without its data (as DRBD 9's
+ * rs-discard-granularity): the target zeroes the range, or leaves it
+ * if it reads zeroes there already.
  */
 static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		      unsigned long region, sector_t sector, u32 bytes,
@@ -376,6 +394,7 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 	} __packed pkt;
 	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	bool zero = nm_rs_is_zero(nm, slot, bytes);
 	u32 left = bytes;
 	int r;
 
@@ -388,9 +407,15 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		mutex_unlock(&nm->tx_mutex);
 		return -ENOTCONN;
 	}
-	nm_hdr_fill(&pkt.h, NM_P_RS_DATA, sizeof(pkt.d) + bytes,
-		    nm->tx_seq++);
-	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), true);
+	if (zero) {
+		nm_hdr_fill(&pkt.h, NM_P_RS_ZERO, sizeof(pkt.d), nm->tx_seq++);
+		nr = 0;
+		bytes = 0;
+	} else {
+		nm_hdr_fill(&pkt.h, NM_P_RS_DATA, sizeof(pkt.d) + bytes,
+			    nm->tx_seq++);
+	}
+	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), !zero);
 	for (i = 0; !r && i < nr; i++) {
 		struct bio_vec bv = {
 			.bv_page = nm->rs_pages[slot][i],

@@ -596,8 +596,13 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	ti->num_flush_bios = 1;
 	ti->flush_supported = true;
-	ti->num_discard_bios = 0;
-	ti->num_write_zeroes_bios = 0;
+	/*
+	 * Discards and write-zeroes go to both nodes as such (P_ZERO); dm
+	 * offers them only if the local device takes them (iterate_devices),
+	 * with its limits, capped at one P_ZERO's range (nm_io_hints).
+	 */
+	ti->num_discard_bios = 1;
+	ti->num_write_zeroes_bios = 1;
 	ti->per_io_data_size = sizeof(struct nm_req);
 	return 0;
 
@@ -690,6 +695,8 @@ static int nm_map(struct dm_target *ti, struct bio *bio)
 	case REQ_OP_READ:
 		return nm_map_read(nm, bio);
 	case REQ_OP_WRITE:
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
 		/* from the first map (parked writes re-enter nm_map_write) */
 		req = dm_per_bio_data(bio, sizeof(struct nm_req));
 		req->t_map = ktime_get_ns();
@@ -934,6 +941,22 @@ static int nm_iterate_devices(struct dm_target *ti,
 	return fn(ti, nm->dev, 0, ti->len, data);
 }
 
+/*
+ * The local device's limits are stacked already; a discard or write-zeroes
+ * that dm hands us is at most one P_ZERO (NM_MAX_ZERO).  dm clears these
+ * limits when the local device lacks the operation.
+ */
+static void nm_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	const unsigned int max = NM_MAX_ZERO >> SECTOR_SHIFT;
+
+	limits->max_discard_sectors = min(limits->max_discard_sectors, max);
+	limits->max_hw_discard_sectors =
+		min(limits->max_hw_discard_sectors, max);
+	limits->max_write_zeroes_sectors =
+		min(limits->max_write_zeroes_sectors, max);
+}
+
 static struct target_type nm_target = {
 	.name = "netmirror",
 	.version = {NM_TARGET_MAJOR, NM_TARGET_MINOR, NM_TARGET_PATCH},
@@ -950,6 +973,7 @@ static struct target_type nm_target = {
 	.preresume = nm_preresume,
 	.resume = nm_resume,
 	.iterate_devices = nm_iterate_devices,
+	.io_hints = nm_io_hints,
 };
 
 static int __init dm_netmirror_init(void)

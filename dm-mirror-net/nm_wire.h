@@ -44,7 +44,10 @@
  * 3: NM_GF_BITMAP_PRI in P_GENS (the split-brain policies), the
  *    sender's generation in P_STATE (confirms a P_RS_DONE), with a secret
  *    the responses bound to both addresses and a MAC trailer on every
- *    packet after the handshake
+ *    packet after the handshake;
+ * 4: P_ZERO (a discard or write-zeroes, replicated as such) and P_RS_ZERO
+ *    (a resync region that reads all zeroes, sent without its data).  A
+ *    version-3 peer cannot take them: it is refused (version_mismatch).
  */
 #define NM_PROTO_MIN		4
 #define NM_PROTO_MAX		4
@@ -52,6 +55,8 @@
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
 #define NM_SECTOR_SHIFT		9
+/* Largest range of one P_ZERO: the target caps discards at this size. */
+#define NM_MAX_ZERO		0x40000000u	/* 1 GiB */
 
 enum nm_ptype {
 	NM_P_HELLO = 1,		/* handshake, both directions, first packet */
@@ -77,7 +82,9 @@ enum nm_ptype {
 	NM_P_READ_REPLY = 21,	/* the data (or an error) */
 	NM_P_NEG_ACK = 22,	/* secondary: a write failed on my disk */
 	NM_P_GENS = 23,		/* handshake, both: data generations */
-	NM_P_MAX = 24,
+	NM_P_ZERO = 24,		/* primary -> secondary: discard/zero a range */
+	NM_P_RS_ZERO = 25,	/* source -> target: this region reads zeroes */
+	NM_P_MAX = 26,
 };
 
 struct nm_hdr {
@@ -141,8 +148,15 @@ struct nm_p_state {
 #define NM_DF_FUA	0x1u
 #define NM_DF_FLUSH	0x2u	/* REQ_PREFLUSH: flush before writing */
 /* P_DATA only (version 4): the P_BARRIER of epoch - 1, folded in, first */
-#define NM_DF_BARRIER	0x4u
+#define NM_DF_BARRIER	0x10u
 #define NM_DF_ALL	(NM_DF_FUA | NM_DF_FLUSH | NM_DF_BARRIER)
+/*
+ * P_ZERO only (and only these): the range is a REQ_OP_DISCARD (else a
+ * REQ_OP_WRITE_ZEROES); a write-zeroes that must not unmap (REQ_NOUNMAP).
+ */
+#define NM_DF_DISCARD	0x4u
+#define NM_DF_NOUNMAP	0x8u
+#define NM_DF_ZERO_ALL	(NM_DF_DISCARD | NM_DF_NOUNMAP)
 
 struct nm_p_data {
 	__be64 id;		/* primary's request id, echoed in acks */
@@ -246,9 +260,17 @@ static inline __u32 nm_fixed_len(__u16 type)
 	case NM_P_READ_REQ: return sizeof(struct nm_p_data);
 	case NM_P_READ_REPLY: return sizeof(struct nm_p_ack);
 	case NM_P_NEG_ACK: return sizeof(struct nm_p_rs_ack);
+	case NM_P_ZERO:
+	case NM_P_RS_ZERO: return sizeof(struct nm_p_data);
 	}
 	return 0;
 }
+
+/*
+ * P_ZERO and P_RS_ZERO carry a struct nm_p_data and no data: @size is the
+ * length of the range (bytes), @epoch as in P_DATA (P_ZERO; 0 in
+ * P_RS_ZERO), @reserved 0.
+ */
 
 /* Packet types whose payload has a variable tail after the fixed part. */
 static inline int nm_has_tail(__u16 type)
@@ -367,6 +389,27 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -ERANGE;
 		return 0;
 	}
+	case NM_P_ZERO:
+	case NM_P_RS_ZERO: {
+		const struct nm_p_data *m = p;
+		__u64 sector = nm_h64(m->sector);
+		__u32 size = nm_h32(m->size), fl = nm_h32(m->flags);
+
+		if (!size || (size & ((1u << NM_SECTOR_SHIFT) - 1)) ||
+		    size > (type == NM_P_ZERO ? NM_MAX_ZERO : NM_MAX_DATA))
+			return -EINVAL;
+		if (m->reserved)
+			return -EPROTO;
+		if (type == NM_P_RS_ZERO && (fl || m->epoch))
+			return -EPROTO;
+		if (fl & ~NM_DF_ZERO_ALL ||
+		    (fl & NM_DF_ZERO_ALL) == NM_DF_ZERO_ALL)
+			return -EPROTO;
+		if (sector > dev_sectors ||
+		    (size >> NM_SECTOR_SHIFT) > dev_sectors - sector)
+			return -ERANGE;
+		return 0;
+	}
 	case NM_P_RECV_ACK:
 	case NM_P_WRITE_ACK: {
 		const struct nm_p_ack *m = p;
@@ -383,7 +426,9 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 
 		if (nm_h32(m->status) > 4095)
 			return -EPROTO;
-		if (!size || size > NM_MAX_DATA ||
+		/* a P_NEG_ACK may answer a P_ZERO */
+		if (!size || size > (type == NM_P_NEG_ACK ? NM_MAX_ZERO :
+				     NM_MAX_DATA) ||
 		    (size & ((1u << NM_SECTOR_SHIFT) - 1)))
 			return -EINVAL;
 		if (sector > dev_sectors ||

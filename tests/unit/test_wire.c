@@ -249,6 +249,88 @@ int main(void)
 		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_rs_data_too_long");
 	}
 
+	/* P_ZERO, P_RS_ZERO: a range, no data (protocol 4) */
+	check(NM_PROTO_MIN == 4 && NM_PROTO_MAX == 4, "proto_version_4");
+	check(nm_fixed_len(NM_P_ZERO) == 32 && nm_fixed_len(NM_P_RS_ZERO) == 32,
+	      "size_zero");
+	check(!nm_has_tail(NM_P_ZERO) && !nm_has_tail(NM_P_RS_ZERO),
+	      "zero_no_tail");
+	{
+		struct nm_p_data d = data(8, 4096, NM_DF_DISCARD);
+		struct nm_p_rs_ack na = { nm_be64(0), nm_be32(NM_MAX_ZERO),
+					  nm_be32(5) };
+		struct {
+			__u16 type;
+			__u64 sector;
+			__u32 size, flags, epoch, reserved;
+			int want;
+			const char *name;
+		} z[] = {
+			{ NM_P_ZERO, 8, 4096, NM_DF_DISCARD, 1, 0, 0,
+			  "zero_discard_valid" },
+			{ NM_P_ZERO, 0, 4096, 0, 1, 0, 0, "zero_wz_valid" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_NOUNMAP, 1, 0, 0,
+			  "zero_wz_nounmap_valid" },
+			{ NM_P_ZERO, 0, DEV * 512, NM_DF_DISCARD, 1, 0, 0,
+			  "zero_whole_device" },
+			{ NM_P_ZERO, 0, 0, NM_DF_DISCARD, 1, 0, -EINVAL,
+			  "zero_empty_rejected" },
+			{ NM_P_ZERO, 0, 100, 0, 1, 0, -EINVAL,
+			  "zero_unaligned_size" },
+			{ NM_P_ZERO, 0, NM_MAX_ZERO + 512, 0, 1, 0, -EINVAL,
+			  "zero_too_large" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_DISCARD | NM_DF_NOUNMAP, 1,
+			  0, -EPROTO, "zero_discard_nounmap_rejected" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_FUA, 1, 0, -EPROTO,
+			  "zero_fua_rejected" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_FLUSH, 1, 0, -EPROTO,
+			  "zero_flush_rejected" },
+			{ NM_P_ZERO, 0, 4096, 0x100, 1, 0, -EPROTO,
+			  "zero_unknown_flag" },
+			{ NM_P_ZERO, 0, 4096, 0, 1, 1, -EPROTO,
+			  "zero_reserved_rejected" },
+			{ NM_P_ZERO, DEV - 7, 4096, 0, 1, 0, -ERANGE,
+			  "zero_past_end" },
+			{ NM_P_ZERO, ~0ULL, 512, 0, 1, 0, -ERANGE,
+			  "zero_sector_wraps" },
+			{ NM_P_RS_ZERO, 0, 4096, 0, 0, 0, 0,
+			  "rs_zero_valid" },
+			{ NM_P_RS_ZERO, 0, NM_MAX_DATA + 512, 0, 0, 0, -EINVAL,
+			  "rs_zero_over_max_data" },
+			{ NM_P_RS_ZERO, 0, 4096, NM_DF_DISCARD, 0, 0, -EPROTO,
+			  "rs_zero_flags_rejected" },
+			{ NM_P_RS_ZERO, 0, 4096, 0, 1, 0, -EPROTO,
+			  "rs_zero_epoch_rejected" },
+			{ NM_P_RS_ZERO, DEV, 512, 0, 0, 0, -ERANGE,
+			  "rs_zero_past_end" },
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
+			d = data(z[i].sector, z[i].size, z[i].flags);
+			d.epoch = nm_be32(z[i].epoch);
+			d.reserved = nm_be32(z[i].reserved);
+			check(nm_payload_check(z[i].type, 32, &d,
+					       DEV) == z[i].want, z[i].name);
+		}
+		h = hdr(NM_P_ZERO, 32, 0);
+		check(nm_hdr_check(&h, 0) == 0, "hdr_zero_valid");
+		h = hdr(NM_P_ZERO, 32 + 4096, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_zero_with_data");
+		h = hdr(NM_P_RS_ZERO, 32 + 512, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_rs_zero_with_data");
+		h = hdr(NM_P_ZERO, 16, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_zero_short");
+		/* a P_NEG_ACK may answer a P_ZERO's whole range */
+		check(nm_payload_check(NM_P_NEG_ACK, 16, &na, ~0ULL >> 1) == 0,
+		      "neg_ack_zero_range");
+		check(nm_payload_check(NM_P_RS_ACK, 16, &na, ~0ULL >> 1) ==
+		      -EINVAL, "rs_ack_not_zero_range");
+		na.size = nm_be32(NM_MAX_ZERO + 512);
+		check(nm_payload_check(NM_P_NEG_ACK, 16, &na, ~0ULL >> 1) ==
+		      -EINVAL, "neg_ack_over_max_zero");
+	}
+
 	printf("test_wire: %s\n", failed ? "FAILED" : "all passed");
 	return failed;
 }
