@@ -120,6 +120,8 @@ union nm_rx_payload {
 	struct nm_p_rs_done rs_done;
 	struct nm_p_rs_ack rs_ack;
 	struct nm_p_auth auth;
+	struct nm_p_csum csum;
+	struct nm_p_csum_reply csum_reply;
 };
 
 /*
@@ -269,6 +271,18 @@ static int nm_h_neg_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	return 0;
 }
 
+static int nm_h_csum_req(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			 u32 len)
+{
+	return nm_peer_csum(nm, &p->csum, len);
+}
+
+static int nm_h_csum_reply(struct nm_dev *nm, u16 type,
+			   union nm_rx_payload *p, u32 len)
+{
+	return nm_ov_reply(nm, &p->csum_reply);
+}
+
 static int nm_h_ping(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		     u32 len)
 {
@@ -296,6 +310,8 @@ static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
 	[NM_P_READ_REQ]		= nm_h_read_req,
 	[NM_P_READ_REPLY]	= nm_h_read_reply,
 	[NM_P_NEG_ACK]		= nm_h_neg_ack,
+	[NM_P_CSUM_REQ]		= nm_h_csum_req,
+	[NM_P_CSUM_REPLY]	= nm_h_csum_reply,
 };
 
 /*
