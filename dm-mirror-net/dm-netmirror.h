@@ -193,8 +193,7 @@ struct nm_dev {
 	/* online verify, source side (nm_verify.c) */
 	enum nm_ov_state ov_state;
 	u16 ov_alg;			/* NM_CSUM_* of this run */
-	bool ov_hold;			/* found differences: no resync on
-					 * this link (the next one repairs) */
+	bool ov_hold;			/* found some: next link resyncs */
 	unsigned int ov_inflight;	/* P_CSUM_REQ sent, not answered */
 	unsigned int ov_logged;		/* differing blocks logged */
 	sector_t ov_start, ov_end;	/* the range, 4 KiB-aligned */

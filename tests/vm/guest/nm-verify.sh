@@ -12,12 +12,15 @@
 #   - a disconnect/connect resyncs them; a second verify finds nothing;
 #     both backing devices are identical at the end;
 #   - a link loss during a verify stops it (status "stopped").
+# "nmsetup verify NAME --wait" follows a verify to its end: exit 0 when
+# nothing differs, 7 when blocks differ.
 # Fails before 1.10 (no verify message).
 # vms: 1
 # disks: none
 # timeout: 900
 load_netmirror
 . /tests/nmlib.sh
+command -v nmsetup >/dev/null || fail "nmsetup not built (make tools)"
 brd_setup 32 4
 S=$(( $(dev_size /dev/ram0) / 512 ))
 # 4 KiB blocks overwritten on the secondary: sectors, and their regions
@@ -51,11 +54,14 @@ load_stop() {
 	check_eq load-ok "$(cat /tmp/load.rc)" 0
 }
 
-# run a verify on nma to its end; $1: the check prefix
+# run a verify on nma to its end; $1: the check prefix, $2: the exit
+# status of "nmsetup verify nma --wait" (0: none differ, 7: some do)
 verify_run() {
-	dmsetup message nma 0 verify || fail "$1: verify message refused"
-	check_wait "$1/done" 180 "[ \"\$(nm_status nma verify)\" = done ]" ||
-		fail "$1: verify did not finish: $(dmsetup status nma)"
+	local rc=0
+	nmsetup verify nma --wait > /tmp/verify.out 2>&1 || rc=$?
+	check_eq "$1/nmsetup-exit" "$rc" "$2" || log "$(cat /tmp/verify.out)"
+	check_eq "$1/done" "$(nm_status nma verify)" done
+	check "$1/nmsetup-result" grep -q "nma: verify done: $S of $S sectors compared" /tmp/verify.out
 	check_eq "$1/all-compared" "$(nm_status nma verify_sectors)" "$S"
 	check_eq "$1/total" "$(nm_status nma verify_total)" "$S"
 }
@@ -68,7 +74,7 @@ round() {
 	check_eq idle/none-yet "$(nm_status nma verify)" none
 
 	# equal copies, no load: nothing differs
-	verify_run clean
+	verify_run clean 0
 	check_eq clean/no-diffs "$(nm_status nma verify_diffs)" 0
 
 	# corrupt the secondary behind netmirror's back
@@ -79,7 +85,7 @@ round() {
 	lines=$(dmesg | wc -l)
 	load_start
 	sleep 1
-	verify_run corrupt
+	verify_run corrupt 7
 	load_stop
 	check_eq corrupt/diffs "$(nm_status nma verify_diffs)" 5
 	log=$(dmesg | tail -n +$((lines + 1)))
@@ -107,7 +113,7 @@ round() {
 	nm_wait_synced nma 60 || fail "no resync after reconnect: $(dmsetup status nma)"
 	nm_wait_synced nmb 30 || fail "nmb not in sync: $(dmsetup status nmb)"
 	check_eq repair/resynced-bytes $(( $(nm_status nma resync_bytes) - rs0 )) $((4 * 1024 * 512))
-	verify_run again
+	verify_run again 0
 	check_eq again/no-diffs "$(nm_status nma verify_diffs)" 0
 
 	# a link loss stops a running verify
