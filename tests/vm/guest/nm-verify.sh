@@ -41,7 +41,7 @@ load_start() {
 	(
 		i=1 rc=0
 		while [ ! -e /tmp/load.stop ]; do
-			pattern write /dev/mapper/nma $i 8M --offset 16M --direct --quiet || { rc=1; break; }
+			pattern write /dev/mapper/nma $i 8M --size 8M --offset 16M --direct --quiet || { rc=1; break; }
 			i=$((i + 1))
 		done
 		echo $rc > /tmp/load.rc
