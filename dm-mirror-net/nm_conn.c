@@ -120,6 +120,8 @@ union nm_rx_payload {
 	struct nm_p_rs_done rs_done;
 	struct nm_p_rs_ack rs_ack;
 	struct nm_p_auth auth;
+	struct nm_p_csum csum;
+	struct nm_p_csum_reply csum_reply;
 };
 
 /*
@@ -281,6 +283,18 @@ static int nm_h_neg_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	return 0;
 }
 
+static int nm_h_csum_req(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			 u32 len)
+{
+	return nm_peer_csum(nm, &p->csum, len);
+}
+
+static int nm_h_csum_reply(struct nm_dev *nm, u16 type,
+			   union nm_rx_payload *p, u32 len)
+{
+	return nm_ov_reply(nm, &p->csum_reply);
+}
+
 static int nm_h_ping(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		     u32 len)
 {
@@ -310,6 +324,8 @@ static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
 	[NM_P_NEG_ACK]		= nm_h_neg_ack,
 	[NM_P_ZERO]		= nm_h_zero,
 	[NM_P_RS_ZERO]		= nm_h_rs_zero,
+	[NM_P_CSUM_REQ]		= nm_h_csum_req,
+	[NM_P_CSUM_REPLY]	= nm_h_csum_reply,
 };
 
 /*

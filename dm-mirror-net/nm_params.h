@@ -157,7 +157,13 @@ enum nm_opt_id {
 	  "a secondary discards its data: inconsistent, all of it resynced from the peer") \
 	X(latency, LATENCY, 0, 8, "", "",				\
 	  "print the write path's stage latencies (count, p50/p90/p99/max in us) since the load or latency_reset") \
-	X(latency_reset, LATENCY_RESET, 0, 8, "", "", "zero the stage latencies")
+	X(latency_reset, LATENCY_RESET, 0, 8, "", "", "zero the stage latencies") \
+	X(verify, VERIFY, 0, 10, "", "",				\
+	  "online verify: compare both copies block by block (4 KiB, crc32c) while in use; differing blocks are counted, logged and marked out of sync, and the next connect resyncs them (run on the primary)") \
+	X(verify_range, VERIFY_RANGE, 2, 10, "START_SECTOR SECTORS",	\
+	  "START_SECTOR SECTORS, decimal",				\
+	  "verify only sectors START_SECTOR.. (SECTORS of them), widened to 4 KiB blocks") \
+	X(verify_stop, VERIFY_STOP, 0, 10, "", "", "stop a running verify")
 
 enum nm_msg_id {
 #define NM_MSG_ENUM_ROW(w, id, ...) NM_MSG_##id,
@@ -188,7 +194,13 @@ enum nm_msg_id {
 	X(eta_seconds, 2, "resync time left, seconds")			\
 	X(resync_bytes, 2, "resync bytes sent or received")		\
 	X(generation, 7, "this node's current data generation (16 hex digits), or \"-\" (none yet)") \
-	X(io, 7, "running, or frozen (fencing freeze: writes held until resume_io or the peer is back)")
+	X(io, 7, "running, or frozen (fencing freeze: writes held until resume_io or the peer is back)") \
+	X(verify, 10, "online verify: none (never ran), running, done, or stopped (verify_stop, a link loss, an error)") \
+	X(verify_sectors, 10, "sectors compared so far by the running or last verify") \
+	X(verify_total, 10, "sectors in the running or last verify's range")	\
+	X(verify_diffs, 10, "4 KiB blocks the running or last verify found different") \
+	X(verify_kibs, 10, "verify rate now, KiB/s")			\
+	X(verify_eta, 10, "verify time left, seconds")
 
 enum nm_status_field_id {
 #define NM_SF_ENUM_ROW(name, ...) NM_SF_##name,

@@ -241,6 +241,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 	nm->sync_acked = nm->sync_cookie;	/* wakes a waiter; conn_gen tells */
 	nm->gen_handover = false;
 	nm->sync_wait = 0;
+	__nm_ov_link_down(nm);
 	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_sync_kick(nm);
 }
@@ -331,11 +332,6 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	wake_up(&nm->send_wq);
 	dm_table_event(nm->ti->table);
 	return 0;
-}
-
-static bool nm_link_up(struct nm_dev *nm)
-{
-	return READ_ONCE(nm->cstate) >= NM_C_CONNECTED;
 }
 
 /* Read @bytes at @sector of the local device into slot @slot. */
@@ -459,47 +455,6 @@ static void nm_rs_slots_grow(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, fl);
 }
 
-/* Rate control: a fixed cap, or adaptive (full speed when the app idles). */
-struct nm_rate {
-	unsigned long t0;
-	u64 sent;
-	u64 app_last;
-	unsigned long app_seen;	/* jiffies of the last app write seen */
-	u64 app_kibs;
-};
-
-static u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
-{
-	u32 cap = READ_ONCE(nm->rs_rate);
-
-	if (cap)
-		return cap;
-	if (time_before(jiffies, rt->app_seen + HZ / 2))
-		return max_t(u32, rt->app_kibs, NM_RS_MIN_RATE);
-	return 0;
-}
-
-static void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt, u32 bytes)
-{
-	for (;;) {
-		u32 cap = nm_rs_cap(nm, rt);
-		unsigned long ms = jiffies_to_msecs(jiffies - rt->t0);
-
-		if (ms > 1000) {
-			rt->t0 = jiffies;
-			rt->sent = 0;
-			ms = 0;
-		}
-		if (!cap || rt->sent + bytes <= (u64)cap * 1024 * (ms + 100) /
-						  1000)
-			break;
-		if (kthread_should_stop() || !nm_link_up(nm))
-			break;
-		schedule_timeout_interruptible(msecs_to_jiffies(10));
-	}
-	rt->sent += bytes;
-}
-
 /*
  * Under nm->lock: is this node the resync source?  Its disk must be
  * uptodate and the peer's usable; an inconsistent peer is synced whatever
@@ -581,9 +536,13 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	 * A resync, even of nothing, also hands our newer generation to the
 	 * peer (or gives a pair with no history its first one), and completes
 	 * an inconsistent peer with nothing marked (its resync ended before
-	 * P_RS_DONE arrived), once per link.
+	 * P_RS_DONE arrived), once per link.  Not while a verify runs (it
+	 * holds slot 0 and rs_busy), nor on a link where one found
+	 * differences (ov_hold: the next link repairs them).
 	 */
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
+	    nm->ov_state != NM_OV_RUNNING && !nm->ov_inflight &&
+	    !nm->ov_hold &&
 	    nm->bm_sent && nm->bm_peer_done &&
 	    (!bitmap_empty(nm->rg.oos, nm->rg.nr) ||
 	     nm->gen_cmp == NM_GC_SOURCE ||
@@ -815,6 +774,8 @@ static int nm_sync_thread(void *arg)
 		nm_check_stuck(nm);
 		nm_resubmit_waiting(nm);
 		nm_rs_step(nm, &rt);
+		nm_ov_step(nm, &rt);
+		nm_ov_tick(nm);
 		nm_resubmit_waiting(nm);
 		if (time_after(jiffies, last_clear + HZ)) {
 			nm_stable_point(nm);

@@ -53,8 +53,7 @@ struct nm_peer_req {
  * (any context), up to NM_POOL_PAGES, and the next write takes them, so a
  * steady stream of writes allocates nothing.
  */
-static int nm_pool_get(struct nm_dev *nm, struct page **pages,
-		       unsigned int nr)
+int nm_pool_get(struct nm_dev *nm, struct page **pages, unsigned int nr)
 {
 	unsigned long flags;
 	unsigned int i = 0;
@@ -74,8 +73,7 @@ static int nm_pool_get(struct nm_dev *nm, struct page **pages,
 	return 0;
 }
 
-static void nm_pool_put(struct nm_dev *nm, struct page **pages,
-			unsigned int nr)
+void nm_pool_put(struct nm_dev *nm, struct page **pages, unsigned int nr)
 {
 	unsigned long flags;
 	unsigned int i = 0;

@@ -103,6 +103,18 @@ static bool nm_parse_uint(const char *s, unsigned int *v)
 	return !kstrtouint(s, 10, v);
 }
 
+static bool nm_parse_u64(const char *s, u64 *v)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	if (p == s || (s[0] == '0' && s[1]))
+		return false;
+	return !kstrtou64(s, 10, v);
+}
+
 /* Index of @w in the '|'-separated @words, or -1. */
 static int nm_word_index(const char *words, const char *w)
 {
@@ -350,7 +362,7 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 				       PAGE_SIZE);
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm->rs_slot_region[i] = ULONG_MAX;
-	if (nm_rs_slot_alloc(nm, 0, GFP_KERNEL))
+	if (nm_rs_slot_alloc(nm, 0, GFP_KERNEL) || nm_ov_init(nm))
 		goto nomem;
 	nm->rs_slots = 1;
 	nm->rxb = kvmalloc(NM_RXB_SIZE, GFP_KERNEL);
@@ -380,6 +392,7 @@ static void nm_dtr_regions(struct nm_dev *nm)
 	if (nm->tx_hdr)
 		__free_page(nm->tx_hdr);
 	nm->tx_hdr = NULL;
+	nm_ov_exit(nm);
 	nm_regions_exit(&nm->rg);
 }
 
@@ -726,11 +739,13 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 	char err[64];
 	unsigned int sz = 0;
 	u32 kibs;
-	u64 eta, gen;
+	u64 eta, gen, ov_done, ov_total, ov_diffs;
+	enum nm_ov_state ov;
+	u32 ov_kibs;
 	bool frozen;
 
 	/* the DMEMIT below prints these fields, in this order */
-	BUILD_BUG_ON(NM_SF_COUNT != 16);
+	BUILD_BUG_ON(NM_SF_COUNT != 22);
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irqsave(&nm->lock, flags);
@@ -742,6 +757,10 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		strscpy(err, nm->last_error, sizeof(err));
 		gen = nm->gen.cur;
 		frozen = nm->frozen;
+		ov = nm->ov_state;
+		ov_done = nm->ov_done;
+		ov_total = nm->ov_end - nm->ov_start;
+		ov_diffs = nm->ov_diffs;
 		spin_unlock_irqrestore(&nm->lock, flags);
 		if (role == NM_ROLE_PRIMARY && pdisk == NM_DISK_UPTODATE && oos)
 			pdisk = NM_DISK_OUTDATED;
@@ -766,6 +785,11 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		else
 			DMEMIT("-");
 		DMEMIT(" %s", frozen ? "frozen" : "running");
+		ov_kibs = ov == NM_OV_RUNNING ? READ_ONCE(nm->ov_kibs) : 0;
+		DMEMIT(" %s %llu %llu %llu %u %llu", nm_ov_state_name(ov),
+		       ov_done, ov_total, ov_diffs, ov_kibs,
+		       ov_kibs && ov_total > ov_done ?
+		       div_u64((ov_total - ov_done) / 2, ov_kibs) : 0);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s ", nm->dev->name, nm->peer_str);
@@ -883,6 +907,20 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		atomic64_set(&nm->writes_inline, 0);
 		atomic64_set(&nm->acks_fast, 0);
 		return 0;
+	case NM_MSG_VERIFY:
+		return nm_verify_start(nm, 0, nm->sectors);
+	case NM_MSG_VERIFY_RANGE: {
+		u64 start, n;
+
+		if (!nm_parse_u64(argv[1], &start) ||
+		    !nm_parse_u64(argv[2], &n)) {
+			nm_err(nm, "%s", nm_msgs[id].invalid);
+			return -EINVAL;
+		}
+		return nm_verify_start(nm, start, n);
+	}
+	case NM_MSG_VERIFY_STOP:
+		return nm_verify_stop(nm);
 	case NM_MSG_ATTACH:
 	case NM_MSG_INVALIDATE:
 		r = id == NM_MSG_ATTACH ? nm_attach(nm) : nm_invalidate(nm);

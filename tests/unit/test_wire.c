@@ -330,6 +330,98 @@ int main(void)
 		check(nm_payload_check(NM_P_NEG_ACK, 16, &na, ~0ULL >> 1) ==
 		      -EINVAL, "neg_ack_over_max_zero");
 	}
+	/* online verify (version 4): P_CSUM_REQ, P_CSUM_REPLY */
+	check(sizeof(struct nm_p_csum) == 16, "size_csum");
+	check(sizeof(struct nm_p_csum_reply) == 56, "size_csum_reply");
+	check(NM_PROTO_MAX == 4 && NM_P_CSUM_REQ == 26 && NM_P_CSUM_REPLY == 27,
+	      "csum_numbers");
+	check(nm_has_tail(NM_P_CSUM_REQ) && !nm_has_tail(NM_P_CSUM_REPLY),
+	      "csum_tails");
+	{
+		struct nm_p_csum c = { nm_be64(8), nm_be32(3 * 4096 + 512),
+				       nm_be16(NM_CSUM_CRC32C),
+				       nm_be16(NM_CF_VERIFY) };
+		struct nm_p_csum_reply rp;
+
+		/* 4 blocks, the last one 512 bytes: 4 crc32c digests */
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) == 0,
+		      "csum_valid");
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 12, &c, DEV) ==
+		      -EMSGSIZE, "csum_digests_short");
+		c.alg = nm_be16(NM_CSUM_SHA256);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 128, &c, DEV) == 0,
+		      "csum_sha256_valid");
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) ==
+		      -EMSGSIZE, "csum_sha256_len");
+		c.alg = nm_be16(3);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) ==
+		      -EPROTO, "csum_unknown_alg");
+		c.alg = nm_be16(NM_CSUM_CRC32C);
+		c.flags = 0;
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) ==
+		      -EPROTO, "csum_no_flag");
+		c.flags = nm_be16(0x8000);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) ==
+		      -EPROTO, "csum_unknown_flag");
+		c.flags = nm_be16(NM_CF_VERIFY);
+		c.size = nm_be32(100);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 4, &c, DEV) ==
+		      -EINVAL, "csum_bad_size");
+		c.size = nm_be32(NM_MAX_DATA + 512);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 4 * 257, &c, DEV) ==
+		      -EINVAL, "csum_too_big");
+		c.size = nm_be32(4096);
+		c.sector = nm_be64(DEV - 4);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 4, &c, DEV) ==
+		      -ERANGE, "csum_past_end");
+		h = hdr(NM_P_CSUM_REQ, 16 + NM_CSUM_MAX_BLOCKS * NM_CSUM_MAX_LEN, 0);
+		check(nm_hdr_check(&h, 0) == 0, "hdr_csum_max");
+		h = hdr(NM_P_CSUM_REQ, 16 + NM_CSUM_MAX_BLOCKS * NM_CSUM_MAX_LEN + 1, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_csum_too_long");
+		h = hdr(NM_P_CSUM_REPLY, 57, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_csum_reply_len");
+
+		memset(&rp, 0, sizeof(rp));
+		rp.sector = nm_be64(8);
+		rp.size = nm_be32(3 * 4096 + 512);
+		rp.flags = nm_be16(NM_CF_VERIFY);
+		rp.diff[0] = nm_be64(0x9);	/* blocks 0 and 3 of 4 */
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) == 0,
+		      "csum_reply_valid");
+		rp.diff[0] = nm_be64(0x10);	/* block 4: not in the range */
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EINVAL, "csum_reply_bit_past_range");
+		rp.diff[0] = 0;
+		rp.diff[3] = nm_be64(1);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EINVAL, "csum_reply_high_word");
+		rp.diff[3] = 0;
+		rp.status = nm_be32(5);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) == 0,
+		      "csum_reply_errno");
+		rp.diff[0] = nm_be64(1);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EINVAL, "csum_reply_errno_with_diff");
+		rp.diff[0] = 0;
+		rp.status = nm_be32(4096);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EPROTO, "csum_reply_status_range");
+		rp.status = 0;
+		rp.reserved = nm_be16(1);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EPROTO, "csum_reply_reserved");
+		rp.reserved = 0;
+		rp.flags = nm_be16(3);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EPROTO, "csum_reply_two_flags");
+		/* a full 1 MiB range: all 256 bits may be set */
+		rp.flags = nm_be16(NM_CF_VERIFY);
+		rp.sector = 0;
+		rp.size = nm_be32(NM_MAX_DATA);
+		memset(rp.diff, 0xff, sizeof(rp.diff));
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) == 0,
+		      "csum_reply_full");
+	}
 
 	printf("test_wire: %s\n", failed ? "FAILED" : "all passed");
 	return failed;
