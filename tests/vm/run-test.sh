@@ -88,6 +88,8 @@ run_guest() {
 	done
 	# NM_PROTOS="C": tests that loop over the protocols (nm_protos) run only those
 	[ -z "${NM_PROTOS:-}" ] || common+=(--env "nm_protos=$NM_PROTOS")
+	# NM_PROF_WL=w4k-q1,rw4k-q32: the workloads of prof-write
+	[ -z "${NM_PROF_WL:-}" ] || common+=(--env "nm_prof_wl=$NM_PROF_WL")
 	if [ "$vms" = 1 ]; then
 		local dargs=()
 		mapfile -t dargs < <(make_disks "$disks" "$NM_OUT/$name")

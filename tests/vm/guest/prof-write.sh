@@ -1,8 +1,12 @@
 # Profile (not a test: not in suite.list): where the guest's CPU goes while
 # fio writes to a netmirror C pair on loopback (brd, metadata devices).
-# Needs perf in the guest: NM_EXTRA_CPIO=<a cpio with /usr/bin/perf and its
-# libraries> tests/vm/run-test.sh prof-write; NM_PROF_WL="rw4k-q32 w4k-q1"
-# and NM_PROF_PROTO=C select; the report goes to the console log.
+# Needs perf in the guest:
+#   NM_EXTRA_CPIO=$(scripts/mkperfcpio.sh) tests/vm/run-test.sh prof-write
+# NM_PROF_WL=w4k-q1,rw4k-q32 selects the workloads (bare-* on the bare
+# device); the report (PROF lines) goes to the console log
+# (build/vm/prof-write.log).  Under TCG with cpu-clock sampling, time spent
+# with interrupts off shows at the function that turns them back on
+# (_raw_spin_unlock_irqrestore).
 # vms: 1
 # disks: none
 # timeout: 900
@@ -11,8 +15,8 @@ load_netmirror
 [ -x /usr/bin/perf ] || fail "no /usr/bin/perf in the guest (NM_EXTRA_CPIO)"
 brd_setup 128 4
 S=$(( $(dev_size /dev/ram0) / 512 ))
-P=${NM_PROF_PROTO:-C}
-for wl in ${NM_PROF_WL:-rw4k-q32 w4k-q1 bare-rw4k-q32}; do
+P=C
+for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); do
 	case $wl in
 	bare-*) dev=/dev/ram0 ;;
 	*) nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
