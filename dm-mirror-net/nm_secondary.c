@@ -294,7 +294,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	if (fl & NM_DF_FLUSH)
 		opf |= REQ_PREFLUSH;
 	bio = bio_alloc(nm->dev->bdev, nr, opf, GFP_NOIO);
-	bio->bi_iter.bi_sector = nm_h64(d->sector);
+	bio->bi_iter.bi_sector = nm->data_start + nm_h64(d->sector);
 	bio->bi_end_io = nm_peer_endio;
 	bio->bi_private = pr;
 	for (i = 0, left = size; i < nr; i++) {
@@ -531,7 +531,7 @@ int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d)
 	if (!pages || !vec)
 		goto fail;
 	bio = bio_alloc(nm->dev->bdev, nr, REQ_OP_READ, GFP_NOIO);
-	bio->bi_iter.bi_sector = sector;
+	bio->bi_iter.bi_sector = nm->data_start + sector;
 	for (i = 0; i < nr; i++) {
 		unsigned int len = min_t(u32, left, PAGE_SIZE);
 

@@ -5,6 +5,7 @@
  * ioctl).  See libdmnet.h for the naming and LVM PV conventions.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "libdmnet.h"
 #include "internal.h"
+#include "nm_layout.h"
 
 int nm_stack_dev_sectors(const char *dev, uint64_t *sectors, char *err,
 			 size_t errlen)
@@ -68,6 +70,99 @@ int nm_stack_fill_size(struct nm_table *t, char *err, size_t errlen)
 	}
 	t->start = 0;
 	t->len = s;
+	if (nm_table_meta_internal(t)) {
+		t->len = nm_layout_imeta_fit(s, t->region_size);
+		if (!t->len) {
+			nm_seterr(err, errlen, "%s: too small for internal metadata (%" PRIu64 " sectors; internal metadata alone takes %llu)",
+				  t->local_dev, s,
+				  nm_layout_imeta_sectors(s, t->region_size));
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
+uint64_t nm_stack_imeta_sectors(const struct nm_table *t)
+{
+	if (!nm_table_meta_internal(t))
+		return 0;
+	return nm_layout_imeta_sectors(t->len, t->region_size);
+}
+
+const char *nm_stack_signature(const unsigned char *block)
+{
+	return nm_layout_signature(block);
+}
+
+static int open_dev(const char *dev, int flags, char *err, size_t errlen)
+{
+	char path[NM_DEV_MAX + 16], e[NM_ERRLEN];
+	int fd;
+
+	if (nm_parse_dev(dev, path, sizeof(path), e, sizeof(e))) {
+		nm_seterr(err, errlen, "%s: %s", dev, e);
+		return -EINVAL;
+	}
+	if (dev[0] != '/')
+		snprintf(path, sizeof(path), "/dev/block/%s", dev);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		nm_seterr(err, errlen, "%s: %s", path, strerror(errno));
+	}
+	return fd;
+}
+
+int nm_stack_imeta_check(const struct nm_table *t, int force, char *err,
+			 size_t errlen)
+{
+	unsigned char b[4096];
+	uint64_t dev, need;
+	const char *sig;
+	ssize_t n;
+	int fd, r;
+
+	if (!nm_table_meta_internal(t))
+		return 0;
+	r = nm_stack_dev_sectors(t->local_dev, &dev, err, errlen);
+	if (r)
+		return r;
+	need = nm_stack_imeta_sectors(t) + t->len;
+	if (dev < need) {
+		nm_seterr(err, errlen, "%s: too small for %" PRIu64 " sectors with internal metadata: it has %" PRIu64 " sectors, it needs %" PRIu64 " (%" PRIu64 " of metadata + %" PRIu64 " of data)",
+			  t->local_dev, t->len, dev, need,
+			  nm_stack_imeta_sectors(t), t->len);
+		return -ENOSPC;
+	}
+	fd = open_dev(t->local_dev, force ? O_RDWR : O_RDONLY, err, errlen);
+	if (fd < 0)
+		return fd;
+	n = pread(fd, b, sizeof(b), 0);
+	if (n != (ssize_t)sizeof(b)) {
+		nm_seterr(err, errlen, "%s: cannot read its first 4096 bytes", t->local_dev);
+		close(fd);
+		return -EIO;
+	}
+	sig = nm_layout_signature(b);
+	if (sig && !force) {
+		nm_seterr(err, errlen, "%s holds a %s signature at its start: internal metadata would overwrite it (wipe it, or --force)",
+			  t->local_dev, sig);
+		close(fd);
+		return -EEXIST;
+	}
+	if (sig) {
+		/* --force: clear the block, the kernel then formats it */
+		memset(b, 0, sizeof(b));
+		if (pwrite(fd, b, sizeof(b), 0) != (ssize_t)sizeof(b) ||
+		    fsync(fd)) {
+			r = -errno;
+			nm_seterr(err, errlen, "%s: cannot clear the %s signature: %s",
+				  t->local_dev, sig, strerror(errno));
+			close(fd);
+			return r ? r : -EIO;
+		}
+	}
+	close(fd);
 	return 0;
 }
 
