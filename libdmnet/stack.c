@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -116,10 +117,9 @@ static int open_dev(const char *dev, int flags, char *err, size_t errlen)
 int nm_stack_imeta_check(const struct nm_table *t, int force, char *err,
 			 size_t errlen)
 {
-	unsigned char b[4096];
+	unsigned char *b = NULL;
 	uint64_t dev, need;
 	const char *sig;
-	ssize_t n;
 	int fd, r;
 
 	if (!nm_table_meta_internal(t))
@@ -134,36 +134,42 @@ int nm_stack_imeta_check(const struct nm_table *t, int force, char *err,
 			  nm_stack_imeta_sectors(t), t->len);
 		return -ENOSPC;
 	}
-	fd = open_dev(t->local_dev, force ? O_RDWR : O_RDONLY, err, errlen);
+	/* O_DIRECT: what the device holds, not an older page cache copy */
+	fd = open_dev(t->local_dev, (force ? O_RDWR : O_RDONLY) | O_DIRECT,
+		      err, errlen);
 	if (fd < 0)
 		return fd;
-	n = pread(fd, b, sizeof(b), 0);
-	if (n != (ssize_t)sizeof(b)) {
-		nm_seterr(err, errlen, "%s: cannot read its first 4096 bytes", t->local_dev);
+	if (posix_memalign((void **)&b, 4096, 4096)) {
+		nm_seterr(err, errlen, "out of memory");
 		close(fd);
-		return -EIO;
+		return -ENOMEM;
+	}
+	r = 0;
+	if (pread(fd, b, 4096, 0) != 4096) {
+		nm_seterr(err, errlen, "%s: cannot read its first 4096 bytes", t->local_dev);
+		r = -EIO;
+		goto out;
 	}
 	sig = nm_layout_signature(b);
 	if (sig && !force) {
 		nm_seterr(err, errlen, "%s holds a %s signature at its start: internal metadata would overwrite it (wipe it, or --force)",
 			  t->local_dev, sig);
-		close(fd);
-		return -EEXIST;
+		r = -EEXIST;
+		goto out;
 	}
 	if (sig) {
 		/* --force: clear the block, the kernel then formats it */
-		memset(b, 0, sizeof(b));
-		if (pwrite(fd, b, sizeof(b), 0) != (ssize_t)sizeof(b) ||
-		    fsync(fd)) {
-			r = -errno;
+		memset(b, 0, 4096);
+		if (pwrite(fd, b, 4096, 0) != 4096 || fsync(fd)) {
+			r = errno ? -errno : -EIO;
 			nm_seterr(err, errlen, "%s: cannot clear the %s signature: %s",
-				  t->local_dev, sig, strerror(errno));
-			close(fd);
-			return r ? r : -EIO;
+				  t->local_dev, sig, strerror(-r));
 		}
 	}
+out:
+	free(b);
 	close(fd);
-	return 0;
+	return r;
 }
 
 int nm_stack_uuid(const char *name, char *buf, size_t len)
