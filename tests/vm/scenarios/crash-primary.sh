@@ -6,7 +6,8 @@
 # identical (checked by the guest, tests/vm/nodes/crash-primary-node.sh).
 # NM_CRASHES (default 5) sets the number of crashes (the soak script sets
 # more).  NM_KILL_NAME and NM_KILL_NODE run another guest half the same way
-# (dur-slowmeta.sh).
+# (dur-slowmeta.sh).  NM_META=internal and NM_PROTO_CYCLE=ABC reach node a
+# (imeta-crash.sh).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 vm_traps
@@ -25,6 +26,7 @@ rc=0
 for phase in $(seq 1 $phases); do
 	vm_start --name "$name-a$phase" --node a --net "$pa:$pb" --tests "$node" \
 		--env nm_peer=1 --env nm_phase=$phase --env nm_phases=$phases --env nm_timeout=260 \
+		${NM_META:+--env nm_meta=$NM_META} ${NM_PROTO_CYCLE:+--env nm_proto_cycle=$NM_PROTO_CYCLE} \
 		--timeout 300 --disk "$NM_OUT/$name-a-1.img:64M" --disk "$NM_OUT/$name-a-2.img:4M" > /dev/null || exit 1
 	if [ "$phase" -lt "$phases" ]; then
 		if ! vm_wait_marker "$VM_LOG" "NMMARK: crash-me $phase" 280 "$VM_PID"; then
