@@ -711,6 +711,25 @@ static void test_config(void)
 		FAILWHY("%s", err);
 	report(ok, "config/parse");
 
+	{
+		/* "meta internal" in the config file, per host or per resource */
+		static const char imeta_conf[] =
+			"resource ri {\n meta internal;\n"
+			" on a { device nmi; disk /dev/vdb; address 169.254.0.1:7789; }\n"
+			" on b { device nmi; disk /dev/vdc; address 169.254.0.2:7789; }\n}\n";
+		static struct nm_conf c2;
+
+		ok = !nm_conf_parse(imeta_conf, "netmirror.conf", &c2, err, sizeof(err)) &&
+		     (r = nm_conf_find(&c2, "ri")) &&
+		     !nm_conf_build_table(r, "b", &t, dev, sizeof(dev), err, sizeof(err)) &&
+		     nm_table_format(&t, buf, sizeof(buf)) > 0 &&
+		     !strcmp(buf, "/dev/vdc 169.254.0.1:7789 C flush 4 listen 169.254.0.2:7789 meta internal") &&
+		     nm_table_meta_internal(&t);
+		if (!ok)
+			FAILWHY("%s / %s", err, buf);
+		report(ok, "config/meta-internal");
+	}
+
 	r = nm_conf_find(&conf, "r0");
 	ok = r && r->nhosts == 2 && !strcmp(r->hosts[1].name, "beta") &&
 	     r->hosts[1].size == 2048 && !strcmp(r->hosts[1].disk, "/dev/vdb") &&
