@@ -220,8 +220,8 @@ int nm_reload_adopt(struct nm_dev *nm)
 /*
  * ctr, before the metadata is opened: the data of the local device starts
  * at @data_start for us; refuse if another live instance on the same local
- * device (the table this one replaces) has it elsewhere.  Then we count as
- * live until nm_reload_forget.
+ * device (the table this one replaces) has it elsewhere.  Then it is our
+ * nm->data_start and we count as live until nm_reload_forget.
  */
 int nm_reload_layout(struct nm_dev *nm, sector_t data_start, char **error)
 {
@@ -240,8 +240,10 @@ int nm_reload_layout(struct nm_dev *nm, sector_t data_start, char **error)
 			break;
 		}
 	}
-	if (!r)
+	if (!r) {
+		nm->data_start = data_start;
 		list_add(&nm->live, &nm_live_list);
+	}
 	mutex_unlock(&nm_reload_lock);
 	return r;
 }

@@ -401,7 +401,8 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 		if (IS_ERR(m))
 			return PTR_ERR(m);
 		nm->meta = m;
-		nm->data_start = nm_meta_data_start(m);
+		/* the rule nm_reload_layout was given: the object's own */
+		WARN_ON_ONCE(nm->data_start != nm_meta_data_start(m));
 		nm_meta_gens(m, &nm->gen);
 		flags = nm_meta_flags(m);
 		history = !fresh && (flags & NM_MF_HISTORY);

@@ -49,10 +49,10 @@ if [ "$phase" = "$phases" ] && [ "${nm_meta:-}" = internal ]; then
 	pattern write /dev/vgi/lv 77 8M --direct --quiet || fail "write lv"
 	check_wait lvm/settled 30 "[ \$(nm_status nm0 pending) = 0 ]"
 	check_eq lvm/pvs-a "$(pvs --noheadings -o pv_name 2>&1 | tr -d ' ')" /dev/mapper/nm0
-	check_eq lvm/pvs-b "$(on_peer "pvs --noheadings -o pv_name 2>&1" | tr -d ' \r')" /dev/mapper/nm0
+	check_eq lvm/pvs-b "$(on_peer "LVM_SUPPRESS_FD_WARNINGS=1 pvs --noheadings -o pv_name 2>&1" | tr -d ' \r')" /dev/mapper/nm0
 	check_fail lvm/raw-a-no-label pvs /dev/vda
-	check_eq lvm/raw-b-no-label "$(on_peer "pvs /dev/vda >/dev/null 2>&1 && echo label || echo none")" none
-	check_eq lvm/lvs-b "$(on_peer "lvs --noheadings -o lv_name vgi 2>&1" | tr -d ' \r')" lv
+	check_eq lvm/raw-b-no-label "$(on_peer "LVM_SUPPRESS_FD_WARNINGS=1 pvs /dev/vda >/dev/null 2>&1 && echo label || echo none")" none
+	check_eq lvm/lvs-b "$(on_peer "LVM_SUPPRESS_FD_WARNINGS=1 lvs --noheadings -o lv_name vgi 2>&1" | tr -d ' \r')" lv
 	vgchange -q -an vgi >/dev/null || fail "vgchange -an"
 	mine=$(data_sum /dev/vda)
 	theirs=$(on_peer ". /tests/lib.sh; \$DD if=/dev/vda bs=1M skip=$skip iflag=direct status=none | \$MD5SUM | cut -d' ' -f1")

@@ -10,5 +10,5 @@
 # (tests/vm/nodes/crash-primary-node.sh with nm_meta=internal.)
 set -uo pipefail
 protos=$(echo "${NM_PROTOS:-A B C}" | tr -d ' ')
-NM_KILL_NAME=imeta-crash NM_CRASHES=${NM_CRASHES:-${#protos}} NM_META=internal \
+NM_KILL_NAME=imeta-crash NM_CRASHES=${NM_CRASHES:-${#protos}} NM_META=internal NM_DATA_SIZE=32M \
 	NM_PROTO_CYCLE=$protos exec "$(dirname "$0")/crash-primary.sh"
