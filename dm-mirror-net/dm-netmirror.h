@@ -406,7 +406,7 @@ void nm_go_inconsistent(struct nm_dev *nm);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			   bool discard, u64 peer_changed);
 int nm_discard_my_data(struct nm_dev *nm);
-void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen);
+void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen, u32 peer_disk);
 
 /* nm_link.c: socket, framing, handshake, authentication */
 int nm_xmit(struct socket *sock, struct msghdr *msg);

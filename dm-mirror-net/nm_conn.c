@@ -148,6 +148,7 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	if (role == NM_ROLE_SECONDARY &&
 	    READ_ONCE(nm->peer_role) == NM_ROLE_PRIMARY)
 		wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	nm_gen_handed_over(nm, nm_h64(p->state.gen), nm_h32(p->state.disk));
 	spin_lock_irqsave(&nm->lock, flags);
 	changed = nm->peer_role != role;
 	nm->peer_role = role;
@@ -157,7 +158,6 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (changed)
 		nm_peer_reset(nm);	/* a new primary: a new epoch sequence */
-	nm_gen_handed_over(nm, nm_h64(p->state.gen));
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 	if (r) {

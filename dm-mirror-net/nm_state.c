@@ -616,23 +616,39 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 }
 
 /*
- * A P_STATE after our P_RS_DONE: if it carries our generation (@peer_gen),
- * the peer took it, so ours no longer needs the last common one.  A
- * P_STATE the peer sent before it took P_RS_DONE carries its old one and
- * confirms nothing.  nm_conn thread, may sleep.
+ * A P_STATE after our P_RS_DONE: if it carries our generation (@peer_gen)
+ * and the disk state @peer_disk uptodate, the peer took it, so ours no
+ * longer needs the last common one.  A P_STATE the peer sent before it
+ * took P_RS_DONE carries its old one and confirms nothing.
+ *
+ * The peer drained and flushed everything we sent before P_RS_DONE, so
+ * every region that is in sync and has no write in flight or unconfirmed
+ * (the transfer log) is stable there: its mark goes now, in the same
+ * commit, not at the next lazy-clearing pass.  A mark left behind would
+ * be resynced again after a reload and counted as a change of ours at a
+ * split brain.  Called before the peer's disk state is published, so a
+ * status that shows the peer uptodate shows the marks committed.
+ * nm_conn thread, may sleep.
  */
-void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen)
+void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen, u32 peer_disk)
 {
-	unsigned long flags;
+	unsigned long flags, r;
 	bool done = false;
 
+	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->gen_handover && nm->peer_disk == NM_DISK_UPTODATE &&
+	if (nm->gen_handover && peer_disk == NM_DISK_UPTODATE &&
 	    nm_gens_confirms(&nm->gen, peer_gen)) {
 		nm->gen_handover = false;
 		nm_gens_synced_source(&nm->gen);
-		if (nm->meta)
+		if (nm->meta) {
 			nm_meta_set_gens(nm->meta, &nm->gen);
+			for_each_clear_bit(r, nm->rg.oos, nm->rg.nr)
+				if (!nm->rg.inflight[r] &&
+				    !test_bit(r, nm->rg.sent) &&
+				    !test_bit(r, nm->rg.syncing))
+					nm_meta_clear(nm->meta, r);
+		}
 		done = true;
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);

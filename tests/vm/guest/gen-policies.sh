@@ -66,7 +66,7 @@ split() {
 }
 # resolved NAME WINNER_SUM POLICY: both synced, both disks WINNER_SUM
 resolved() {
-	check_wait "$1/synced" 60 "nm_synced nma && nm_synced nmb"
+	check_wait "$1/synced" 60 "nm_synced nma && nm_synced nmb && [ \"\$(nm_status nma disk)/\$(nm_status nma peer_disk)\" = uptodate/uptodate ]"
 	check_eq "$1/a-winner" "$(dev_sum /dev/ram0)" "$2"
 	check_eq "$1/b-winner" "$(dev_sum /dev/ram1)" "$2"
 	check "$1/logged" sh -c "dmesg | grep -q 'resolved by $3'"
@@ -109,12 +109,8 @@ round() {
 	resolved discard-secondary "$sa" after_sb_1pri
 
 	# --- 1pri consensus: 0pri (least changes) would discard the primary: refused
-	# A primary clears the marks of regions resynced in earlier rounds
-	# lazily, at a stable point about once a second; until then they count
-	# as its changes (nma's 2-9 from the first round would outnumber nmb's
-	# 6).  Reconnects take under a second now, so wait for one here, as
-	# after the first connect above.
-	sleep 3
+	# (the marks of the regions nma resynced in the rounds before went
+	# when nmb confirmed each resync: "resolved" waited for that)
 	split 1 3
 	mk primary secondary "after_sb_0pri discard_least_changes after_sb_1pri consensus"
 	check_wait consensus/a-refused 30 "nm_standalone nma split_brain"
