@@ -25,12 +25,13 @@
 #define NM_PARAMS_H
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
-/* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.10. */
-#define NM_META_INTERNAL	"internal"
-#define NM_META_INTERNAL_SINCE	10
 #define NM_TARGET_MAJOR		1
 #define NM_TARGET_MINOR		10
 #define NM_TARGET_PATCH		0
+
+/* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.10. */
+#define NM_META_INTERNAL	"internal"
+#define NM_META_INTERNAL_SINCE	10
 
 /* Value types of table options. */
 enum nm_param_type {
