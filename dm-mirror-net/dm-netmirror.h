@@ -6,6 +6,7 @@
  *   nm_primary.c    this node as primary: a request from map to completion
  *   nm_secondary.c  this node as secondary: applies writes, serves reads
  *   nm_resync.c     resync, both halves, bitmap exchange, lazy clearing
+ *   nm_verify.c     online verify, both halves (P_CSUM_REQ/P_CSUM_REPLY)
  *   nm_reload.c     what a table's instance hands its successor
  *   nm_state.c      state words, last error, role, detach/attach
  *   nm_regions.c    the region bitmaps and counts (nm_regions.h)
@@ -47,6 +48,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/key.h>
+#include <linux/kthread.h>
 #include "nm_wire.h"
 #include "nm_meta.h"
 #include "nm_params.h"
@@ -62,11 +64,19 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #undef NM_C_ENUM_ROW
 
 #define NM_RS_WINDOW		8	/* regions in resync at once */
+#define NM_RXB_SIZE		(64 * 1024)	/* secondary read-ahead */
+#define NM_RXB_DIRECT		4096	/* reads this long skip it */
+#define NM_TX_PACK		4096	/* writes up to this go in one send */
+#define NM_TX_PACK_SEGS		8	/* of at most this many segments */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_HELLO_CROSS_MS	300	/* first P_HELLO wait, crossed connects */
 #define NM_PEER_MAX_INFLIGHT	1024
 #define NM_POOL_PAGES		512	/* secondary: free pages kept for writes */
+#define NM_OV_LOG_MAX		16	/* differing blocks logged per verify */
+
+/* Online verify's state (status field "verify"), in word order. */
+enum nm_ov_state { NM_OV_NONE, NM_OV_RUNNING, NM_OV_DONE, NM_OV_STOPPED };
 
 /* Per-bio data of a write on the primary. */
 struct nm_req {
@@ -187,6 +197,17 @@ struct nm_dev {
 	char last_error[64];
 	struct nm_gens gen;		/* our data generations */
 	enum nm_gen_cmp gen_cmp;	/* this link's verdict */
+	/* online verify, source side (nm_verify.c) */
+	enum nm_ov_state ov_state;
+	u16 ov_alg;			/* NM_CSUM_* of this run */
+	bool ov_hold;			/* found some: next link resyncs */
+	unsigned int ov_inflight;	/* P_CSUM_REQ sent, not answered */
+	unsigned int ov_logged;		/* differing blocks logged */
+	sector_t ov_start, ov_end;	/* the range, 4 KiB-aligned */
+	sector_t ov_cursor;		/* next sector to read */
+	u64 ov_done;			/* sectors compared (answered) */
+	u64 ov_diffs;			/* 4 KiB blocks that differ */
+	unsigned long ov_t0;		/* jiffies at the start */
 	bool gen_fresh;			/* a generation begun since the link */
 	bool discard_my_data;		/* give up our changes at a split */
 	bool gen_handover;		/* P_RS_DONE sent, not yet confirmed */
@@ -204,6 +225,7 @@ struct nm_dev {
 	struct nm_mac *tx_mac;		/* secret: this link's send MAC */
 	u32 tx_crc;
 	bool tx_more;			/* a batch: more packets follow at once */
+	struct page *tx_hdr;		/* a packed write's header (from the ctr) */
 	u32 sent_epoch;			/* epoch of the last P_DATA */
 	bool sent_in_epoch;
 	u32 sent_role;			/* role in the last P_HELLO/P_STATE */
@@ -218,6 +240,9 @@ struct nm_dev {
 	struct socket *listen_sock;
 	u32 rx_seq;
 	u32 rx_crc;
+	/* secondary: bytes read ahead, rxb[rxb_off..rxb_len) (nm_link.c) */
+	u8 *rxb;			/* NM_RXB_SIZE bytes, from the ctr */
+	u32 rxb_off, rxb_len;
 	struct nm_mac *rx_mac;		/* secret: this link's receive MAC */
 	u8 link_keys[2][32];		/* from nm_auth: send, receive */
 	u32 hello_role;			/* role in our last P_HELLO */
@@ -244,6 +269,17 @@ struct nm_dev {
 	unsigned long rs_slot_region[NM_RS_WINDOW];
 	unsigned long sync_kicked;	/* bit 0: nm_sync has work (atomic) */
 
+	/*
+	 * -- online verify's buffers (nm_verify.c), allocated at ctr: the
+	 * source's digests (nm_sync only), the peer's digests (nm_conn
+	 * only), sha256 (NULL: not available). --
+	 */
+	u8 *ov_digests;
+	u8 *ov_rx_digests;
+	struct crypto_shash *ov_sha;
+	unsigned long ov_rate_t;	/* nm_sync only: rate sampling */
+	u64 ov_rate_last;
+
 	/* -- secondary's page pool (nm_secondary.c): under pool_lock -- */
 	spinlock_t pool_lock;		/* irqsave; nothing nests inside */
 	struct list_head pool;		/* free pages, linked by page->lru */
@@ -252,6 +288,9 @@ struct nm_dev {
 	/* -- atomics, or WRITE_ONCE/READ_ONCE -- */
 	u32 rs_rate;			/* live resync_rate, KiB/s, 0 = adapt */
 	u32 rs_kibs;			/* measured resync rate */
+	u32 ov_kibs;			/* measured verify rate */
+	u32 link_proto;			/* wire version of this link */
+	atomic64_t ov_bytes;		/* bytes compared by verify */
 	atomic_t peer_inflight;		/* secondary: writes on the disk */
 	atomic_t pending;		/* writes awaiting the peer */
 	atomic64_t writes_sent;
@@ -295,6 +334,72 @@ static inline void nm_sync_kick(struct nm_dev *nm)
 {
 	set_bit(0, &nm->sync_kicked);
 	wake_up(&nm->sync_wq);
+}
+
+/* A discard or write-zeroes: a range and no data (P_ZERO). */
+static inline bool nm_bio_zero(struct bio *bio)
+{
+	return bio_op(bio) == REQ_OP_DISCARD ||
+	       bio_op(bio) == REQ_OP_WRITE_ZEROES;
+}
+
+/* The bytes of data a write carries on the wire (none for a P_ZERO). */
+static inline u32 nm_bio_data_bytes(struct bio *bio)
+{
+	return nm_bio_zero(bio) ? 0 : bio->bi_iter.bi_size;
+}
+
+static inline bool nm_link_up(struct nm_dev *nm)
+{
+	return READ_ONCE(nm->cstate) >= NM_C_CONNECTED;
+}
+
+/*
+ * Resync and verify rate control (nm_sync thread): a fixed cap
+ * (resync_rate), or adaptive: full speed while the application idles,
+ * its own write rate (at least NM_RS_MIN_RATE) while it writes.
+ */
+struct nm_rate {
+	unsigned long t0;
+	u64 sent;
+	u64 app_last;
+	unsigned long app_seen;	/* jiffies of the last app write seen */
+	u64 app_kibs;
+};
+
+static inline u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
+{
+	u32 cap = READ_ONCE(nm->rs_rate);
+
+	if (cap)
+		return cap;
+	if (time_before(jiffies, rt->app_seen + HZ / 2))
+		return max_t(u32, rt->app_kibs, NM_RS_MIN_RATE);
+	return 0;
+}
+
+/* Sleep until @bytes more fit the rate (nm_sync thread only). */
+static inline void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt,
+				  u32 bytes)
+{
+	might_sleep();
+	for (;;) {
+		u32 cap = nm_rs_cap(nm, rt);
+		unsigned long ms = jiffies_to_msecs(jiffies - rt->t0);
+
+		if (ms > 1000) {
+			rt->t0 = jiffies;
+			rt->sent = 0;
+			ms = 0;
+		}
+		if (!cap || rt->sent + bytes <= (u64)cap * 1024 * (ms + 100) /
+						  1000)
+			break;
+		if (kthread_should_stop() || !nm_link_up(nm))
+			break;
+		schedule_timeout_interruptible(msecs_to_jiffies(10));
+	}
+	rt->sent += bytes;
 }
 
 /* The regions [*first, *last] that @bio touches. */
@@ -345,6 +450,18 @@ void nm_stable_done(struct nm_dev *nm, u64 cookie);
 int nm_peer_rs_start(struct nm_dev *nm, u64 count);
 int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d);
 
+/* nm_verify.c: online verify */
+int nm_ov_init(struct nm_dev *nm);
+void nm_ov_exit(struct nm_dev *nm);
+int nm_verify_start(struct nm_dev *nm, u64 start, u64 sectors);
+int nm_verify_stop(struct nm_dev *nm);
+void nm_ov_step(struct nm_dev *nm, struct nm_rate *rt);
+void nm_ov_tick(struct nm_dev *nm);
+void __nm_ov_link_down(struct nm_dev *nm);
+int nm_peer_csum(struct nm_dev *nm, const struct nm_p_csum *c, u32 len);
+int nm_ov_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp);
+const char *nm_ov_state_name(enum nm_ov_state s);
+
 /* nm_primary.c: this node as primary: requests from map to completion */
 int nm_map_write(struct nm_dev *nm, struct bio *bio);
 int nm_map_read(struct nm_dev *nm, struct bio *bio);
@@ -366,6 +483,8 @@ bool nm_send_one(struct nm_dev *nm);
 bool nm_send_inline(struct nm_dev *nm, struct nm_req *req);
 extern bool nm_inline_send;
 extern bool nm_fast_ack;
+extern bool nm_read_ahead;
+extern bool nm_pack_small;
 void nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);
@@ -376,11 +495,15 @@ void nm_tl_link_down(struct nm_dev *nm);
 /* nm_secondary.c: this node as secondary: applies writes, serves reads */
 int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_barrier(struct nm_dev *nm, u32 epoch);
 int nm_peer_sync(struct nm_dev *nm, __be64 cookie);
 int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d);
 void nm_peer_drain(struct nm_dev *nm);
 void nm_pool_exit(struct nm_dev *nm);
+int nm_pool_get(struct nm_dev *nm, struct page **pages, unsigned int nr);
+void nm_pool_put(struct nm_dev *nm, struct page **pages, unsigned int nr);
 int nm_peer_send_acks(struct nm_dev *nm);
 void nm_peer_reset(struct nm_dev *nm);
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,

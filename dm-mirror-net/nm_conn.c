@@ -120,6 +120,8 @@ union nm_rx_payload {
 	struct nm_p_rs_done rs_done;
 	struct nm_p_rs_ack rs_ack;
 	struct nm_p_auth auth;
+	struct nm_p_csum csum;
+	struct nm_p_csum_reply csum_reply;
 };
 
 /*
@@ -173,6 +175,12 @@ static int nm_h_data(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	return nm_peer_data(nm, &p->data);
 }
 
+static int nm_h_zero(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+		     u32 len)
+{
+	return nm_peer_zero(nm, &p->data);
+}
+
 static int nm_h_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		    u32 len)
 {
@@ -224,6 +232,12 @@ static int nm_h_rs_data(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	return nm_peer_rs_data(nm, &p->data);
 }
 
+static int nm_h_rs_zero(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			u32 len)
+{
+	return nm_peer_rs_zero(nm, &p->data);
+}
+
 static int nm_h_rs_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		       u32 len)
 {
@@ -269,6 +283,18 @@ static int nm_h_neg_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	return 0;
 }
 
+static int nm_h_csum_req(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			 u32 len)
+{
+	return nm_peer_csum(nm, &p->csum, len);
+}
+
+static int nm_h_csum_reply(struct nm_dev *nm, u16 type,
+			   union nm_rx_payload *p, u32 len)
+{
+	return nm_ov_reply(nm, &p->csum_reply);
+}
+
 static int nm_h_ping(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		     u32 len)
 {
@@ -296,6 +322,10 @@ static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
 	[NM_P_READ_REQ]		= nm_h_read_req,
 	[NM_P_READ_REPLY]	= nm_h_read_reply,
 	[NM_P_NEG_ACK]		= nm_h_neg_ack,
+	[NM_P_ZERO]		= nm_h_zero,
+	[NM_P_RS_ZERO]		= nm_h_rs_zero,
+	[NM_P_CSUM_REQ]		= nm_h_csum_req,
+	[NM_P_CSUM_REPLY]	= nm_h_csum_reply,
 };
 
 /*
@@ -457,6 +487,8 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	mutex_unlock(&nm->tx_mutex);
 	nm->rx_crc = ~0U;
 	nm->rx_seq = seq;
+	nm->rxb_off = 0;	/* nothing read ahead on this link yet */
+	nm->rxb_len = 0;
 	nm_peer_reset(nm);
 
 	spin_lock_irqsave(&nm->lock, flags);

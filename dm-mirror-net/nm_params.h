@@ -26,12 +26,12 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		10
+#define NM_TARGET_MINOR		11
 #define NM_TARGET_PATCH		0
 
-/* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.10. */
+/* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.11. */
 #define NM_META_INTERNAL	"internal"
-#define NM_META_INTERNAL_SINCE	10
+#define NM_META_INTERNAL_SINCE	11
 
 /* Value types of table options. */
 enum nm_param_type {
@@ -90,7 +90,7 @@ enum nm_asb1 {
 	  "secondary|primary", "primary or secondary",			\
 	  "role at creation; only \"role primary\" is reprinted")	\
 	X(meta, META, DEV, 0, 0, 0, 2, "DEV|internal", "", "a block device other than the local device, or internal",	\
-	  "persistent out-of-sync bitmap: on a metadata device (not the local device), or internal (1.10): at the front of the local device") \
+	  "persistent out-of-sync bitmap: on a metadata device (not the local device), or internal (1.11): at the front of the local device") \
 	X(region_size, REGION_SIZE, POW2, 8, 2048, 1024, 2, "SECTORS", "", "a power of two, 8..2048 sectors",	\
 	  "bitmap granularity in 512-byte sectors (power of two)")	\
 	X(sync, SYNC, ENUM, 0, 1, 0, 2, "full|none", "full|none", "full or none",	\
@@ -161,7 +161,13 @@ enum nm_opt_id {
 	  "a secondary discards its data: inconsistent, all of it resynced from the peer") \
 	X(latency, LATENCY, 0, 8, "", "",				\
 	  "print the write path's stage latencies (count, p50/p90/p99/max in us) since the load or latency_reset") \
-	X(latency_reset, LATENCY_RESET, 0, 8, "", "", "zero the stage latencies")
+	X(latency_reset, LATENCY_RESET, 0, 8, "", "", "zero the stage latencies") \
+	X(verify, VERIFY, 0, 10, "", "",				\
+	  "online verify: compare both copies block by block (4 KiB, crc32c) while in use; differing blocks are counted, logged and marked out of sync, and the next connect resyncs them (run on the primary)") \
+	X(verify_range, VERIFY_RANGE, 2, 10, "START_SECTOR SECTORS",	\
+	  "START_SECTOR SECTORS, decimal",				\
+	  "verify only sectors START_SECTOR.. (SECTORS of them), widened to 4 KiB blocks") \
+	X(verify_stop, VERIFY_STOP, 0, 10, "", "", "stop a running verify")
 
 enum nm_msg_id {
 #define NM_MSG_ENUM_ROW(w, id, ...) NM_MSG_##id,
@@ -192,7 +198,13 @@ enum nm_msg_id {
 	X(eta_seconds, 2, "resync time left, seconds")			\
 	X(resync_bytes, 2, "resync bytes sent or received")		\
 	X(generation, 7, "this node's current data generation (16 hex digits), or \"-\" (none yet)") \
-	X(io, 7, "running, or frozen (fencing freeze: writes held until resume_io or the peer is back)")
+	X(io, 7, "running, or frozen (fencing freeze: writes held until resume_io or the peer is back)") \
+	X(verify, 10, "online verify: none (never ran), running, done, or stopped (verify_stop, a link loss, an error)") \
+	X(verify_sectors, 10, "sectors compared so far by the running or last verify") \
+	X(verify_total, 10, "sectors in the running or last verify's range")	\
+	X(verify_diffs, 10, "4 KiB blocks the running or last verify found different") \
+	X(verify_kibs, 10, "verify rate now, KiB/s")			\
+	X(verify_eta, 10, "verify time left, seconds")
 
 enum nm_status_field_id {
 #define NM_SF_ENUM_ROW(name, ...) NM_SF_##name,

@@ -137,7 +137,16 @@ static void nm_local_endio(struct bio *clone)
 	struct nm_req *req = clone->bi_private;
 	struct nm_dev *nm = req->nm;
 
-	if (clone->bi_status) {
+	/*
+	 * A discard or write-zeroes the disk refuses (its support changed
+	 * under the table) is no disk failure: the caller gets the error,
+	 * the regions go out of sync below (the peer may have applied it).
+	 */
+	if (clone->bi_status == BLK_STS_NOTSUPP && nm_bio_zero(clone)) {
+		req->status = clone->bi_status;
+		nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
+			    bio_sectors(req->bio));
+	} else if (clone->bi_status) {
 		bool detached = nm_detach(nm,
 					  blk_status_to_errno(clone->bi_status));
 		unsigned long flags;
@@ -428,7 +437,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 
-	atomic64_add(bio->bi_iter.bi_size, &nm->app_bytes);
+	atomic64_add(nm_bio_data_bytes(bio), &nm->app_bytes);
 	if (!local) {
 		set_bit(NM_REQ_NO_LOCAL, &req->flags);
 		nm_conn_kick(nm);
@@ -600,8 +609,81 @@ static int nm_tx_batch(struct nm_dev *nm, struct bio_vec *batch,
 	return nm_xmit(nm->sock, &msg);
 }
 
-/* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
-static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
+/*
+ * A discard or write-zeroes: one P_ZERO, the range and no data.  Its
+ * REQ_FUA is not carried (no 6.1 issuer sets one on these); the next
+ * stable point covers it.  Caller holds tx_mutex.
+ */
+static int nm_send_zero(struct nm_dev *nm, struct nm_req *req)
+{
+	struct bio *bio = req->bio;
+	struct {
+		struct nm_hdr h;
+		struct nm_p_data d;
+	} __packed pkt;
+	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+	u32 fl = 0;
+	int r;
+
+	lockdep_assert_held(&nm->tx_mutex);
+
+	if (bio_op(bio) == REQ_OP_DISCARD)
+		fl |= NM_DF_DISCARD;
+	else if (bio->bi_opf & REQ_NOUNMAP)
+		fl |= NM_DF_NOUNMAP;
+	nm_hdr_fill(&pkt.h, NM_P_ZERO, sizeof(pkt.d), nm->tx_seq++);
+	pkt.d.id = nm_be64(req->id);
+	pkt.d.sector = nm_be64(bio->bi_iter.bi_sector);
+	pkt.d.size = nm_be32(bio->bi_iter.bi_size);
+	pkt.d.flags = nm_be32(fl);
+	pkt.d.epoch = nm_be32(req->epoch);
+	pkt.d.reserved = 0;
+	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), false);
+	if (!r)
+		r = nm_send_trailer(nm);
+	if (r)
+		return r;
+	atomic64_add(sizeof(pkt), &nm->bytes_sent);
+	atomic64_inc(&nm->writes_sent);
+	nm->last_tx = jiffies;
+	return 0;
+}
+
+/*
+ * A small write in one sendmsg: the header (copied to nm->tx_hdr, a page
+ * of our own) and the data, copied into the socket.  A sendmsg and a
+ * sendpage, each taking the socket lock and pushing, cost more than
+ * copying a few KiB.  Returns -E2BIG, having sent nothing, when the bio
+ * has more segments than fit; the caller sends it the long way.
+ */
+static int nm_send_packed(struct nm_dev *nm, const void *hdr, size_t hlen,
+			  struct bio *bio)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | (nm->tx_more ? MSG_MORE : 0),
+	};
+	struct bio_vec v[NM_TX_PACK_SEGS + 1], bv;
+	struct bvec_iter iter;
+	unsigned int n = 1;
+
+	lockdep_assert_held(&nm->tx_mutex);
+	bio_for_each_segment(bv, bio, iter) {
+		if (n > NM_TX_PACK_SEGS)
+			return -E2BIG;
+		v[n++] = bv;
+	}
+	memcpy(page_address(nm->tx_hdr), hdr, hlen);
+	bvec_set_page(&v[0], nm->tx_hdr, hlen, 0);
+	iov_iter_bvec(&msg.msg_iter, WRITE, v, n, hlen + bio->bi_iter.bi_size);
+	return nm_xmit(nm->sock, &msg);
+}
+
+/*
+ * Send one write: header, then the bio's pages, MSG_MORE on all but last;
+ * a small one packed in one call.  @barrier: the P_BARRIER of the epoch
+ * before goes folded in (NM_DF_BARRIER).
+ */
+static int nm_send_data(struct nm_dev *nm, struct nm_req *req, bool barrier)
 {
 	struct bio *bio = req->bio;
 	struct {
@@ -623,6 +705,8 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 		fl |= NM_DF_FUA;
 	if (bio->bi_opf & REQ_PREFLUSH)
 		fl |= NM_DF_FLUSH;
+	if (barrier)
+		fl |= NM_DF_BARRIER;
 	nm_hdr_fill(&pkt.h, NM_P_DATA, sizeof(pkt.d) + size, nm->tx_seq++);
 	pkt.d.id = nm_be64(req->id);
 	pkt.d.sector = nm_be64(bio->bi_iter.bi_sector);
@@ -630,6 +714,12 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	pkt.d.flags = nm_be32(fl);
 	pkt.d.epoch = nm_be32(req->epoch);
 	pkt.d.reserved = 0;
+	if (size <= NM_TX_PACK && !nm->crc_on && !nm->tx_mac &&
+	    READ_ONCE(nm_pack_small)) {
+		r = nm_send_packed(nm, &pkt, sizeof(pkt), bio);
+		if (r != -E2BIG)
+			goto sent;
+	}
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
 	if (r)
 		return r;
@@ -673,6 +763,7 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 		}
 	}
 	r = nm_send_trailer(nm);
+sent:
 	if (r)
 		return r;
 	atomic64_add(sizeof(pkt) + size, &nm->bytes_sent);
@@ -729,6 +820,7 @@ static bool nm_req_unqueue(struct nm_dev *nm, struct nm_req *req)
 static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 {
 	unsigned long flags;
+	bool fold;
 	int r;
 
 	lockdep_assert_held(&nm->tx_mutex);
@@ -741,8 +833,12 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 		return r;
 	}
 	r = 0;
-	if (nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
-	    req->epoch != nm->sent_epoch) {
+	fold = nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
+	       req->epoch != nm->sent_epoch;
+	/* the barrier rides in the write when the epochs follow (version 4) */
+	if (fold && (req->epoch != nm->sent_epoch + 1 ||
+		     nm_bio_zero(req->bio) || !READ_ONCE(nm_pack_small))) {
+		fold = false;
 		struct nm_p_barrier b = {
 			.epoch = nm_be32(nm->sent_epoch),
 		};
@@ -760,7 +856,8 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 	if (!r) {
 		nm->sent_epoch = req->epoch;
 		nm->sent_in_epoch = true;
-		r = nm_send_data(nm, req);
+		r = nm_bio_zero(req->bio) ? nm_send_zero(nm, req) :
+					    nm_send_data(nm, req, fold);
 		if (!r)
 			req->t_sent = ktime_get_ns();
 	}
@@ -865,7 +962,7 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
 	     !nm->send_bitmap && !test_bit(NM_REQ_READ, &req->flags) &&
 	     list_first_entry_or_null(&nm->send_q, struct nm_req, list) == req &&
 	     sk_stream_wspace(nm->sock->sk) >=
-		(int)(req->bio->bi_iter.bi_size + NM_INLINE_SLACK);
+		(int)(nm_bio_data_bytes(req->bio) + NM_INLINE_SLACK);
 	if (ok) {
 		list_move_tail(&req->list, &nm->wait_q);
 		atomic_inc(&req->ref);

@@ -11,7 +11,8 @@
  *
  * Invariants (under nm->lock):
  *   - a bit set in rs_busy is set in oos (a region in resync is out of
- *     sync until its P_RS_ACK clears both);
+ *     sync until its P_RS_ACK clears both), or the region is being
+ *     compared by an online verify (nm_verify.c: never during a resync);
  *   - inflight[r] counts the primary's writes to r that were started and
  *     not yet ended; a region in resync (rs_busy) is read only when it is 0;
  *   - rs_dirty/rs_writing are the resync target's: a region written by the

@@ -241,6 +241,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 	nm->sync_acked = nm->sync_cookie;	/* wakes a waiter; conn_gen tells */
 	nm->gen_handover = false;
 	nm->sync_wait = 0;
+	__nm_ov_link_down(nm);
 	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_sync_kick(nm);
 }
@@ -333,11 +334,6 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	return 0;
 }
 
-static bool nm_link_up(struct nm_dev *nm)
-{
-	return READ_ONCE(nm->cstate) >= NM_C_CONNECTED;
-}
-
 /* Read @bytes at @sector of the local device into slot @slot. */
 static int nm_rs_read(struct nm_dev *nm, unsigned int slot, sector_t sector,
 		      u32 bytes)
@@ -360,11 +356,29 @@ static int nm_rs_read(struct nm_dev *nm, unsigned int slot, sector_t sector,
 	return r;
 }
 
+/* Does the region read in slot @slot (@bytes) hold only zeroes? */
+static bool nm_rs_is_zero(struct nm_dev *nm, unsigned int slot, u32 bytes)
+{
+	unsigned int i;
+
+	for (i = 0; bytes; i++) {
+		u32 len = min_t(u32, bytes, PAGE_SIZE);
+
+		if (memchr_inv(page_address(nm->rs_pages[slot][i]), 0, len))
+			return false;
+		bytes -= len;
+	}
+	return true;
+}
+
 /*
  * P_RS_DATA of a region read in slot @slot, on link @gen only: a region
  * read before a link went down is read again on the next one (writes to
  * it went on meanwhile).  The pages go out by reference: the slot stays
- * busy until the region's P_RS_ACK or the link's end.
+ * busy until the region's P_RS_ACK or the link's end.  A region that
+ * reads all zeroes goes as a P_RS_ZERO, without its data (as DRBD 9's
+ * rs-discard-granularity): the target zeroes the range, or leaves it
+ * if it reads zeroes there already.
  */
 static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		      unsigned long region, sector_t sector, u32 bytes,
@@ -376,6 +390,7 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 	} __packed pkt;
 	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	bool zero = nm_rs_is_zero(nm, slot, bytes);
 	u32 left = bytes;
 	int r;
 
@@ -388,9 +403,15 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		mutex_unlock(&nm->tx_mutex);
 		return -ENOTCONN;
 	}
-	nm_hdr_fill(&pkt.h, NM_P_RS_DATA, sizeof(pkt.d) + bytes,
-		    nm->tx_seq++);
-	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), true);
+	if (zero) {
+		nm_hdr_fill(&pkt.h, NM_P_RS_ZERO, sizeof(pkt.d), nm->tx_seq++);
+		nr = 0;
+		bytes = 0;
+	} else {
+		nm_hdr_fill(&pkt.h, NM_P_RS_DATA, sizeof(pkt.d) + bytes,
+			    nm->tx_seq++);
+	}
+	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), !zero);
 	for (i = 0; !r && i < nr; i++) {
 		struct bio_vec bv = {
 			.bv_page = nm->rs_pages[slot][i],
@@ -432,47 +453,6 @@ static void nm_rs_slots_grow(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, fl);
 	nm->rs_slots = n;
 	spin_unlock_irqrestore(&nm->lock, fl);
-}
-
-/* Rate control: a fixed cap, or adaptive (full speed when the app idles). */
-struct nm_rate {
-	unsigned long t0;
-	u64 sent;
-	u64 app_last;
-	unsigned long app_seen;	/* jiffies of the last app write seen */
-	u64 app_kibs;
-};
-
-static u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
-{
-	u32 cap = READ_ONCE(nm->rs_rate);
-
-	if (cap)
-		return cap;
-	if (time_before(jiffies, rt->app_seen + HZ / 2))
-		return max_t(u32, rt->app_kibs, NM_RS_MIN_RATE);
-	return 0;
-}
-
-static void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt, u32 bytes)
-{
-	for (;;) {
-		u32 cap = nm_rs_cap(nm, rt);
-		unsigned long ms = jiffies_to_msecs(jiffies - rt->t0);
-
-		if (ms > 1000) {
-			rt->t0 = jiffies;
-			rt->sent = 0;
-			ms = 0;
-		}
-		if (!cap || rt->sent + bytes <= (u64)cap * 1024 * (ms + 100) /
-						  1000)
-			break;
-		if (kthread_should_stop() || !nm_link_up(nm))
-			break;
-		schedule_timeout_interruptible(msecs_to_jiffies(10));
-	}
-	rt->sent += bytes;
 }
 
 /*
@@ -556,9 +536,13 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	 * A resync, even of nothing, also hands our newer generation to the
 	 * peer (or gives a pair with no history its first one), and completes
 	 * an inconsistent peer with nothing marked (its resync ended before
-	 * P_RS_DONE arrived), once per link.
+	 * P_RS_DONE arrived), once per link.  Not while a verify runs (it
+	 * holds slot 0 and rs_busy), nor on a link where one found
+	 * differences (ov_hold: the next link repairs them).
 	 */
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
+	    nm->ov_state != NM_OV_RUNNING && !nm->ov_inflight &&
+	    !nm->ov_hold &&
 	    nm->bm_sent && nm->bm_peer_done &&
 	    (!bitmap_empty(nm->rg.oos, nm->rg.nr) ||
 	     nm->gen_cmp == NM_GC_SOURCE ||
@@ -790,6 +774,8 @@ static int nm_sync_thread(void *arg)
 		nm_check_stuck(nm);
 		nm_resubmit_waiting(nm);
 		nm_rs_step(nm, &rt);
+		nm_ov_step(nm, &rt);
+		nm_ov_tick(nm);
 		nm_resubmit_waiting(nm);
 		if (time_after(jiffies, last_clear + HZ)) {
 			nm_stable_point(nm);

@@ -19,6 +19,9 @@
  * barrier is acknowledged: stable points are confirmed by P_SYNC_ACK.
  * Resync writes (P_RS_DATA) take the same path, outside the epochs; when
  * one completes, its region is in sync here and P_RS_ACK goes back.
+ * P_ZERO (a discard or write-zeroes) and P_RS_ZERO (a resync region that
+ * reads zeroes on the source) take it too, with no data: see
+ * nm_peer_zero_submit() for what they become on this disk.
  *
  * Locks: nm->lock (irqsave) protects ack_q and peer_reqs; sends take
  * tx_mutex (never under nm->lock).  The metadata spinlock nests inside
@@ -50,8 +53,7 @@ struct nm_peer_req {
  * (any context), up to NM_POOL_PAGES, and the next write takes them, so a
  * steady stream of writes allocates nothing.
  */
-static int nm_pool_get(struct nm_dev *nm, struct page **pages,
-		       unsigned int nr)
+int nm_pool_get(struct nm_dev *nm, struct page **pages, unsigned int nr)
 {
 	unsigned long flags;
 	unsigned int i = 0;
@@ -71,8 +73,7 @@ static int nm_pool_get(struct nm_dev *nm, struct page **pages,
 	return 0;
 }
 
-static void nm_pool_put(struct nm_dev *nm, struct page **pages,
-			unsigned int nr)
+void nm_pool_put(struct nm_dev *nm, struct page **pages, unsigned int nr)
 {
 	unsigned long flags;
 	unsigned int i = 0;
@@ -115,9 +116,9 @@ static bool nm_peer_inline_done(struct nm_dev *nm)
 	return in_task() && READ_ONCE(nm->peer_submitter) == current;
 }
 
-static void nm_peer_endio(struct bio *bio)
+/* A write from the peer is over (any context): its region state, its ack. */
+static void nm_peer_end(struct nm_peer_req *pr, int status)
 {
-	struct nm_peer_req *pr = bio->bi_private;
 	struct nm_dev *nm = pr->nm;
 	unsigned long flags, region = pr->sector >> nm->rg.shift;
 	bool ack, resync = pr->resync;
@@ -127,15 +128,13 @@ static void nm_peer_endio(struct bio *bio)
 		nm_lat_add(nm, NM_LAT_s_recv, pr->t_rx, pr->t_sub);
 		nm_lat_add(nm, NM_LAT_s_disk, pr->t_sub, pr->t_done);
 	}
-	pr->status = blk_status_to_errno(bio->bi_status);
+	pr->status = status;
 	if (pr->status) {
 		nm_err_limit(nm, "write from the peer at sector %llu failed (%d)",
-			     (unsigned long long)bio->bi_iter.bi_sector,
-			    pr->status);
+			     (unsigned long long)pr->sector, pr->status);
 		nm_detach(nm, pr->status);
 	}
 	ack = pr->resync || nm->protocol == NM_PROTO_C || pr->status;
-	bio_put(bio);
 	nm_peer_free_pages(pr);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_del(&pr->inflight);
@@ -162,6 +161,15 @@ static void nm_peer_endio(struct bio *bio)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (!ack)
 		kfree(pr);
+}
+
+static void nm_peer_endio(struct bio *bio)
+{
+	struct nm_peer_req *pr = bio->bi_private;
+	int status = blk_status_to_errno(bio->bi_status);
+
+	bio_put(bio);
+	nm_peer_end(pr, status);
 }
 
 /*
@@ -207,22 +215,109 @@ static void nm_peer_ack_now(struct nm_dev *nm, struct nm_peer_req *pr,
 	wake_up(&nm->send_wq);
 }
 
-/* A P_DATA or P_RS_DATA arrived (fixed part checked): read and issue it. */
+/*
+ * P_RS_ZERO: does the region read zeroes here already?  0: yes, 1: no,
+ * or the read's error.  Into the request's (pool) pages, which go back.
+ */
+static int nm_peer_reads_zero(struct nm_dev *nm, struct nm_peer_req *pr)
+{
+	u32 left = pr->sectors << SECTOR_SHIFT;
+	struct bio *bio;
+	unsigned int i;
+	int r;
+
+	bio = bio_alloc(nm->dev->bdev, pr->nr_pages, REQ_OP_READ, GFP_NOIO);
+	bio->bi_iter.bi_sector = nm->data_start + pr->sector;
+	for (i = 0; i < pr->nr_pages; i++) {
+		__bio_add_page(bio, pr->pages[i], min_t(u32, left, PAGE_SIZE),
+			       0);
+		left -= min_t(u32, left, PAGE_SIZE);
+	}
+	r = submit_bio_wait(bio);
+	bio_put(bio);
+	for (i = 0, left = pr->sectors << SECTOR_SHIFT; !r && i < pr->nr_pages;
+	     i++) {
+		if (memchr_inv(page_address(pr->pages[i]), 0,
+			       min_t(u32, left, PAGE_SIZE)))
+			r = 1;
+		left -= min_t(u32, left, PAGE_SIZE);
+	}
+	nm_peer_free_pages(pr);
+	return r;
+}
+
+/*
+ * Apply a P_ZERO or P_RS_ZERO (nm_conn thread; may sleep, never under a
+ * lock).  A discard is a discard where this disk takes them, else the
+ * range is zeroed: the primary's disk, which took the discard, reads
+ * zeroes there in all the devices we know (thin volumes, loop files,
+ * SSDs with deterministic zeroes after trim), and so does ours then.  A
+ * write-zeroes is REQ_OP_WRITE_ZEROES where this disk takes them, else
+ * written zero pages (__blkdev_issue_zeroout).  A resync region that reads
+ * zeroes here already is left alone: a fresh or discarded thin volume
+ * stays unallocated.  The bios are chained: the last, submitted here,
+ * ends the request (nm_peer_endio) when all of them are done.
+ */
+static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
+				u32 fl)
+{
+	struct block_device *bdev = nm->dev->bdev;
+	struct bio *bio = NULL;
+	int r;
+
+	might_sleep();
+	if (pr->resync) {
+		r = nm_peer_reads_zero(nm, pr);
+		if (r <= 0) {
+			nm_peer_end(pr, r);
+			return;
+		}
+	}
+	if ((fl & NM_DF_DISCARD) && bdev_max_discard_sectors(bdev))
+		r = __blkdev_issue_discard(bdev, nm->data_start + pr->sector,
+					   pr->sectors, GFP_NOIO, &bio);
+	else
+		r = __blkdev_issue_zeroout(bdev, nm->data_start + pr->sector,
+					   pr->sectors, GFP_NOIO, &bio,
+					   (fl & NM_DF_NOUNMAP) ?
+					   BLKDEV_ZERO_NOUNMAP : 0);
+	/* the checks come before any bio: an error leaves none */
+	if (!bio) {
+		nm_peer_end(pr, r ? r : -EIO);
+		return;
+	}
+	bio->bi_end_io = nm_peer_endio;
+	bio->bi_private = pr;
+	submit_bio(bio);
+}
+
+/*
+ * A P_DATA or P_RS_DATA (or, @zero, a P_ZERO or P_RS_ZERO: no data follow)
+ * arrived, fixed part checked: read and issue it.
+ */
 static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
-			 bool resync)
+			 bool resync, bool zero)
 {
 	u32 size = nm_h32(d->size), fl = nm_h32(d->flags);
 	u32 epoch = nm_h32(d->epoch);
-	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE), i;
+	/* a P_RS_ZERO reads the region here first */
+	unsigned int nr = zero && !resync ? 0 : DIV_ROUND_UP(size, PAGE_SIZE);
 	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
 	struct nm_peer_req *pr;
-	struct bio *bio;
+	struct bio *bio = NULL;
+	unsigned int i;
 	u32 left;
 	int r;
 
 	if (!resync && READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		return -EPROTO;		/* only a secondary takes writes */
 	if (!resync) {
+		/* a barrier folded into the write: epoch - 1 ends first */
+		if (fl & NM_DF_BARRIER) {
+			r = nm_peer_barrier(nm, epoch - 1);
+			if (r)
+				return r;
+		}
 		if (nm->ordering != NM_ORD_NONE && nm->peer_epoch_valid &&
 		    epoch != nm->peer_epoch)
 			return -EPROTO;	/* epoch changed without a barrier */
@@ -247,11 +342,13 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	r = nm_pool_get(nm, pr->pages, nr);
 	if (r)
 		goto out_free;
-	r = nm_rx_pages(nm, pr->pages, size);
-	if (!r)
-		r = nm_rx_trailer(nm);
-	if (r)
-		goto out_free;
+	if (!zero) {		/* P_ZERO: the receiver took its trailer */
+		r = nm_rx_pages(nm, pr->pages, size);
+		if (!r)
+			r = nm_rx_trailer(nm);
+		if (r)
+			goto out_free;
+	}
 	pr->sector = nm_h64(d->sector);
 	pr->sectors = size >> SECTOR_SHIFT;
 
@@ -293,11 +390,13 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		opf |= REQ_FUA;
 	if (fl & NM_DF_FLUSH)
 		opf |= REQ_PREFLUSH;
-	bio = bio_alloc(nm->dev->bdev, nr, opf, GFP_NOIO);
-	bio->bi_iter.bi_sector = nm->data_start + nm_h64(d->sector);
-	bio->bi_end_io = nm_peer_endio;
-	bio->bi_private = pr;
-	for (i = 0, left = size; i < nr; i++) {
+	if (!zero) {
+		bio = bio_alloc(nm->dev->bdev, nr, opf, GFP_NOIO);
+		bio->bi_iter.bi_sector = nm->data_start + nm_h64(d->sector);
+		bio->bi_end_io = nm_peer_endio;
+		bio->bi_private = pr;
+	}
+	for (i = 0, left = size; bio && i < nr; i++) {
 		unsigned int len = min_t(u32, left, PAGE_SIZE);
 
 		if (bio_add_page(bio, pr->pages[i], len, 0) != len) {
@@ -325,13 +424,19 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		r = nm_send_ctrl(nm, NM_P_RECV_ACK, &a, sizeof(a));
 		if (r) {
 			/* still write it: the data is here and valid */
-			submit_bio(bio);
+			if (zero)
+				nm_peer_zero_submit(nm, pr, fl);
+			else
+				submit_bio(bio);
 			return r;
 		}
 	}
 	WRITE_ONCE(nm->peer_submitter, current);
 	pr->t_sub = ktime_get_ns();
-	submit_bio(bio);
+	if (zero)
+		nm_peer_zero_submit(nm, pr, fl);
+	else
+		submit_bio(bio);
 	WRITE_ONCE(nm->peer_submitter, NULL);
 	/*
 	 * A fast disk (a RAM disk, a write cache) may already have completed
@@ -348,12 +453,26 @@ out_free:
 
 int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
 {
-	return nm_peer_write(nm, d, false);
+	return nm_peer_write(nm, d, false, false);
 }
 
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d)
 {
-	return nm_peer_write(nm, d, true);
+	return nm_peer_write(nm, d, true, false);
+}
+
+/* P_ZERO: a discard or write-zeroes, acknowledged as a P_DATA is. */
+int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d)
+{
+	return nm_peer_write(nm, d, false, true);
+}
+
+/* P_RS_ZERO: a resync region that reads zeroes on the source. */
+int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d)
+{
+	if (nm_h32(d->size) > nm->region_sectors << SECTOR_SHIFT)
+		return -EPROTO;
+	return nm_peer_write(nm, d, true, true);
 }
 
 /*

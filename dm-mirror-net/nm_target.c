@@ -103,6 +103,18 @@ static bool nm_parse_uint(const char *s, unsigned int *v)
 	return !kstrtouint(s, 10, v);
 }
 
+static bool nm_parse_u64(const char *s, u64 *v)
+{
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	if (p == s || (s[0] == '0' && s[1]))
+		return false;
+	return !kstrtou64(s, 10, v);
+}
+
 /* Index of @w in the '|'-separated @words, or -1. */
 static int nm_word_index(const char *words, const char *w)
 {
@@ -355,9 +367,13 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 				       PAGE_SIZE);
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm->rs_slot_region[i] = ULONG_MAX;
-	if (nm_rs_slot_alloc(nm, 0, GFP_KERNEL))
+	if (nm_rs_slot_alloc(nm, 0, GFP_KERNEL) || nm_ov_init(nm))
 		goto nomem;
 	nm->rs_slots = 1;
+	nm->rxb = kvmalloc(NM_RXB_SIZE, GFP_KERNEL);
+	nm->tx_hdr = alloc_page(GFP_KERNEL);
+	if (!nm->rxb || !nm->tx_hdr)
+		goto nomem;
 	nm->wq = alloc_workqueue("nm_mark/%s", WQ_MEM_RECLAIM, 0,
 				 dm_device_name(dm_table_get_md(nm->ti->table)));
 	if (!nm->wq)
@@ -376,6 +392,12 @@ static void nm_dtr_regions(struct nm_dev *nm)
 		destroy_workqueue(nm->wq);
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm_rs_slot_free(nm, i);
+	kvfree(nm->rxb);
+	nm->rxb = NULL;
+	if (nm->tx_hdr)
+		__free_page(nm->tx_hdr);
+	nm->tx_hdr = NULL;
+	nm_ov_exit(nm);
 	nm_regions_exit(&nm->rg);
 }
 
@@ -604,8 +626,13 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	ti->num_flush_bios = 1;
 	ti->flush_supported = true;
-	ti->num_discard_bios = 0;
-	ti->num_write_zeroes_bios = 0;
+	/*
+	 * Discards and write-zeroes go to both nodes as such (P_ZERO); dm
+	 * offers them only if the local device takes them (iterate_devices),
+	 * with its limits, capped at one P_ZERO's range (nm_io_hints).
+	 */
+	ti->num_discard_bios = 1;
+	ti->num_write_zeroes_bios = 1;
 	ti->per_io_data_size = sizeof(struct nm_req);
 	return 0;
 
@@ -698,6 +725,8 @@ static int nm_map(struct dm_target *ti, struct bio *bio)
 	case REQ_OP_READ:
 		return nm_map_read(nm, bio);
 	case REQ_OP_WRITE:
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
 		/* from the first map (parked writes re-enter nm_map_write) */
 		req = dm_per_bio_data(bio, sizeof(struct nm_req));
 		req->t_map = ktime_get_ns();
@@ -727,11 +756,13 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 	char err[64];
 	unsigned int sz = 0;
 	u32 kibs;
-	u64 eta, gen;
+	u64 eta, gen, ov_done, ov_total, ov_diffs;
+	enum nm_ov_state ov;
+	u32 ov_kibs;
 	bool frozen;
 
 	/* the DMEMIT below prints these fields, in this order */
-	BUILD_BUG_ON(NM_SF_COUNT != 16);
+	BUILD_BUG_ON(NM_SF_COUNT != 22);
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irqsave(&nm->lock, flags);
@@ -743,6 +774,10 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		strscpy(err, nm->last_error, sizeof(err));
 		gen = nm->gen.cur;
 		frozen = nm->frozen;
+		ov = nm->ov_state;
+		ov_done = nm->ov_done;
+		ov_total = nm->ov_end - nm->ov_start;
+		ov_diffs = nm->ov_diffs;
 		spin_unlock_irqrestore(&nm->lock, flags);
 		if (role == NM_ROLE_PRIMARY && pdisk == NM_DISK_UPTODATE && oos)
 			pdisk = NM_DISK_OUTDATED;
@@ -767,6 +802,11 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		else
 			DMEMIT("-");
 		DMEMIT(" %s", frozen ? "frozen" : "running");
+		ov_kibs = ov == NM_OV_RUNNING ? READ_ONCE(nm->ov_kibs) : 0;
+		DMEMIT(" %s %llu %llu %llu %u %llu", nm_ov_state_name(ov),
+		       ov_done, ov_total, ov_diffs, ov_kibs,
+		       ov_kibs && ov_total > ov_done ?
+		       div_u64((ov_total - ov_done) / 2, ov_kibs) : 0);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s ", nm->dev->name, nm->peer_str);
@@ -884,6 +924,20 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		atomic64_set(&nm->writes_inline, 0);
 		atomic64_set(&nm->acks_fast, 0);
 		return 0;
+	case NM_MSG_VERIFY:
+		return nm_verify_start(nm, 0, nm->sectors);
+	case NM_MSG_VERIFY_RANGE: {
+		u64 start, n;
+
+		if (!nm_parse_u64(argv[1], &start) ||
+		    !nm_parse_u64(argv[2], &n)) {
+			nm_err(nm, "%s", nm_msgs[id].invalid);
+			return -EINVAL;
+		}
+		return nm_verify_start(nm, start, n);
+	}
+	case NM_MSG_VERIFY_STOP:
+		return nm_verify_stop(nm);
 	case NM_MSG_ATTACH:
 	case NM_MSG_INVALIDATE:
 		r = id == NM_MSG_ATTACH ? nm_attach(nm) : nm_invalidate(nm);
@@ -942,6 +996,22 @@ static int nm_iterate_devices(struct dm_target *ti,
 	return fn(ti, nm->dev, nm->data_start, ti->len, data);
 }
 
+/*
+ * The local device's limits are stacked already; a discard or write-zeroes
+ * that dm hands us is at most one P_ZERO (NM_MAX_ZERO).  dm clears these
+ * limits when the local device lacks the operation.
+ */
+static void nm_io_hints(struct dm_target *ti, struct queue_limits *limits)
+{
+	const unsigned int max = NM_MAX_ZERO >> SECTOR_SHIFT;
+
+	limits->max_discard_sectors = min(limits->max_discard_sectors, max);
+	limits->max_hw_discard_sectors =
+		min(limits->max_hw_discard_sectors, max);
+	limits->max_write_zeroes_sectors =
+		min(limits->max_write_zeroes_sectors, max);
+}
+
 static struct target_type nm_target = {
 	.name = "netmirror",
 	.version = {NM_TARGET_MAJOR, NM_TARGET_MINOR, NM_TARGET_PATCH},
@@ -958,6 +1028,7 @@ static struct target_type nm_target = {
 	.preresume = nm_preresume,
 	.resume = nm_resume,
 	.iterate_devices = nm_iterate_devices,
+	.io_hints = nm_io_hints,
 };
 
 static int __init dm_netmirror_init(void)
@@ -995,6 +1066,26 @@ MODULE_PARM_DESC(inline_send, "send writes from the submitting context when the 
 bool nm_fast_ack = true;
 module_param_named(fast_ack, nm_fast_ack, bool, 0644);
 MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_ready (default Y)");
+
+/*
+ * read_ahead: a secondary reads what its socket holds in one call and takes
+ * the next packets from that buffer (nm_link.c: nm_rx_raw); off: header,
+ * fixed part and payload of each packet are read one by one.  For
+ * measurements (the benchmark's nm-Cnora).
+ */
+bool nm_read_ahead = true;
+module_param_named(read_ahead, nm_read_ahead, bool, 0644);
+MODULE_PARM_DESC(read_ahead, "a secondary reads packets ahead from its socket in one call (default Y)");
+
+/*
+ * pack_small: a write of up to NM_TX_PACK bytes leaves in one sendmsg, its
+ * epoch's barrier folded in (nm_primary.c: nm_send_packed); off: a
+ * separate P_BARRIER, then header and data in two calls.  For
+ * measurements (the benchmark's nm-Cnopack).
+ */
+bool nm_pack_small = true;
+module_param_named(pack_small, nm_pack_small, bool, 0644);
+MODULE_PARM_DESC(pack_small, "a small write leaves in one send with its barrier folded in (default Y)");
 
 MODULE_DESCRIPTION(DM_NAME " network mirror target");
 MODULE_AUTHOR("netmirror developers");

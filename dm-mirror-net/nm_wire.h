@@ -44,14 +44,20 @@
  * 3: NM_GF_BITMAP_PRI in P_GENS (the split-brain policies), the
  *    sender's generation in P_STATE (confirms a P_RS_DONE), with a secret
  *    the responses bound to both addresses and a MAC trailer on every
- *    packet after the handshake
+ *    packet after the handshake;
+ * 4: P_ZERO (a discard or write-zeroes, replicated as such) and P_RS_ZERO
+ *    (a resync region that reads all zeroes, sent without its data), the
+ *    BARRIER flag of P_DATA, P_CSUM_REQ/P_CSUM_REPLY (online verify).  A
+ *    version-3 peer cannot take them: it is refused (version_mismatch).
  */
-#define NM_PROTO_MIN		3
-#define NM_PROTO_MAX		3
+#define NM_PROTO_MIN		4
+#define NM_PROTO_MAX		4
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
 #define NM_SECTOR_SHIFT		9
+/* Largest range of one P_ZERO: the target caps discards at this size. */
+#define NM_MAX_ZERO		0x40000000u	/* 1 GiB */
 
 enum nm_ptype {
 	NM_P_HELLO = 1,		/* handshake, both directions, first packet */
@@ -77,7 +83,11 @@ enum nm_ptype {
 	NM_P_READ_REPLY = 21,	/* the data (or an error) */
 	NM_P_NEG_ACK = 22,	/* secondary: a write failed on my disk */
 	NM_P_GENS = 23,		/* handshake, both: data generations */
-	NM_P_MAX = 24,
+	NM_P_ZERO = 24,		/* primary -> secondary: discard/zero a range */
+	NM_P_RS_ZERO = 25,	/* source -> target: this region reads zeroes */
+	NM_P_CSUM_REQ = 26,	/* digests of a range's blocks (4) */
+	NM_P_CSUM_REPLY = 27,	/* which of those blocks differ (4) */
+	NM_P_MAX = 28,
 };
 
 struct nm_hdr {
@@ -140,7 +150,16 @@ struct nm_p_state {
 
 #define NM_DF_FUA	0x1u
 #define NM_DF_FLUSH	0x2u	/* REQ_PREFLUSH: flush before writing */
-#define NM_DF_ALL	(NM_DF_FUA | NM_DF_FLUSH)
+/* P_DATA only (version 4): the P_BARRIER of epoch - 1, folded in, first */
+#define NM_DF_BARRIER	0x10u
+#define NM_DF_ALL	(NM_DF_FUA | NM_DF_FLUSH | NM_DF_BARRIER)
+/*
+ * P_ZERO only (and only these): the range is a REQ_OP_DISCARD (else a
+ * REQ_OP_WRITE_ZEROES); a write-zeroes that must not unmap (REQ_NOUNMAP).
+ */
+#define NM_DF_DISCARD	0x4u
+#define NM_DF_NOUNMAP	0x8u
+#define NM_DF_ZERO_ALL	(NM_DF_DISCARD | NM_DF_NOUNMAP)
 
 struct nm_p_data {
 	__be64 id;		/* primary's request id, echoed in acks */
@@ -208,6 +227,50 @@ struct nm_p_rs_done {
 	__be64 cur;
 } __packed;
 
+/*
+ * P_CSUM_REQ (version 4): the digests of the blocks of [sector, sector +
+ * size), one per NM_CSUM_BLOCK bytes (the last block may be shorter),
+ * follow as the tail: DIV_ROUND_UP(size, NM_CSUM_BLOCK) digests of the
+ * algorithm's length.  The receiver reads the same range of its disk and
+ * answers with P_CSUM_REPLY: bit i of diff set if block i differs.
+ * flags: NM_CF_VERIFY (online verify) is the one use so far.
+ */
+#define NM_CSUM_BLOCK		4096u
+#define NM_CSUM_MAX_BLOCKS	(NM_MAX_DATA / NM_CSUM_BLOCK)	/* 256 */
+#define NM_CSUM_CRC32C		1u	/* 4 bytes, big-endian crc32c (seed ~0) */
+#define NM_CSUM_SHA256		2u	/* 32 bytes */
+#define NM_CSUM_MAX_LEN		32u
+#define NM_CF_VERIFY		0x1u
+#define NM_CF_ALL		NM_CF_VERIFY
+
+struct nm_p_csum {
+	__be64 sector;
+	__be32 size;		/* bytes, a multiple of 512, <= NM_MAX_DATA */
+	__be16 alg;		/* NM_CSUM_* */
+	__be16 flags;		/* NM_CF_* */
+} __packed;
+
+struct nm_p_csum_reply {
+	__be64 sector;		/* echoed */
+	__be32 size;		/* echoed */
+	__be32 status;		/* 0 or a positive errno (diff then all 0) */
+	__be16 flags;		/* echoed */
+	__be16 reserved;
+	__be32 reserved2;
+	__be64 diff[NM_CSUM_MAX_BLOCKS / 64];	/* bit i: block i differs */
+} __packed;
+
+/* Digest length of a P_CSUM_REQ algorithm; 0: unknown. */
+static inline __u32 nm_csum_len(__u16 alg)
+{
+	return alg == NM_CSUM_CRC32C ? 4 : alg == NM_CSUM_SHA256 ? 32 : 0;
+}
+
+static inline __u32 nm_csum_blocks(__u32 size)
+{
+	return (size + NM_CSUM_BLOCK - 1) / NM_CSUM_BLOCK;
+}
+
 struct nm_p_barrier {
 	__be32 epoch;
 	__be32 reserved;
@@ -244,15 +307,26 @@ static inline __u32 nm_fixed_len(__u16 type)
 	case NM_P_READ_REQ: return sizeof(struct nm_p_data);
 	case NM_P_READ_REPLY: return sizeof(struct nm_p_ack);
 	case NM_P_NEG_ACK: return sizeof(struct nm_p_rs_ack);
+	case NM_P_ZERO:
+	case NM_P_RS_ZERO: return sizeof(struct nm_p_data);
+	case NM_P_CSUM_REQ: return sizeof(struct nm_p_csum);
+	case NM_P_CSUM_REPLY: return sizeof(struct nm_p_csum_reply);
 	}
 	return 0;
 }
+
+/*
+ * P_ZERO and P_RS_ZERO carry a struct nm_p_data and no data: @size is the
+ * length of the range (bytes), @epoch as in P_DATA (P_ZERO; 0 in
+ * P_RS_ZERO), @reserved 0.
+ */
 
 /* Packet types whose payload has a variable tail after the fixed part. */
 static inline int nm_has_tail(__u16 type)
 {
 	return type == NM_P_DATA || type == NM_P_RS_DATA ||
-	       type == NM_P_READ_REPLY || type == NM_P_BITMAP;
+	       type == NM_P_READ_REPLY || type == NM_P_BITMAP ||
+	       type == NM_P_CSUM_REQ;
 }
 
 /*
@@ -275,6 +349,10 @@ static inline int nm_hdr_check(const struct nm_hdr *h, __u32 expect_seq)
 		return -EILSEQ;
 	if (type == NM_P_BITMAP) {
 		if (len < fixed || len - fixed > NM_BITMAP_MAX_BITS / 8)
+			return -EMSGSIZE;
+	} else if (type == NM_P_CSUM_REQ) {
+		if (len < fixed ||
+		    len - fixed > NM_CSUM_MAX_BLOCKS * NM_CSUM_MAX_LEN)
 			return -EMSGSIZE;
 	} else if (nm_has_tail(type)) {
 		if (len < fixed || len - fixed > NM_MAX_DATA)
@@ -365,6 +443,27 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -ERANGE;
 		return 0;
 	}
+	case NM_P_ZERO:
+	case NM_P_RS_ZERO: {
+		const struct nm_p_data *m = p;
+		__u64 sector = nm_h64(m->sector);
+		__u32 size = nm_h32(m->size), fl = nm_h32(m->flags);
+
+		if (!size || (size & ((1u << NM_SECTOR_SHIFT) - 1)) ||
+		    size > (type == NM_P_ZERO ? NM_MAX_ZERO : NM_MAX_DATA))
+			return -EINVAL;
+		if (m->reserved)
+			return -EPROTO;
+		if (type == NM_P_RS_ZERO && (fl || m->epoch))
+			return -EPROTO;
+		if (fl & ~NM_DF_ZERO_ALL ||
+		    (fl & NM_DF_ZERO_ALL) == NM_DF_ZERO_ALL)
+			return -EPROTO;
+		if (sector > dev_sectors ||
+		    (size >> NM_SECTOR_SHIFT) > dev_sectors - sector)
+			return -ERANGE;
+		return 0;
+	}
 	case NM_P_RECV_ACK:
 	case NM_P_WRITE_ACK: {
 		const struct nm_p_ack *m = p;
@@ -381,7 +480,9 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 
 		if (nm_h32(m->status) > 4095)
 			return -EPROTO;
-		if (!size || size > NM_MAX_DATA ||
+		/* a P_NEG_ACK may answer a P_ZERO */
+		if (!size || size > (type == NM_P_NEG_ACK ? NM_MAX_ZERO :
+				     NM_MAX_DATA) ||
 		    (size & ((1u << NM_SECTOR_SHIFT) - 1)))
 			return -EINVAL;
 		if (sector > dev_sectors ||
@@ -399,6 +500,44 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EINVAL;
 		if (len - sizeof(*m) != ((nbits + 63) / 64) * 8)
 			return -EMSGSIZE;
+		return 0;
+	}
+	case NM_P_CSUM_REQ:
+	case NM_P_CSUM_REPLY: {
+		/* the two share their first 12 bytes: sector, size */
+		const struct nm_p_csum *m = p;
+		const struct nm_p_csum_reply *rp = p;
+		__u64 sector = nm_h64(m->sector);
+		__u32 size = nm_h32(m->size), i, nb = nm_csum_blocks(size);
+		__u16 fl = type == NM_P_CSUM_REQ ? nm_h16(m->flags) :
+						   nm_h16(rp->flags);
+
+		if (!size || size > NM_MAX_DATA ||
+		    (size & ((1u << NM_SECTOR_SHIFT) - 1)))
+			return -EINVAL;
+		if (sector > dev_sectors ||
+		    (size >> NM_SECTOR_SHIFT) > dev_sectors - sector)
+			return -ERANGE;
+		if (fl & ~NM_CF_ALL || !fl || (fl & (fl - 1)))
+			return -EPROTO;
+		if (type == NM_P_CSUM_REQ) {
+			if (!nm_csum_len(nm_h16(m->alg)))
+				return -EPROTO;
+			if (len - sizeof(*m) != nb * nm_csum_len(nm_h16(m->alg)))
+				return -EMSGSIZE;
+			return 0;
+		}
+		if (nm_h32(rp->status) > 4095 || rp->reserved || rp->reserved2)
+			return -EPROTO;
+		for (i = 0; i < NM_CSUM_MAX_BLOCKS / 64; i++) {
+			__u64 v = nm_h64(rp->diff[i]);
+			__u64 keep = nb >= (i + 1) * 64 ? ~0ULL :
+				     nb <= i * 64 ? 0 :
+				     (1ULL << (nb - i * 64)) - 1;
+
+			if (v & ~keep || (v && rp->status))
+				return -EINVAL;
+		}
 		return 0;
 	}
 	case NM_P_GENS: {

@@ -322,6 +322,12 @@ struct nm_status {
 	/* 1.7.0: "running", or "frozen" (fencing freeze holds writes);
 	 * "" if absent. */
 	char io[NM_STATUS_WORD_MAX];
+	/* 1.10.0: online verify: "none", "running", "done" or "stopped"
+	 * ("" if absent); sectors compared, sectors in the range, 4 KiB
+	 * blocks found different, rate (KiB/s, 0 when not running), ETA (s). */
+	char verify[NM_STATUS_WORD_MAX];
+	uint64_t verify_sectors, verify_total, verify_diffs;
+	uint64_t verify_kibs, verify_eta;
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;
 	char extra[NM_STATUS_EXTRA_MAX];

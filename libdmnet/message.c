@@ -38,7 +38,9 @@ int nm_message_check(const char *msg, char *err, size_t errlen)
 	const struct nm_msg_def *d;
 	struct nm_words w;
 	char word[64], arg[64];
+	uint64_t v64;
 	uint32_t v;
+	unsigned i;
 	int r;
 
 	nm_words_init(&w, msg, 0);
@@ -48,13 +50,16 @@ int nm_message_check(const char *msg, char *err, size_t errlen)
 		nm_seterr(err, errlen, "unknown message");
 		return -EINVAL;
 	}
-	if (!d->nargs)
-		return 0;
-	/* the one argument kind so far: a 32-bit number (resync_rate) */
-	if (nm_words_next(&w, arg, sizeof(arg), NULL, 0) <= 0 ||
-	    nm_parse_u32(arg, 0, UINT32_MAX, &v)) {
-		nm_seterr(err, errlen, "Invalid %s (want %s)", d->word, d->want);
-		return -EINVAL;
+	/* the argument kinds so far: decimal numbers, 32-bit (resync_rate)
+	 * or 64-bit (verify_range's sectors) */
+	for (i = 0; i < d->nargs; i++) {
+		if (nm_words_next(&w, arg, sizeof(arg), NULL, 0) <= 0 ||
+		    (d->id == NM_MSG_VERIFY_RANGE ? nm_parse_u64(arg, &v64) :
+		     nm_parse_u32(arg, 0, UINT32_MAX, &v))) {
+			nm_seterr(err, errlen, "Invalid %s (want %s)", d->word,
+				  d->want);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

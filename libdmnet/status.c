@@ -74,6 +74,11 @@ static uint64_t *num_field(struct nm_status *s, unsigned g)
 	case NM_SF_resync_kibs:		return &s->resync_kibs;
 	case NM_SF_eta_seconds:			return &s->eta_seconds;
 	case NM_SF_resync_bytes:	return &s->resync_bytes;
+	case NM_SF_verify_sectors:	return &s->verify_sectors;
+	case NM_SF_verify_total:	return &s->verify_total;
+	case NM_SF_verify_diffs:	return &s->verify_diffs;
+	case NM_SF_verify_kibs:		return &s->verify_kibs;
+	case NM_SF_verify_eta:		return &s->verify_eta;
 	default:			return NULL;
 	}
 }
@@ -197,6 +202,14 @@ int nm_status_parse(const char *params, struct nm_status *out, char *err,
 			}
 			strcpy(s.io, word);
 			break;
+		case NM_SF_verify:
+			if (strlen(word) >= sizeof(s.verify) || !is_ident(word)) {
+				nm_seterr(err, errlen, "word %u \"%.40s\": bad verify state",
+					  w.idx, word);
+				return -EINVAL;
+			}
+			strcpy(s.verify, word);
+			break;
 		default:
 			if (nm_parse_u64(word, num_field(&s, g))) {
 				nm_seterr(err, errlen, "word %u \"%.40s\": %s must be a decimal number",
@@ -262,6 +275,8 @@ int nm_status_format(const struct nm_status *s, char *buf, size_t len)
 			EMIT(" %s", s->generation);
 		else if (g == NM_SF_io)
 			EMIT(" %s", s->io);
+		else if (g == NM_SF_verify)
+			EMIT(" %s", s->verify);
 		else
 			EMIT(" %" PRIu64, *num_field(&c, g));
 	}
@@ -314,6 +329,8 @@ int nm_status_format_json(const struct nm_status *s, const char *name,
 			EMIT(",\"generation\":\"%s\"", s->generation);
 		else if (g == NM_SF_io)
 			EMIT(",\"io\":\"%s\"", s->io);
+		else if (g == NM_SF_verify)
+			EMIT(",\"verify\":\"%s\"", s->verify);
 		else
 			EMIT(",\"%s\":%" PRIu64, group_names[g], *num_field(&c, g));
 	}

@@ -363,7 +363,18 @@ with open(os.path.join(ROOT, "tests/corpus/table-lines.txt"), "w") as f:
 msgs = []
 for m in T["messages"]:
     w = m["word"]
-    if m["args"]:
+    if m["args"] == 2:
+        # verify_range START SECTORS: two 64-bit decimal numbers
+        for v in ("0 1", "8 2048", "18446744073709551615 18446744073709551615"):
+            msgs.append(("%s-%s" % (w, v.replace(" ", "_")), "ok", "%s %s" % (w, v), ""))
+        inv = "Invalid %s (want %s)" % (w, m["want"])
+        for name, v in (("lead0", "0 010"), ("neg", "-1 8"), ("word", "0 all"),
+                        ("hex", "0x10 8"), ("2^64", "0 18446744073709551616")):
+            msgs.append(("%s-%s" % (w, name), "err", "%s %s" % (w, v), inv))
+        msgs.append(("%s-no-arg" % w, "err", w, "unknown message"))
+        msgs.append(("%s-one-arg" % w, "err", "%s 1" % w, "unknown message"))
+        msgs.append(("%s-three-args" % w, "err", "%s 1 2 3" % w, "unknown message"))
+    elif m["args"]:
         for v in ("0", "1", "100", "4294967295"):
             msgs.append(("%s-%s" % (w, v), "ok", "%s %s" % (w, v), ""))
         inv = "Invalid %s (want %s)" % (w, m["want"])
@@ -377,10 +388,10 @@ for m in T["messages"]:
     else:
         msgs.append((w, "ok", w, ""))
         msgs.append(("%s-extra-arg" % w, "err", "%s now" % w, "unknown message"))
-    msgs.append(("%s-upper" % w, "err", (w.upper() + " 1" if m["args"] else w.upper()),
-                 "unknown message"))
+    some = " 1" * m["args"]
+    msgs.append(("%s-upper" % w, "err", w.upper() + some, "unknown message"))
     if "_" in w:
-        msgs.append(("%s-dash" % w, "err", w.replace("_", "-") + (" 1" if m["args"] else ""),
+        msgs.append(("%s-dash" % w, "err", w.replace("_", "-") + some,
                      "unknown message"))
 for name, m in (("unknown", "frobnicate"), ("table-keyword", "region_size 8"),
                 ("capital", "Primary"), ("pause-sync", "pause-sync"),

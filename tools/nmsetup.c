@@ -25,7 +25,7 @@
 
 enum {
 	EX_OK = 0, EX_USAGE = 1, EX_CONFIG = 2, EX_DEVICE = 3, EX_TIMEOUT = 4,
-	EX_NODEV = 5, EX_UNSUPPORTED = 6,
+	EX_NODEV = 5, EX_UNSUPPORTED = 6, EX_DIFFER = 7,
 };
 
 /* Groups of flags; a command lists the groups it takes. */
@@ -37,7 +37,8 @@ enum {
 	F_DISCARD = 1 << 4,	/* connect --discard-my-data */
 	F_FORCE = 1 << 5,	/* primary --force; create/up/adjust --force */
 	F_FENCE = 1 << 6,	/* fence --handler, --once */
-	F_NGROUPS = 7
+	F_VWAIT = 1 << 7,	/* verify --wait */
+	F_NGROUPS = 8
 };
 
 #define MAX_OPTS 64
@@ -66,6 +67,7 @@ static struct {
 	int once;			/* fence --once */
 	int force;			/* primary: force_primary; create:
 					 * internal metadata over a signature */
+	int vwait;			/* verify --wait */
 	double wait_timeout;		/* seconds, 0 = none */
 	int argc;
 	char **argv;			/* positional arguments after command */
@@ -377,6 +379,63 @@ static int cmd_remove(void)
 	return do_remove(g.argv[0], 0);
 }
 
+static double now(void);
+static void print_eta(uint64_t s);
+static int resolve_name(const char *name, char *dev, size_t devlen);
+
+/*
+ * verify NAME|RESOURCE [--wait]: send the message; with --wait follow the
+ * status until the verify ends: exit 0 (no difference), EX_DIFFER (blocks
+ * differ: marked out of sync, a disconnect/connect resyncs them) or
+ * EX_DEVICE (stopped: verify_stop, a link loss, an error).
+ */
+static int verify_msg(const char *msg)
+{
+	char err[NM_ERRLEN], dev[NM_NAME_MAX];
+	int tty = isatty(STDOUT_FILENO), r;
+	double start;
+	struct nm_status s;
+
+	r = resolve_name(g.argv[0], dev, sizeof(dev));
+	if (r)
+		return r;
+	r = do_message(dev, msg);
+	if (r || !g.vwait || g.dry_run)
+		return r;
+	start = now();
+	for (;;) {
+		r = nm_dm_status(dev, &s, err, sizeof(err));
+		if (r)
+			return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
+		if (s.ngroups <= NM_SF_verify_eta)
+			return fail(EX_UNSUPPORTED, "%s: the module has no verify status (1.10 or later)", dev);
+		if (strcmp(s.verify, "running"))
+			break;
+		if (tty) {
+			printf("\r%s verify %5.1f%% %8.1f MiB/s ETA ", dev,
+			       s.verify_total ? 100.0 * (double)s.verify_sectors /
+			       (double)s.verify_total : 100.0,
+			       (double)s.verify_kibs / 1024.0);
+			print_eta(s.verify_eta);
+			printf(" differ %" PRIu64 " ", s.verify_diffs);
+			fflush(stdout);
+		}
+		usleep(500000);
+	}
+	if (tty)
+		putchar('\n');
+	printf("%s: verify %s: %" PRIu64 " of %" PRIu64 " sectors compared in %.1f s, %" PRIu64 " blocks (4 KiB) differ\n",
+	       dev, s.verify, s.verify_sectors, s.verify_total, now() - start,
+	       s.verify_diffs);
+	if (strcmp(s.verify, "done"))
+		return fail(EX_DEVICE, "%s: verify %s before its end", dev, s.verify);
+	if (s.verify_diffs) {
+		fprintf(stderr, "nmsetup: %s: differing blocks are marked out of sync; a disconnect/connect resyncs them\n", dev);
+		return EX_DIFFER;
+	}
+	return EX_OK;
+}
+
 /* Message commands (one per NM_MESSAGES row): NAME [ARG] -> "word [ARG]" */
 static int cmd_msg(void)
 {
@@ -406,6 +465,8 @@ static int cmd_msg(void)
 		if (r)
 			return r;
 	}
+	if (cur->msg == NM_MSG_VERIFY || cur->msg == NM_MSG_VERIFY_RANGE)
+		return verify_msg(msg);
 	return do_message(g.argv[0], msg);
 }
 
@@ -1210,7 +1271,9 @@ static int cmd_options(void)
 
 #define MSG_CMD(w, id, nargs, since, arg_help, want, help)		\
 	{ #w, cmd_msg, NM_MSG_##id == NM_MSG_CONNECT ? F_DISCARD :	\
-		       NM_MSG_##id == NM_MSG_PRIMARY ? F_FORCE : 0,	\
+		       NM_MSG_##id == NM_MSG_PRIMARY ? F_FORCE :	\
+		       NM_MSG_##id == NM_MSG_VERIFY ||			\
+		       NM_MSG_##id == NM_MSG_VERIFY_RANGE ? F_VWAIT : 0,	\
 	  1 + (nargs), 1 + (nargs), "NAME " arg_help,			\
 	  help " (message \"" #w "\").", NM_MSG_##id },
 
@@ -1476,6 +1539,9 @@ int main(int argc, char **argv)
 		} else if (match(a, NULL, "--discard-my-data")) {
 			g.discard = 1;
 			seen(F_DISCARD, "--discard-my-data");
+		} else if (match(a, NULL, "--wait")) {
+			g.vwait = 1;
+			seen(F_VWAIT, "--wait");
 		} else if (match(a, NULL, "--force")) {
 			g.force = 1;
 			seen(F_FORCE, "--force");

@@ -5,7 +5,9 @@
  * nm_hdr_check() with the expected sequence number, then the fixed payload
  * through nm_payload_check(), then (P_DATA) the data bytes.  Invariants the
  * kernel relies on are asserted: a P_DATA that passed lies inside the device
- * and its size agrees with the header; nothing is read past the input.
+ * and its size agrees with the header; a P_ZERO or P_RS_ZERO that passed
+ * carries no data and its range lies inside the device and its bounds;
+ * nothing is read past the input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,6 +79,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 			if (len - off < plen - flen)
 				return 0;
 			off += plen - flen;
+		} else if (type == NM_P_ZERO || type == NM_P_RS_ZERO) {
+			/* a range and no data: inside the device, bounded */
+			struct nm_p_data d;
+			__u64 sector;
+			__u32 size;
+
+			memcpy(&d, fixed, sizeof(d));
+			sector = nm_h64(d.sector);
+			size = nm_h32(d.size);
+			if (plen != flen || !size || (size & 511) ||
+			    size > (type == NM_P_ZERO ? NM_MAX_ZERO :
+				    NM_MAX_DATA) ||
+			    sector + size / 512 > DEV_SECTORS ||
+			    (nm_h32(d.flags) & ~NM_DF_ZERO_ALL) ||
+			    (type == NM_P_RS_ZERO && d.flags))
+				abort();
 		} else if (plen != flen) {
 			abort();
 		}

@@ -304,18 +304,18 @@ static void test_versions(void)
 	     strstr(err, "needs major version 1");
 	report(ok, "version/major");
 
-	/* "meta internal": a value of the 1.2 row that needs 1.10 */
+	/* "meta internal": a value of the 1.2 row that needs 1.11 */
 	ok = !nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 2 meta internal",
 			     &t, err, sizeof(err)) &&
 	     nm_table_meta_internal(&t) && !strcmp(t.meta, "internal") &&
 	     nm_table_required_minor(&t) == NM_META_INTERNAL_SINCE &&
-	     NM_META_INTERNAL_SINCE == 10 && NM_TARGET_MINOR >= 10 &&
-	     nm_table_check_version(&t, 1, 9, err, sizeof(err)) == -ENOTSUP &&
-	     strstr(err, "option \"meta internal\" needs netmirror 1.10, loaded module is 1.9") &&
-	     !nm_table_check_version(&t, 1, 10, err, sizeof(err));
+	     NM_META_INTERNAL_SINCE == 11 && NM_TARGET_MINOR >= 11 &&
+	     nm_table_check_version(&t, 1, 10, err, sizeof(err)) == -ENOTSUP &&
+	     strstr(err, "option \"meta internal\" needs netmirror 1.11, loaded module is 1.10") &&
+	     !nm_table_check_version(&t, 1, 11, err, sizeof(err));
 	if (!ok)
 		FAILWHY("%s", err);
-	report(ok, "version/meta-internal-needs-1.10");
+	report(ok, "version/meta-internal-needs-1.11");
 	ok = !nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 2 meta /dev/vdc",
 			     &t, err, sizeof(err)) &&
 	     !nm_table_meta_internal(&t) && nm_table_required_minor(&t) == 2;
@@ -468,7 +468,7 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 100/100 5 0 0 20480 0", 9 },
 		{ "secondary sync_target inconsistent/uptodate 10/100 0 5 1 0 20480", 9 },
 		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 0 -", 11 },
-		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - running foo 7 bar", 16 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - running none 0 0 0 0 0 foo 7 bar", 22 },
 		{ "primary standalone uptodate/unknown 0/0", 4 },
 		{ "secondary connecting outdated/unknown 3/8 1 2", 6 },
 		{ "primary standalone failed/diskless 0/16 0 0 0 0 0", 9 },
@@ -480,10 +480,12 @@ static void test_status(void)
 		{ "primary sync_source uptodate/inconsistent 300/512 12 0 0 49152 0 0 - 20480 9 109051904", 14 },
 		{ "secondary sync_target inconsistent/uptodate 300/512 0 12 0 0 49152 0 - 20480 9 109051904", 14 },
 		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456", 14 },
-		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef running new 1", 16 },
+		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef running done 2048 2048 0 0 0 new 1", 22 },
 		/* dm-netmirror 1.7.0: the data generation */
 		{ "secondary standalone uptodate/unknown 512/512 0 0 0 0 0 0 split_brain 0 0 0 00000000000000ff", 15 },
 		{ "primary connecting uptodate/unknown 512/512 0 0 1 0 0 0 peer_timeout 0 0 0 00000000000000ff frozen", 16 },
+		/* dm-netmirror 1.10.0: online verify */
+		{ "primary connected uptodate/outdated 510/512 0 0 0 0 0 0 - 0 0 0 00000000000000ff running running 1024 65536 5 8192 7", 22 },
 	};
 	static const struct { const char *in, *frag; } bad[] = {
 		{ "", "word 1: missing role" },
@@ -508,6 +510,8 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3.5", "word 14 \"3.5\": resync_bytes must be a decimal number" },
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3 0123", "word 15 \"0123\": generation must be 16 hex digits or -" },
 		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3 0123456789ABCDEF", "word 15 \"0123456789ABCDEF\": generation must be 16 hex digits or -" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3 - running Done", "word 17 \"Done\": bad verify state" },
+		{ "primary connected uptodate/uptodate 1/1 1 2 3 4 5 6 - 1 2 3 - running done 1 x", "word 19 \"x\": verify_total must be a decimal number" },
 	};
 	char buf[NM_LINE_MAX], err[NM_ERRLEN];
 	struct nm_status s;
@@ -596,6 +600,17 @@ static void test_status(void)
 	     strstr(buf, ",\"io\":\"frozen\"}");
 	report(ok, "status/kernel-1.7-io-frozen");
 
+	nm_status_parse(rt[17].in, &s, err, sizeof(err));
+	ok = s.ngroups == 22 && !strcmp(s.verify, "running") &&
+	     s.verify_sectors == 1024 && s.verify_total == 65536 &&
+	     s.verify_diffs == 5 && s.verify_kibs == 8192 && s.verify_eta == 7 &&
+	     nm_status_format(&s, buf, sizeof(buf)) > 0 && !strcmp(buf, rt[17].in) &&
+	     nm_status_format_json(&s, NULL, buf, sizeof(buf)) > 0 &&
+	     strstr(buf, ",\"verify\":\"running\",\"verify_sectors\":1024,"
+		    "\"verify_total\":65536,\"verify_diffs\":5,\"verify_kibs\":8192,"
+		    "\"verify_eta\":7}");
+	report(ok, "status/kernel-1.10-verify");
+
 	nm_status_parse(rt[3].in, &s, err, sizeof(err));
 	ok = s.nextra == 3 && !strcmp(s.extra, "foo 7 bar") && !strcmp(s.last_error, "0");
 	report(ok, "status/unknown-extra-kept");
@@ -634,7 +649,9 @@ static void test_status(void)
 		     "\"writes_received\":0,\"pending\":0,\"bytes_sent\":0,\"bytes_received\":0,"
 		     "\"writes_rejected\":0,\"last_error\":\"0\",\"resync_kibs\":0,"
 		     "\"eta_seconds\":0,\"resync_bytes\":0,\"generation\":\"-\","
-		     "\"io\":\"running\",\"extra\":\"foo 7 bar\"}");
+		     "\"io\":\"running\",\"verify\":\"none\",\"verify_sectors\":0,"
+		     "\"verify_total\":0,\"verify_diffs\":0,\"verify_kibs\":0,"
+		     "\"verify_eta\":0,\"extra\":\"foo 7 bar\"}");
 	if (!ok)
 		FAILWHY("%s", buf);
 	report(ok, "status/json");

@@ -136,7 +136,13 @@ int main(void)
 	check(data_ok(DEV + 1, 512, 0) == -ERANGE, "data_sector_past_end");
 	check(data_ok(~0ULL, 512, 0) == -ERANGE, "data_sector_overflow");
 	check(data_ok(~0ULL - 1, 1024, 0) == -ERANGE, "data_sector_wraps");
-	check(data_ok(0, 512, 0x4) == -EPROTO, "data_unknown_flag");
+	check(data_ok(0, 512, 0x8) == -EPROTO, "data_unknown_flag");
+	/* version 4: a barrier folded into a write, with or without data */
+	check(data_ok(0, 4096, NM_DF_BARRIER) == 0, "data_folded_barrier");
+	check(data_ok(0, 0, NM_DF_FLUSH | NM_DF_BARRIER) == 0,
+	      "data_folded_barrier_empty_flush");
+	check(data_ok(0, 0, NM_DF_BARRIER) == -EINVAL,
+	      "data_folded_barrier_alone_rejected");
 	{
 		struct nm_p_data d = data(0, 4096, 0);
 
@@ -210,6 +216,9 @@ int main(void)
 		d.flags = nm_be32(NM_DF_FUA);
 		check(nm_payload_check(NM_P_RS_DATA, 32 + 4096, &d, DEV) ==
 		      -EINVAL, "rs_data_flags_rejected");
+		d.flags = nm_be32(NM_DF_BARRIER);
+		check(nm_payload_check(NM_P_RS_DATA, 32 + 4096, &d, DEV) ==
+		      -EINVAL, "rs_data_barrier_rejected");
 		d = data(0, 0, NM_DF_FLUSH);
 		d.flags = 0;
 		check(nm_payload_check(NM_P_RS_DATA, 32, &d, DEV) == -EINVAL,
@@ -238,6 +247,180 @@ int main(void)
 		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_bitmap_too_long");
 		h = hdr(NM_P_RS_DATA, 32 + NM_MAX_DATA + 512, 0);
 		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_rs_data_too_long");
+	}
+
+	/* P_ZERO, P_RS_ZERO: a range, no data (protocol 4) */
+	check(NM_PROTO_MIN == 4 && NM_PROTO_MAX == 4, "proto_version_4");
+	check(nm_fixed_len(NM_P_ZERO) == 32 && nm_fixed_len(NM_P_RS_ZERO) == 32,
+	      "size_zero");
+	check(!nm_has_tail(NM_P_ZERO) && !nm_has_tail(NM_P_RS_ZERO),
+	      "zero_no_tail");
+	{
+		struct nm_p_data d = data(8, 4096, NM_DF_DISCARD);
+		struct nm_p_rs_ack na = { nm_be64(0), nm_be32(NM_MAX_ZERO),
+					  nm_be32(5) };
+		struct {
+			__u16 type;
+			__u64 sector;
+			__u32 size, flags, epoch, reserved;
+			int want;
+			const char *name;
+		} z[] = {
+			{ NM_P_ZERO, 8, 4096, NM_DF_DISCARD, 1, 0, 0,
+			  "zero_discard_valid" },
+			{ NM_P_ZERO, 0, 4096, 0, 1, 0, 0, "zero_wz_valid" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_NOUNMAP, 1, 0, 0,
+			  "zero_wz_nounmap_valid" },
+			{ NM_P_ZERO, 0, DEV * 512, NM_DF_DISCARD, 1, 0, 0,
+			  "zero_whole_device" },
+			{ NM_P_ZERO, 0, 0, NM_DF_DISCARD, 1, 0, -EINVAL,
+			  "zero_empty_rejected" },
+			{ NM_P_ZERO, 0, 100, 0, 1, 0, -EINVAL,
+			  "zero_unaligned_size" },
+			{ NM_P_ZERO, 0, NM_MAX_ZERO + 512, 0, 1, 0, -EINVAL,
+			  "zero_too_large" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_DISCARD | NM_DF_NOUNMAP, 1,
+			  0, -EPROTO, "zero_discard_nounmap_rejected" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_FUA, 1, 0, -EPROTO,
+			  "zero_fua_rejected" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_FLUSH, 1, 0, -EPROTO,
+			  "zero_flush_rejected" },
+			{ NM_P_ZERO, 0, 4096, 0x100, 1, 0, -EPROTO,
+			  "zero_unknown_flag" },
+			{ NM_P_ZERO, 0, 4096, 0, 1, 1, -EPROTO,
+			  "zero_reserved_rejected" },
+			{ NM_P_ZERO, DEV - 7, 4096, 0, 1, 0, -ERANGE,
+			  "zero_past_end" },
+			{ NM_P_ZERO, ~0ULL, 512, 0, 1, 0, -ERANGE,
+			  "zero_sector_wraps" },
+			{ NM_P_RS_ZERO, 0, 4096, 0, 0, 0, 0,
+			  "rs_zero_valid" },
+			{ NM_P_RS_ZERO, 0, NM_MAX_DATA + 512, 0, 0, 0, -EINVAL,
+			  "rs_zero_over_max_data" },
+			{ NM_P_RS_ZERO, 0, 4096, NM_DF_DISCARD, 0, 0, -EPROTO,
+			  "rs_zero_flags_rejected" },
+			{ NM_P_RS_ZERO, 0, 4096, 0, 1, 0, -EPROTO,
+			  "rs_zero_epoch_rejected" },
+			{ NM_P_RS_ZERO, DEV, 512, 0, 0, 0, -ERANGE,
+			  "rs_zero_past_end" },
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
+			d = data(z[i].sector, z[i].size, z[i].flags);
+			d.epoch = nm_be32(z[i].epoch);
+			d.reserved = nm_be32(z[i].reserved);
+			check(nm_payload_check(z[i].type, 32, &d,
+					       DEV) == z[i].want, z[i].name);
+		}
+		h = hdr(NM_P_ZERO, 32, 0);
+		check(nm_hdr_check(&h, 0) == 0, "hdr_zero_valid");
+		h = hdr(NM_P_ZERO, 32 + 4096, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_zero_with_data");
+		h = hdr(NM_P_RS_ZERO, 32 + 512, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_rs_zero_with_data");
+		h = hdr(NM_P_ZERO, 16, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_zero_short");
+		/* a P_NEG_ACK may answer a P_ZERO's whole range */
+		check(nm_payload_check(NM_P_NEG_ACK, 16, &na, ~0ULL >> 1) == 0,
+		      "neg_ack_zero_range");
+		check(nm_payload_check(NM_P_RS_ACK, 16, &na, ~0ULL >> 1) ==
+		      -EINVAL, "rs_ack_not_zero_range");
+		na.size = nm_be32(NM_MAX_ZERO + 512);
+		check(nm_payload_check(NM_P_NEG_ACK, 16, &na, ~0ULL >> 1) ==
+		      -EINVAL, "neg_ack_over_max_zero");
+	}
+	/* online verify (version 4): P_CSUM_REQ, P_CSUM_REPLY */
+	check(sizeof(struct nm_p_csum) == 16, "size_csum");
+	check(sizeof(struct nm_p_csum_reply) == 56, "size_csum_reply");
+	check(NM_PROTO_MAX == 4 && NM_P_CSUM_REQ == 26 && NM_P_CSUM_REPLY == 27,
+	      "csum_numbers");
+	check(nm_has_tail(NM_P_CSUM_REQ) && !nm_has_tail(NM_P_CSUM_REPLY),
+	      "csum_tails");
+	{
+		struct nm_p_csum c = { nm_be64(8), nm_be32(3 * 4096 + 512),
+				       nm_be16(NM_CSUM_CRC32C),
+				       nm_be16(NM_CF_VERIFY) };
+		struct nm_p_csum_reply rp;
+
+		/* 4 blocks, the last one 512 bytes: 4 crc32c digests */
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) == 0,
+		      "csum_valid");
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 12, &c, DEV) ==
+		      -EMSGSIZE, "csum_digests_short");
+		c.alg = nm_be16(NM_CSUM_SHA256);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 128, &c, DEV) == 0,
+		      "csum_sha256_valid");
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) ==
+		      -EMSGSIZE, "csum_sha256_len");
+		c.alg = nm_be16(3);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) ==
+		      -EPROTO, "csum_unknown_alg");
+		c.alg = nm_be16(NM_CSUM_CRC32C);
+		c.flags = 0;
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) ==
+		      -EPROTO, "csum_no_flag");
+		c.flags = nm_be16(0x8000);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 16, &c, DEV) ==
+		      -EPROTO, "csum_unknown_flag");
+		c.flags = nm_be16(NM_CF_VERIFY);
+		c.size = nm_be32(100);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 4, &c, DEV) ==
+		      -EINVAL, "csum_bad_size");
+		c.size = nm_be32(NM_MAX_DATA + 512);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 4 * 257, &c, DEV) ==
+		      -EINVAL, "csum_too_big");
+		c.size = nm_be32(4096);
+		c.sector = nm_be64(DEV - 4);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 4, &c, DEV) ==
+		      -ERANGE, "csum_past_end");
+		h = hdr(NM_P_CSUM_REQ, 16 + NM_CSUM_MAX_BLOCKS * NM_CSUM_MAX_LEN, 0);
+		check(nm_hdr_check(&h, 0) == 0, "hdr_csum_max");
+		h = hdr(NM_P_CSUM_REQ, 16 + NM_CSUM_MAX_BLOCKS * NM_CSUM_MAX_LEN + 1, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_csum_too_long");
+		h = hdr(NM_P_CSUM_REPLY, 57, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_csum_reply_len");
+
+		memset(&rp, 0, sizeof(rp));
+		rp.sector = nm_be64(8);
+		rp.size = nm_be32(3 * 4096 + 512);
+		rp.flags = nm_be16(NM_CF_VERIFY);
+		rp.diff[0] = nm_be64(0x9);	/* blocks 0 and 3 of 4 */
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) == 0,
+		      "csum_reply_valid");
+		rp.diff[0] = nm_be64(0x10);	/* block 4: not in the range */
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EINVAL, "csum_reply_bit_past_range");
+		rp.diff[0] = 0;
+		rp.diff[3] = nm_be64(1);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EINVAL, "csum_reply_high_word");
+		rp.diff[3] = 0;
+		rp.status = nm_be32(5);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) == 0,
+		      "csum_reply_errno");
+		rp.diff[0] = nm_be64(1);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EINVAL, "csum_reply_errno_with_diff");
+		rp.diff[0] = 0;
+		rp.status = nm_be32(4096);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EPROTO, "csum_reply_status_range");
+		rp.status = 0;
+		rp.reserved = nm_be16(1);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EPROTO, "csum_reply_reserved");
+		rp.reserved = 0;
+		rp.flags = nm_be16(3);
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) ==
+		      -EPROTO, "csum_reply_two_flags");
+		/* a full 1 MiB range: all 256 bits may be set */
+		rp.flags = nm_be16(NM_CF_VERIFY);
+		rp.sector = 0;
+		rp.size = nm_be32(NM_MAX_DATA);
+		memset(rp.diff, 0xff, sizeof(rp.diff));
+		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) == 0,
+		      "csum_reply_full");
 	}
 
 	printf("test_wire: %s\n", failed ? "FAILED" : "all passed");

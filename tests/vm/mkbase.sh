@@ -106,6 +106,12 @@ for t in dd md5sum sha256sum head od timeout stat sync truncate sort; do
 	copy_bin "/usr/bin/$t"
 done
 copy_bin /usr/bin/cmp
+# ext4 for fstrim over a thin LV (busybox mke2fs makes ext2 only), and
+# util-linux fallocate (-p: a write-zeroes; busybox's has no -p)
+copy_bin /usr/sbin/mke2fs
+ln -sf mke2fs usr/sbin/mkfs.ext4
+cp /etc/mke2fs.conf etc/mke2fs.conf
+copy_bin /usr/bin/fallocate
 copy_bin /usr/sbin/dmsetup
 copy_bin /usr/sbin/lvm
 for l in lvcreate lvremove lvs lvchange lvextend lvdisplay vgcreate vgremove \
@@ -143,7 +149,7 @@ printf 'tcp 6 TCP\nudp 17 UDP\n' > etc/protocols
 MODS="dm-mod dm-log dm-region-hash dm-mirror dm-flakey dm-delay dm-log-writes
       dm-zero dm-snapshot brd loop null_blk nbd drbd virtio_net virtio_blk
       virtio_pci libcrc32c crc32c_generic crc32c-intel sch_netem raid1 md-mod
-      ext4"
+      ext4 dm-thin-pool"
 MD=lib/modules/$KVER
 mkdir -p "usr/$MD"
 for m in $MODS; do
@@ -164,9 +170,9 @@ depmod -b "$ST" "$KVER"
 tmpc=$BASE.tmp.$$
 find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$tmpc"
 mv "$tmpc" "$BASE"
-# drop stale bases of older script versions
-for old in "$CACHE"/base-*.cpio; do
-	[ "$old" = "$BASE" ] || rm -f "$old"
-done
+# drop stale bases of older script versions: those older than a day (a
+# worktree with another version of this script may still be using its own)
+find "$CACHE" -maxdepth 1 -name 'base-*.cpio' ! -path "$BASE" -mtime +0 \
+	-delete 2>/dev/null || true
 log "built $BASE ($(du -m "$BASE" | cut -f1) MB, $(ls "usr/$MD/kernel" -R | grep -c '\.ko') modules)"
 echo "$BASE"

@@ -8,6 +8,12 @@
 #    after the area) identical, equal to what nma reads;
 #  - resync: link cut, regions written, reconnect: only those resent, data
 #    areas identical; a reload (same table) keeps data and state;
+#  - discards, write-zeroes and verify (loop files, which take discards;
+#    once): a discard of the first MiB of the target leaves both
+#    superblocks, the discarded and zeroed ranges read zero after the area
+#    on both disks, the data areas are identical; verify finds nothing on
+#    equal copies and exactly the one block corrupted behind netmirror's
+#    back in the secondary's data area;
 #  (LVM without a filter, and crashes: the imeta-crash scenario, 2 VMs)
 #  - refusals: a target too long for the device with its area (the kernel
 #    log and nmsetup name the size needed), a device with a PV label or an
@@ -116,4 +122,39 @@ round() {
 }
 nm_each_proto round
 
+# ---- discards, write-zeroes, verify (once) ----------------------------
+modprobe loop || fail "modprobe loop"
+/usr/bin/truncate -s 32M /tmp/a.img /tmp/b.img || fail "truncate"
+losetup /dev/loop0 /tmp/a.img && losetup /dev/loop1 /tmp/b.img || fail "losetup"
+L=$(( $(dev_size /dev/loop0) / 512 - A ))
+nm_local_pair C flush "$L" /dev/loop0 /dev/loop1 "meta internal" "meta internal"
+check_eq discard/offered "$(( $(cat /sys/block/$(basename "$(readlink -f /dev/mapper/nma)")/queue/discard_max_bytes) > 0 ))" 1
+pattern write /dev/mapper/nma 9 8M --direct --quiet || fail "write"
+blkdiscard -o 0 -l $((1 << 20)) /dev/mapper/nma || fail "discard at 0"
+blkdiscard -o $((2 << 20)) -l $((4 << 20)) /dev/mapper/nma || fail "discard"
+/usr/bin/fallocate -p -o $((10 << 20)) -l $((2 << 20)) /dev/mapper/nma || fail "write-zeroes"
+check_wait discard/settled 30 "[ \$(nm_status nma pending) = 0 ]"
+zero4=$($DD if=/dev/zero bs=1M count=4 status=none | $MD5SUM | cut -d' ' -f1)
+zero2=$($DD if=/dev/zero bs=1M count=2 status=none | $MD5SUM | cut -d' ' -f1)
+for d in loop0 loop1; do
+	check_eq discard/superblock-$d "$(sb_magic /dev/$d)" NMMETA01
+	check_eq discard/zeroes-$d "$($DD if=/dev/$d bs=1M skip=3 count=4 iflag=direct status=none | $MD5SUM | cut -d' ' -f1)" "$zero4"
+	check_eq write-zeroes/zeroes-$d "$($DD if=/dev/$d bs=1M skip=11 count=2 iflag=direct status=none | $MD5SUM | cut -d' ' -f1)" "$zero2"
+done
+check_eq discard/identical "$(data_sum /dev/loop1)" "$(data_sum /dev/loop0)"
+check_eq discard/as-read "$($DD if=/dev/mapper/nma bs=1M iflag=direct status=none | $MD5SUM | cut -d' ' -f1)" "$(data_sum /dev/loop0)"
+# verify: equal copies; then one 4 KiB block corrupted at target sector
+# 4096 on the secondary's disk (local sector A + 4096)
+rc=0
+nmsetup verify nma --wait > /tmp/verify.out 2>&1 || rc=$?
+check_eq verify/clean-exit "$rc" 0 || log "$(cat /tmp/verify.out)"
+check_eq verify/clean-diffs "$(nm_status nma verify_diffs)" 0
+$DD if=/dev/urandom of=/dev/loop1 bs=512 seek=$((A + 4096)) count=8 oflag=direct conv=notrunc status=none || fail "corrupt"
+rc=0
+nmsetup verify nma --wait > /tmp/verify.out 2>&1 || rc=$?
+check_eq verify/corrupt-exit "$rc" 7 || log "$(cat /tmp/verify.out)"
+check_eq verify/corrupt-diffs "$(nm_status nma verify_diffs)" 1
+check_match verify/corrupt-logged "$(dmesg | grep 'verify: block at sector' | tail -3)" "verify: block at sector 4096 .4 KiB. differs"
+nm_local_unpair
+losetup -d /dev/loop0 /dev/loop1 2>/dev/null || { losetup -d /dev/loop0; losetup -d /dev/loop1; }
 exit 0

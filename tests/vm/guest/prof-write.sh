@@ -1,0 +1,44 @@
+# Profile (not a test: not in suite.list): where the guest's CPU goes while
+# fio writes to a netmirror C pair on loopback (brd, metadata devices).
+# Needs perf in the guest: NM_EXTRA_CPIO=<a cpio with /usr/bin/perf and its
+# libraries> tests/vm/run-test.sh prof-write; NM_PROF_WL="rw4k-q32 w4k-q1"
+# and NM_PROF_PROTO=C select; the report goes to the console log.
+# vms: 1
+# disks: none
+# timeout: 900
+load_netmirror
+. /tests/nmlib.sh
+[ -x /usr/bin/perf ] || fail "no /usr/bin/perf in the guest (NM_EXTRA_CPIO)"
+brd_setup 128 4
+S=$(( $(dev_size /dev/ram0) / 512 ))
+P=${NM_PROF_PROTO:-C}
+for wl in ${NM_PROF_WL:-rw4k-q32 w4k-q1 bare-rw4k-q32}; do
+	case $wl in
+	bare-*) dev=/dev/ram0 ;;
+	*) nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
+	   dev=/dev/mapper/nma ;;
+	esac
+	case ${wl#bare-} in
+	rw4k-q32) args="--rw=randwrite --bs=4k --iodepth=32" ;;
+	w4k-q1) args="--rw=write --bs=4k --iodepth=1" ;;
+	w1m-q1) args="--rw=write --bs=1M --iodepth=1" ;;
+	esac
+	# shellcheck disable=SC2086
+	/usr/bin/perf record -q -a -g -e cpu-clock -F 999 -o /tmp/p.data -- \
+		/usr/bin/fio --name=p --filename=$dev --direct=1 --ioengine=libaio \
+		$args --runtime=8 --time_based --size=100M --output-format=terse \
+		--terse-version=3 > /tmp/fio.out 2>&1 || fail "fio $wl"
+	echo "PROF $wl fio: $(cut -d';' -f48-49 /tmp/fio.out | head -n 1) (write KiB/s;IOPS)"
+	/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort comm -g none \
+		--percent-limit 1 2>/dev/null | grep -v '^$' | grep -v '^#' | sed "s/^/PROF $wl comm /"
+	/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort sym -g none \
+		--percent-limit 0.4 2>/dev/null | grep -v '^$' | grep -v '^#' | sed "s/^/PROF $wl sym /"
+	# callers of the top symbols (irq-off time shows at the irqrestore)
+	/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort sym \
+		-g caller,2,callee,function,percent --percent-limit 4 2>/dev/null |
+		grep -v '^$' | grep -v '^#' | head -n 400 | sed "s/^/PROF $wl graph /"
+	rm -f /tmp/p.data
+	[ "$dev" = /dev/ram0 ] || nm_local_unpair
+done
+check_ok profiled
+exit 0
