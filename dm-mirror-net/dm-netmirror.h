@@ -134,6 +134,9 @@ struct nm_dev {
 	u32 after_sb[2];		/* enum nm_asb0, nm_asb1 */
 	u32 fencing;			/* 1: freeze (nm_freeze) */
 	struct dm_dev *meta_dev;	/* optional: persistent bitmap */
+	bool meta_internal;		/* "meta internal": on dev, in front */
+	sector_t data_start;		/* local sector of target sector 0 */
+	struct list_head live;		/* nm_reload.c's instances, its lock */
 	char secret_desc[64];		/* logon key description, or "" */
 	struct key *secret_key;		/* held from ctr to dtr */
 	u64 nonce;
@@ -421,6 +424,7 @@ static inline void nm_regions(struct nm_dev *nm, struct bio *bio,
 void nm_reload_save(struct nm_dev *nm);
 int nm_reload_adopt(struct nm_dev *nm);
 void nm_reload_forget(struct nm_dev *nm);
+int nm_reload_layout(struct nm_dev *nm, sector_t data_start, char **error);
 
 /* nm_conn.c: the connection threads */
 int nm_conn_start(struct nm_dev *nm);

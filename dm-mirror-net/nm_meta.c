@@ -20,6 +20,7 @@
 #include <linux/device-mapper.h>
 #include <linux/lockdep.h>
 #include "nm_meta.h"
+#include "nm_layout.h"
 
 #define DM_MSG_PREFIX "netmirror"
 
@@ -35,7 +36,7 @@ struct nm_meta_sb {
 	__le32 flags;
 	__le64 dev_sectors;
 	__le32 region_sectors;
-	__le32 reserved;
+	__le32 data_start;	/* internal: sectors before the data, else 0 */
 	__le64 nr_regions;
 	__le64 events;
 	__le32 csum;
@@ -60,6 +61,7 @@ struct nm_meta_sb2 {
 struct nm_meta {
 	struct block_device *bdev;
 	struct block_device *data_bdev;	/* flushed before clears commit */
+	sector_t data_start;		/* internal: the data area, else 0 */
 	sector_t dev_sectors;
 	u32 region_sectors;
 	unsigned long nr_regions;
@@ -106,8 +108,19 @@ static int nm_meta_read_gens(struct nm_meta *m, struct nm_meta_sb *sb)
 
 u64 nm_meta_size(unsigned long nr_regions)
 {
-	return NM_BLOCK + round_up((u64)BITS_TO_LONGS(nr_regions) * 8,
-				   NM_BLOCK);
+	return nm_layout_meta_bytes(nr_regions);
+}
+
+/* "meta internal": the area in front of @dev_sectors of data (nm_layout.h). */
+sector_t nm_meta_internal_sectors(sector_t dev_sectors, u32 region_sectors)
+{
+	return nm_layout_imeta_sectors(dev_sectors, region_sectors);
+}
+
+/* Where the data starts on the local device: 0 unless internal. */
+sector_t nm_meta_data_start(struct nm_meta *m)
+{
+	return m->data_start;
 }
 
 static int nm_meta_rw(struct nm_meta *m, sector_t sector, blk_opf_t opf)
@@ -171,6 +184,7 @@ static int nm_meta_write_sb(struct nm_meta *m)
 	sb2->csum = cpu_to_le32(nm_sb2_csum(sb2));
 	sb->dev_sectors = cpu_to_le64(m->dev_sectors);
 	sb->region_sectors = cpu_to_le32(m->region_sectors);
+	sb->data_start = cpu_to_le32(m->data_start);
 	sb->nr_regions = cpu_to_le64(m->nr_regions);
 	sb->events = cpu_to_le64(++m->events);
 	sb->csum = cpu_to_le32(nm_sb_csum(sb));
@@ -261,17 +275,47 @@ out:
 	return r;
 }
 
-struct nm_meta *nm_meta_open(struct block_device *bdev,
-			     struct block_device *data_bdev, sector_t dev_sectors,
-			     u32 region_sectors, unsigned long nr_regions,
-			     bool *fresh, char **error)
+/*
+ * Internal metadata: does the local device hold the area and the data?
+ * (The data area's size is the target's length, @dev_sectors.)
+ */
+static int nm_meta_internal_fits(struct block_device *bdev, sector_t start,
+				 sector_t dev_sectors, char **error)
 {
+	if (start > U32_MAX) {
+		*error = "Internal metadata area too large (use a metadata device)";
+		return -EINVAL;
+	}
+	if (bdev_nr_sectors(bdev) < start + dev_sectors) {
+		DMERR("internal meta: device has %llu sectors, needs %llu (%llu meta + %llu data)",
+		      (unsigned long long)bdev_nr_sectors(bdev),
+		      (unsigned long long)(start + dev_sectors),
+		      (unsigned long long)start,
+		      (unsigned long long)dev_sectors);
+		*error = "Local device too small for internal metadata (size needed: kernel log)";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct nm_meta *nm_meta_open(struct block_device *bdev,
+			     struct block_device *data_bdev, bool internal,
+			     sector_t dev_sectors, u32 region_sectors,
+			     unsigned long nr_regions, bool *fresh, char **error)
+{
+	sector_t start = 0;
 	struct nm_meta *m;
 	struct nm_meta_sb *sb;
+	const char *sig;
 	unsigned long b;
 	int r;
 
-	if (bdev_nr_bytes(bdev) < nm_meta_size(nr_regions)) {
+	if (internal) {
+		start = nm_meta_internal_sectors(dev_sectors, region_sectors);
+		r = nm_meta_internal_fits(bdev, start, dev_sectors, error);
+		if (r)
+			return ERR_PTR(r);
+	} else if (bdev_nr_bytes(bdev) < nm_meta_size(nr_regions)) {
 		*error = "Metadata device too small (see docs: 4096 + bitmap bytes)";
 		return ERR_PTR(-EINVAL);
 	}
@@ -280,6 +324,7 @@ struct nm_meta *nm_meta_open(struct block_device *bdev,
 		goto nomem;
 	m->bdev = bdev;
 	m->data_bdev = data_bdev;
+	m->data_start = start;
 	m->dev_sectors = dev_sectors;
 	m->region_sectors = region_sectors;
 	m->nr_regions = nr_regions;
@@ -301,6 +346,16 @@ struct nm_meta *nm_meta_open(struct block_device *bdev,
 	}
 	sb = page_address(m->page);
 	if (le64_to_cpu(sb->magic) != NM_META_MAGIC) {
+		/* internal: never over what the device holds (nm_layout.h) */
+		sig = internal ? nm_layout_signature(page_address(m->page)) :
+		      NULL;
+		if (sig) {
+			DMERR("internal meta: %s found, not formatted (wipefs or nmsetup --force)",
+			      sig);
+			*error = "Local device holds a signature: internal metadata not formatted";
+			r = -EBUSY;
+			goto fail;
+		}
 		/* a new metadata device: format it */
 		*fresh = true;
 		bitmap_fill(m->dirty, m->nr_blocks);
@@ -333,6 +388,13 @@ struct nm_meta *nm_meta_open(struct block_device *bdev,
 	    le64_to_cpu(sb->nr_regions) != nr_regions ||
 	    le64_to_cpu(sb->dev_sectors) != dev_sectors) {
 		*error = "Metadata was made for another size or region_size";
+		r = -EINVAL;
+		goto fail;
+	}
+	if (le32_to_cpu(sb->data_start) != start) {
+		*error = internal ?
+			 "Local device holds no internal metadata" :
+			 "Metadata device holds internal metadata";
 		r = -EINVAL;
 		goto fail;
 	}

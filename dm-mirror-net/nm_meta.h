@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * netmirror metadata: the persistent region bitmap and node flags on a
- * metadata device.  The object is opaque; callers see only these calls.
+ * metadata device, or at the front of the local device ("meta internal":
+ * then the object also knows where the data area starts,
+ * nm_meta_data_start).  The object is opaque; callers see only these calls.
  *
  * Context of each call:
  *   nm_meta_open, nm_meta_commit, nm_meta_reload, nm_meta_close: process
@@ -26,6 +28,9 @@
  *   bytes 0..4095     superblock (struct nm_meta_sb, crc32c-protected)
  *   bytes 4096..      bitmap, one bit per region, as 64-bit LE words
  *   size = 4096 + round_up(ceil(nr_regions / 64) * 8, 4096) bytes
+ * Internal metadata: the same at sector 0 of the local device, in an area
+ * of that size rounded up to 1 MiB; the data follows it (nm_layout.h has
+ * the rule, shared with userspace; the superblock records the data start).
  */
 #ifndef NM_META_H
 #define NM_META_H
@@ -40,10 +45,12 @@ struct nm_meta;
 #define NM_MF_OUTDATED		0x4	/* consistent, but the peer's is newer */
 
 u64 nm_meta_size(unsigned long nr_regions);
+sector_t nm_meta_internal_sectors(sector_t dev_sectors, u32 region_sectors);
 struct nm_meta *nm_meta_open(struct block_device *bdev,
-			     struct block_device *data_bdev, sector_t dev_sectors,
-			     u32 region_sectors, unsigned long nr_regions,
-			     bool *fresh, char **error);
+			     struct block_device *data_bdev, bool internal,
+			     sector_t dev_sectors, u32 region_sectors,
+			     unsigned long nr_regions, bool *fresh, char **error);
+sector_t nm_meta_data_start(struct nm_meta *m);
 void nm_meta_close(struct nm_meta *m);
 int nm_meta_commit(struct nm_meta *m);
 int nm_meta_reload(struct nm_meta *m);

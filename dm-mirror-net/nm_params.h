@@ -26,8 +26,12 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		10
+#define NM_TARGET_MINOR		11
 #define NM_TARGET_PATCH		0
+
+/* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.11. */
+#define NM_META_INTERNAL	"internal"
+#define NM_META_INTERNAL_SINCE	11
 
 /* Value types of table options. */
 enum nm_param_type {
@@ -85,8 +89,8 @@ enum nm_asb1 {
 	X(role, ROLE, ENUM, 0, 1, 0, 1, "primary|secondary",		\
 	  "secondary|primary", "primary or secondary",			\
 	  "role at creation; only \"role primary\" is reprinted")	\
-	X(meta, META, DEV, 0, 0, 0, 2, "DEV", "", "a block device other than the local device",	\
-	  "metadata device: persistent out-of-sync bitmap (not the local device)") \
+	X(meta, META, DEV, 0, 0, 0, 2, "DEV|internal", "", "a block device other than the local device, or internal",	\
+	  "persistent out-of-sync bitmap: on a metadata device (not the local device), or internal (1.11): at the front of the local device") \
 	X(region_size, REGION_SIZE, POW2, 8, 2048, 1024, 2, "SECTORS", "", "a power of two, 8..2048 sectors",	\
 	  "bitmap granularity in 512-byte sectors (power of two)")	\
 	X(sync, SYNC, ENUM, 0, 1, 0, 2, "full|none", "full|none", "full or none",	\

@@ -452,6 +452,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		nm_req_put(req);
 		return DM_MAPIO_SUBMITTED;
 	}
+	clone->bi_iter.bi_sector += nm->data_start;
 	clone->bi_end_io = nm_local_endio;
 	clone->bi_private = req;
 	if (queued && !nm_send_inline(nm, req))
@@ -565,6 +566,7 @@ int nm_map_read(struct nm_dev *nm, struct bio *bio)
 	req->flags = BIT(NM_REQ_READ);
 	req->saved_iter = bio->bi_iter;
 	bio_set_dev(bio, nm->dev->bdev);
+	bio->bi_iter.bi_sector += nm->data_start;
 	return DM_MAPIO_REMAPPED;
 }
 

@@ -17,9 +17,12 @@
  *     out of sync (converted if region_size or the size changed) and the
  *     disk state (inconsistent or diskless stays not uptodate);
  *   - dtr, or a resume of the same instance: its own entry is dropped.
+ * And a table may not move the data on a local device that another live
+ * instance uses ("meta internal" puts it after the metadata area): its ctr
+ * is refused before it writes anything (nm_reload_layout).
  *
  * Context: all calls in process context (suspend/resume/dtr), may sleep.
- * Lock: nm_reload_lock (a mutex) guards the list; the region state is
+ * Lock: nm_reload_lock (a mutex) guards both lists; the region state is
  * read under nm->lock.
  */
 #include <linux/slab.h>
@@ -44,6 +47,7 @@ struct nm_reload_entry {
 };
 
 static LIST_HEAD(nm_reload_list);
+static LIST_HEAD(nm_live_list);		/* every constructed instance */
 static DEFINE_MUTEX(nm_reload_lock);
 
 static struct mapped_device *nm_md(struct nm_dev *nm)
@@ -213,10 +217,42 @@ int nm_reload_adopt(struct nm_dev *nm)
 	return 0;
 }
 
+/*
+ * ctr, before the metadata is opened: the data of the local device starts
+ * at @data_start for us; refuse if another live instance on the same local
+ * device (the table this one replaces) has it elsewhere.  Then it is our
+ * nm->data_start and we count as live until nm_reload_forget.
+ */
+int nm_reload_layout(struct nm_dev *nm, sector_t data_start, char **error)
+{
+	struct nm_dev *o;
+	int r = 0;
+
+	might_sleep();
+	mutex_lock(&nm_reload_lock);
+	list_for_each_entry(o, &nm_live_list, live) {
+		if (o->dev->bdev->bd_dev != nm->dev->bdev->bd_dev)
+			continue;
+		if (o->meta_internal != nm->meta_internal ||
+		    o->data_start != data_start) {
+			*error = "Local device in use with another layout (meta internal)";
+			r = -EBUSY;
+			break;
+		}
+	}
+	if (!r) {
+		nm->data_start = data_start;
+		list_add(&nm->live, &nm_live_list);
+	}
+	mutex_unlock(&nm_reload_lock);
+	return r;
+}
+
 /* dtr: nothing of ours may outlive us. */
 void nm_reload_forget(struct nm_dev *nm)
 {
 	mutex_lock(&nm_reload_lock);
 	nm_reload_drop_own(nm);
+	list_del_init(&nm->live);
 	mutex_unlock(&nm_reload_lock);
 }

@@ -227,7 +227,7 @@ static int nm_peer_reads_zero(struct nm_dev *nm, struct nm_peer_req *pr)
 	int r;
 
 	bio = bio_alloc(nm->dev->bdev, pr->nr_pages, REQ_OP_READ, GFP_NOIO);
-	bio->bi_iter.bi_sector = pr->sector;
+	bio->bi_iter.bi_sector = nm->data_start + pr->sector;
 	for (i = 0; i < pr->nr_pages; i++) {
 		__bio_add_page(bio, pr->pages[i], min_t(u32, left, PAGE_SIZE),
 			       0);
@@ -274,11 +274,11 @@ static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
 		}
 	}
 	if ((fl & NM_DF_DISCARD) && bdev_max_discard_sectors(bdev))
-		r = __blkdev_issue_discard(bdev, pr->sector, pr->sectors,
-					   GFP_NOIO, &bio);
+		r = __blkdev_issue_discard(bdev, nm->data_start + pr->sector,
+					   pr->sectors, GFP_NOIO, &bio);
 	else
-		r = __blkdev_issue_zeroout(bdev, pr->sector, pr->sectors,
-					   GFP_NOIO, &bio,
+		r = __blkdev_issue_zeroout(bdev, nm->data_start + pr->sector,
+					   pr->sectors, GFP_NOIO, &bio,
 					   (fl & NM_DF_NOUNMAP) ?
 					   BLKDEV_ZERO_NOUNMAP : 0);
 	/* the checks come before any bio: an error leaves none */
@@ -392,7 +392,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		opf |= REQ_PREFLUSH;
 	if (!zero) {
 		bio = bio_alloc(nm->dev->bdev, nr, opf, GFP_NOIO);
-		bio->bi_iter.bi_sector = nm_h64(d->sector);
+		bio->bi_iter.bi_sector = nm->data_start + nm_h64(d->sector);
 		bio->bi_end_io = nm_peer_endio;
 		bio->bi_private = pr;
 	}
@@ -650,7 +650,7 @@ int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d)
 	if (!pages || !vec)
 		goto fail;
 	bio = bio_alloc(nm->dev->bdev, nr, REQ_OP_READ, GFP_NOIO);
-	bio->bi_iter.bi_sector = sector;
+	bio->bi_iter.bi_sector = nm->data_start + sector;
 	for (i = 0; i < nr; i++) {
 		unsigned int len = min_t(u32, left, PAGE_SIZE);
 

@@ -224,6 +224,10 @@ static int nm_parse_opt(struct nm_dev *nm, enum nm_opt_id id,
 		strscpy(nm->listen_str, val, sizeof(nm->listen_str));
 		return 0;
 	case NM_PT_DEV:		/* meta */
+		if (!strcmp(val, "internal")) {
+			nm->meta_internal = true;
+			return 0;
+		}
 		r = dm_get_device(nm->ti, val,
 				  dm_table_get_mode(nm->ti->table),
 				  &nm->meta_dev);
@@ -339,7 +343,8 @@ static unsigned int nm_emit_opts(struct nm_dev *nm, char *result,
 			DMEMIT("%s", nm->listen_str);
 			break;
 		case NM_PT_DEV:
-			DMEMIT("%s", nm->meta_dev->name);
+			DMEMIT("%s", nm->meta_internal ? "internal" :
+			       nm->meta_dev->name);
 			break;
 		case NM_PT_KEYDESC:
 			DMEMIT("%s", nm->secret_desc);
@@ -408,14 +413,18 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 	u32 flags;
 	int r;
 
-	if (nm->meta_dev) {
-		struct nm_meta *m = nm_meta_open(nm->meta_dev->bdev,
-						 nm->dev->bdev, nm->sectors,
-						 nm->region_sectors,
-						 nm->rg.nr, &fresh, error);
+	if (nm->meta_dev || nm->meta_internal) {
+		struct nm_meta *m;
+
+		m = nm_meta_open(nm->meta_internal ? nm->dev->bdev :
+				 nm->meta_dev->bdev, nm->dev->bdev,
+				 nm->meta_internal, nm->sectors,
+				 nm->region_sectors, nm->rg.nr, &fresh, error);
 		if (IS_ERR(m))
 			return PTR_ERR(m);
 		nm->meta = m;
+		/* the rule nm_reload_layout was given: the object's own */
+		WARN_ON_ONCE(nm->data_start != nm_meta_data_start(m));
 		nm_meta_gens(m, &nm->gen);
 		flags = nm_meta_flags(m);
 		history = !fresh && (flags & NM_MF_HISTORY);
@@ -501,6 +510,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_WORK(&nm->gen_work, nm_gen_work);
 	INIT_WORK(&nm->thaw_work, nm_thaw_work);
 	INIT_LIST_HEAD(&nm->active);
+	INIT_LIST_HEAD(&nm->live);
 	INIT_WORK(&nm->overlap_work, nm_overlap_work);
 	INIT_WORK(&nm->mark_work, nm_mark_work);
 	INIT_WORK(&nm->event_work, nm_event_work);
@@ -591,6 +601,13 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot allocate bio set";
 		goto bad;
 	}
+
+	r = nm_reload_layout(nm, nm->meta_internal ?
+			     nm_meta_internal_sectors(nm->sectors,
+						      nm->region_sectors) : 0,
+			     &ti->error);
+	if (r)
+		goto bad;
 
 	nm->role = nm->table_role;
 	nm->rs_rate = nm->table_rate;
@@ -976,7 +993,7 @@ static int nm_iterate_devices(struct dm_target *ti,
 {
 	struct nm_dev *nm = ti->private;
 
-	return fn(ti, nm->dev, 0, ti->len, data);
+	return fn(ti, nm->dev, nm->data_start, ti->len, data);
 }
 
 /*

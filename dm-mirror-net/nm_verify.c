@@ -128,7 +128,7 @@ static int nm_ov_read(struct nm_dev *nm, struct page **pages, sector_t sector,
 	int r;
 
 	bio = bio_alloc(nm->dev->bdev, nr, REQ_OP_READ, GFP_NOIO);
-	bio->bi_iter.bi_sector = sector;
+	bio->bi_iter.bi_sector = nm->data_start + sector;
 	for (i = 0; i < nr; i++) {
 		unsigned int len = min_t(u32, left, PAGE_SIZE);
 

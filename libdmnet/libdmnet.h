@@ -220,6 +220,9 @@ int nm_table_validate(const struct nm_table *t, char *err, size_t errlen);
 int nm_table_format(const struct nm_table *t, char *buf, size_t len);
 int nm_table_format_line(const struct nm_table *t, char *buf, size_t len);
 
+/* 1 if t has "meta internal" (the metadata at the front of local_dev). */
+int nm_table_meta_internal(const struct nm_table *t);
+
 /* Lowest target minor version (major NM_TARGET_MAJOR) that accepts t. */
 unsigned nm_table_required_minor(const struct nm_table *t);
 /* -ENOTSUP with "option \"meta\" needs netmirror 1.2, loaded module is 1.1"
@@ -465,7 +468,9 @@ int nm_dm_list(nm_dm_list_cb cb, void *arg, char *err, size_t errlen);
  *   - dm UUID: "NETMIRROR-<name>".  The prefix identifies the owner the
  *     way "CRYPT-" / "LVM-" do; the UUID never changes over reloads.
  *   - Using the result as an LVM PV: run pvcreate on /dev/mapper/<name>
- *     on the primary only.  On the secondary (and on the primary for the
+ *     on the primary only.  With "meta internal" the data starts after
+ *     the metadata area, the backing disk shows no PV label and no filter
+ *     is needed.  Otherwise, on the secondary (and on the primary for the
  *     backing disk) the same PV label is visible on the lower device, so
  *     LVM must be told to ignore it: add a global_filter rejecting the
  *     backing disk, e.g. for disk /dev/vdb
@@ -487,8 +492,23 @@ int nm_dm_list(nm_dm_list_cb cb, void *arg, char *err, size_t errlen);
  * path or "major:minor" (resolved via /dev/block/M:m). */
 int nm_stack_dev_sectors(const char *dev, uint64_t *sectors, char *err,
 			 size_t errlen);
-/* Fill t->start = 0 and t->len from local_dev (if t->len is 0). */
+/* Fill t->start = 0 and t->len from local_dev (if t->len is 0); with
+ * "meta internal" the longest length that fits with its metadata area
+ * (nm_layout.h, docs/netmirror.rst "Internal metadata"). */
 int nm_stack_fill_size(struct nm_table *t, char *err, size_t errlen);
+/* "meta internal": sectors of the metadata area in front of t->len sectors
+ * of data (the data starts there on local_dev); 0 without it. */
+uint64_t nm_stack_imeta_sectors(const struct nm_table *t);
+/* The foreign signature (filesystem, PV, partition table) that the first
+ * 4096 bytes of a device show, or NULL (netmirror metadata is not one). */
+const char *nm_stack_signature(const unsigned char *block);
+/* Before creating a table with "meta internal": local_dev must hold the
+ * metadata area and t->len ("...it needs N sectors", -ENOSPC), and show no
+ * foreign signature at its start ("<dev> holds a <what> signature...",
+ * -EEXIST) unless force, which then clears that first 4 KiB block (the
+ * kernel refuses to format over a signature too).  No-op without it. */
+int nm_stack_imeta_check(const struct nm_table *t, int force, char *err,
+			 size_t errlen);
 /* Default dm UUID for NAME ("NETMIRROR-<name>"). */
 int nm_stack_uuid(const char *name, char *buf, size_t len);
 /* Device node path for NAME ("/dev/mapper/<name>"). */

@@ -397,6 +397,10 @@ int nm_opt_parse(const struct nm_opt_def *d, struct nm_table *t,
 		memcpy(f, &v, sizeof(v));
 		return 0;
 	case NM_PT_DEV:
+		if (!strcmp(val, NM_META_INTERNAL)) {
+			memcpy(f, val, strlen(val) + 1);
+			return 0;
+		}
 		/* the kernel opens it (dm_get_device) and says so */
 		if (nm_parse_dev(val, f, d->size, NULL, 0)) {
 			nm_seterr(err, errlen, "Cannot open metadata device");
@@ -828,7 +832,15 @@ unsigned nm_table_required_minor(const struct nm_table *t)
 		if ((t->opts & NM_OPT_BIT(opt_defs[i].id)) &&
 		    opt_defs[i].min_minor > m)
 			m = opt_defs[i].min_minor;
+	if (nm_table_meta_internal(t) && m < NM_META_INTERNAL_SINCE)
+		m = NM_META_INTERNAL_SINCE;
 	return m;
+}
+
+int nm_table_meta_internal(const struct nm_table *t)
+{
+	return (t->opts & NM_OPT_BIT(NM_OPT_META)) &&
+	       !strcmp(t->meta, NM_META_INTERNAL);
 }
 
 int nm_table_check_version(const struct nm_table *t, unsigned major,
@@ -849,6 +861,11 @@ int nm_table_check_version(const struct nm_table *t, unsigned major,
 				  d->keyword, NM_TARGET_MAJOR, d->min_minor, major, minor);
 			return -ENOTSUP;
 		}
+	}
+	if (nm_table_meta_internal(t) && minor < NM_META_INTERNAL_SINCE) {
+		nm_seterr(err, errlen, "option \"meta internal\" needs netmirror %u.%u, loaded module is %u.%u",
+			  NM_TARGET_MAJOR, NM_META_INTERNAL_SINCE, major, minor);
+		return -ENOTSUP;
 	}
 	return 0;
 }

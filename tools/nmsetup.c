@@ -35,7 +35,7 @@ enum {
 	F_WAIT = 1 << 2,	/* --wait-timeout */
 	F_DOC = 1 << 3,		/* --man, --rst */
 	F_DISCARD = 1 << 4,	/* connect --discard-my-data */
-	F_FORCE = 1 << 5,	/* primary --force */
+	F_FORCE = 1 << 5,	/* primary --force; create/up/adjust --force */
 	F_FENCE = 1 << 6,	/* fence --handler, --once */
 	F_VWAIT = 1 << 7,	/* verify --wait */
 	F_NGROUPS = 8
@@ -65,7 +65,8 @@ static struct {
 	int discard;			/* connect --discard-my-data */
 	const char *handler;		/* fence --handler PROG */
 	int once;			/* fence --once */
-	int force;			/* primary --force */
+	int force;			/* primary: force_primary; create:
+					 * internal metadata over a signature */
 	int vwait;			/* verify --wait */
 	double wait_timeout;		/* seconds, 0 = none */
 	int argc;
@@ -275,6 +276,10 @@ static int do_create(const char *name, const struct nm_table *t)
 	r = nm_dm_check_table_version(t, err, sizeof(err));
 	if (r)
 		return fail(dm_exit(r) == EX_NODEV ? EX_UNSUPPORTED : dm_exit(r), "%s", err);
+	/* meta internal: room for it, and nothing it would overwrite */
+	r = nm_stack_imeta_check(t, g.force, err, sizeof(err));
+	if (r)
+		return fail(EX_DEVICE, "%s", err);
 	r = nm_dm_create(name, uuid, t, err, sizeof(err));
 	if (r)
 		return fail(EX_DEVICE, "%s", err);
@@ -1273,8 +1278,10 @@ static int cmd_options(void)
 	  help " (message \"" #w "\").", NM_MSG_##id },
 
 static const struct cmd cmds[] = {
-	{ "create", cmd_create, F_TABLE, 3, 3, "NAME LOCAL_DEV PEER [table flags]",
-	  "Create and activate netmirror device NAME over LOCAL_DEV, replicating to PEER.", -1 },
+	{ "create", cmd_create, F_TABLE | F_FORCE, 3, 3, "NAME LOCAL_DEV PEER [table flags] [--force]",
+	  "Create and activate netmirror device NAME over LOCAL_DEV, replicating to PEER.\n"
+	  "--meta internal: refused if LOCAL_DEV shows a filesystem, PV or partition\n"
+	  "table signature at its start; --force clears it and creates the metadata.", -1 },
 	{ "remove", cmd_remove, 0, 1, 1, "NAME", "Remove device NAME (retries while busy).", -1 },
 	NM_MESSAGES(MSG_CMD)
 	{ "pause-sync", cmd_msg, 0, 1, 1, "NAME", "Alias of pause-resync.", NM_MSG_PAUSE_RESYNC },
@@ -1289,10 +1296,13 @@ static const struct cmd cmds[] = {
 	  "--timeout SECONDS is a deprecated spelling of --wait-timeout here.", -1 },
 	{ "message", cmd_message, 0, 2, -1, "NAME WORD...",
 	  "Send a raw target message to sector 0 of NAME; print any response.", -1 },
-	{ "up", cmd_up, 0, 1, 1, "RESOURCE", "Create this host's device for RESOURCE from the config file.", -1 },
+	{ "up", cmd_up, F_FORCE, 1, 1, "RESOURCE [--force]",
+	  "Create this host's device for RESOURCE from the config file\n"
+	  "(--force: as for create with --meta internal).", -1 },
 	{ "down", cmd_down, 0, 1, 1, "RESOURCE", "Remove this host's device for RESOURCE.", -1 },
-	{ "adjust", cmd_adjust, 0, 1, 1, "RESOURCE",
-	  "Create the device, or reload it if its live table differs from the config.", -1 },
+	{ "adjust", cmd_adjust, F_FORCE, 1, 1, "RESOURCE [--force]",
+	  "Create the device, or reload it if its live table differs from the config\n"
+	  "(--force: as for create with --meta internal).", -1 },
 	{ "fence", cmd_fence, F_FENCE, 1, 1, "NAME|RESOURCE --handler PROG [--once]",
 	  "Resource-level fencing for \"fencing freeze\": when NAME holds writes, run PROG\n"
 	  "(env NM_DEVICE, NM_PEER, NM_ROLE) to fence the peer; its exit 3, 4, 5 or 7\n"

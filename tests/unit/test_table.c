@@ -71,6 +71,8 @@ static const char *const canonical[] = {
 	"/dev/vdb 1.2.3.4:7789 B drain 4 listen 1.2.3.5:7789 role primary",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 meta /dev/vdc",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 meta 252:3",
+	"/dev/vdb 1.2.3.4:7789 C flush 2 meta internal",
+	"/dev/vdb 1.2.3.4:7789 A drain 4 meta internal region_size 128",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 region_size 8",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 region_size 2048",
 	"/dev/vdb 1.2.3.4:7789 C flush 2 sync none",
@@ -301,6 +303,44 @@ static void test_versions(void)
 	ok = nm_table_check_version(&t, 2, 0, err, sizeof(err)) == -ENOTSUP &&
 	     strstr(err, "needs major version 1");
 	report(ok, "version/major");
+
+	/* "meta internal": a value of the 1.2 row that needs 1.11 */
+	ok = !nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 2 meta internal",
+			     &t, err, sizeof(err)) &&
+	     nm_table_meta_internal(&t) && !strcmp(t.meta, "internal") &&
+	     nm_table_required_minor(&t) == NM_META_INTERNAL_SINCE &&
+	     NM_META_INTERNAL_SINCE == 11 && NM_TARGET_MINOR >= 11 &&
+	     nm_table_check_version(&t, 1, 10, err, sizeof(err)) == -ENOTSUP &&
+	     strstr(err, "option \"meta internal\" needs netmirror 1.11, loaded module is 1.10") &&
+	     !nm_table_check_version(&t, 1, 11, err, sizeof(err));
+	if (!ok)
+		FAILWHY("%s", err);
+	report(ok, "version/meta-internal-needs-1.11");
+	ok = !nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 2 meta /dev/vdc",
+			     &t, err, sizeof(err)) &&
+	     !nm_table_meta_internal(&t) && nm_table_required_minor(&t) == 2;
+	report(ok, "version/meta-dev-still-1.2");
+	/* set by keyword (CLI --meta, config file "meta internal;") */
+	ok = !nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush", &t, err,
+			     sizeof(err)) &&
+	     !nm_table_set_option(&t, "meta", "internal", err, sizeof(err)) &&
+	     nm_table_meta_internal(&t);
+	{
+		char line[256];
+
+		ok = ok && nm_table_format(&t, line, sizeof(line)) > 0 &&
+		     strstr(line, " 2 meta internal") != NULL;
+		if (!ok)
+			FAILWHY("%s / %s", err, line);
+	}
+	report(ok, "meta-internal/set-option-and-format");
+	/* the word matches exactly, like the kernel's (lower case) */
+	ok = nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 2 meta Internal",
+			    &t, err, sizeof(err)) == -EINVAL &&
+	     !strcmp(err, "Cannot open metadata device");
+	if (!ok)
+		FAILWHY("%s", err);
+	report(ok, "meta-internal/exact-word");
 
 	nm_table_parse("/dev/vdb 1.2.3.4:7789 C flush 12 listen 1.2.3.5:1 role primary "
 		       "meta /dev/vdc region_size 2048 sync none resync_rate 0",
@@ -687,6 +727,25 @@ static void test_config(void)
 	if (!ok)
 		FAILWHY("%s", err);
 	report(ok, "config/parse");
+
+	{
+		/* "meta internal" in the config file, per host or per resource */
+		static const char imeta_conf[] =
+			"resource ri {\n meta internal;\n"
+			" on a { device nmi; disk /dev/vdb; address 169.254.0.1:7789; }\n"
+			" on b { device nmi; disk /dev/vdc; address 169.254.0.2:7789; }\n}\n";
+		static struct nm_conf c2;
+
+		ok = !nm_conf_parse(imeta_conf, "netmirror.conf", &c2, err, sizeof(err)) &&
+		     (r = nm_conf_find(&c2, "ri")) &&
+		     !nm_conf_build_table(r, "b", &t, dev, sizeof(dev), err, sizeof(err)) &&
+		     nm_table_format(&t, buf, sizeof(buf)) > 0 &&
+		     !strcmp(buf, "/dev/vdc 169.254.0.1:7789 C flush 4 listen 169.254.0.2:7789 meta internal") &&
+		     nm_table_meta_internal(&t);
+		if (!ok)
+			FAILWHY("%s / %s", err, buf);
+		report(ok, "config/meta-internal");
+	}
 
 	r = nm_conf_find(&conf, "r0");
 	ok = r && r->nhosts == 2 && !strcmp(r->hosts[1].name, "beta") &&

@@ -6,7 +6,8 @@
 # identical (checked by the guest, tests/vm/nodes/crash-primary-node.sh).
 # NM_CRASHES (default 5) sets the number of crashes (the soak script sets
 # more).  NM_KILL_NAME and NM_KILL_NODE run another guest half the same way
-# (dur-slowmeta.sh).
+# (dur-slowmeta.sh).  NM_META=internal and NM_PROTO_CYCLE=ABC reach node a
+# (imeta-crash.sh); NM_DATA_SIZE the data disks (default 64M).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 vm_traps
@@ -19,13 +20,14 @@ pa=$((20000 + ($$ * 2 + RANDOM * 2) % 40000))
 pb=$((pa + 1))
 rm -f "$NM_OUT/$name"-[ab]-*.img
 vm_start --name "$name-b" --node b --net "$pb:$pa" --env nm_role=peer --timeout $((phases * 200)) \
-	--disk "$NM_OUT/$name-b-1.img:64M" --disk "$NM_OUT/$name-b-2.img:4M" > /dev/null || exit 1
+	--disk "$NM_OUT/$name-b-1.img:${NM_DATA_SIZE:-64M}" --disk "$NM_OUT/$name-b-2.img:4M" > /dev/null || exit 1
 pid_b=$VM_PID log_b=$VM_LOG
 rc=0
 for phase in $(seq 1 $phases); do
 	vm_start --name "$name-a$phase" --node a --net "$pa:$pb" --tests "$node" \
 		--env nm_peer=1 --env nm_phase=$phase --env nm_phases=$phases --env nm_timeout=260 \
-		--timeout 300 --disk "$NM_OUT/$name-a-1.img:64M" --disk "$NM_OUT/$name-a-2.img:4M" > /dev/null || exit 1
+		${NM_META:+--env nm_meta=$NM_META} ${NM_PROTO_CYCLE:+--env nm_proto_cycle=$NM_PROTO_CYCLE} \
+		--timeout 300 --disk "$NM_OUT/$name-a-1.img:${NM_DATA_SIZE:-64M}" --disk "$NM_OUT/$name-a-2.img:4M" > /dev/null || exit 1
 	if [ "$phase" -lt "$phases" ]; then
 		if ! vm_wait_marker "$VM_LOG" "NMMARK: crash-me $phase" 280 "$VM_PID"; then
 			echo "FAIL $name: phase $phase did not reach the crash point (log $VM_LOG)"
