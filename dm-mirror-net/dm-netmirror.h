@@ -243,6 +243,7 @@ struct nm_dev {
 	/* secondary: bytes read ahead, rxb[rxb_off..rxb_len) (nm_link.c) */
 	u8 *rxb;			/* NM_RXB_SIZE bytes, from the ctr */
 	u32 rxb_off, rxb_len;
+	bool rxb_bulk;			/* the last payload was long: no read-ahead */
 	struct nm_mac *rx_mac;		/* secret: this link's receive MAC */
 	u8 link_keys[2][32];		/* from nm_auth: send, receive */
 	u32 hello_role;			/* role in our last P_HELLO */

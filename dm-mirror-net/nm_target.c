@@ -1073,9 +1073,9 @@ MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_read
  * fixed part and payload of each packet are read one by one.  For
  * measurements (the benchmark's nm-Cnora).
  */
-bool nm_read_ahead = true;
+bool nm_read_ahead;
 module_param_named(read_ahead, nm_read_ahead, bool, 0644);
-MODULE_PARM_DESC(read_ahead, "a secondary reads packets ahead from its socket in one call (default Y)");
+MODULE_PARM_DESC(read_ahead, "a secondary reads packets ahead from its socket in one call (default N: measured no gain)");
 
 /*
  * pack_small: a write of up to NM_TX_PACK bytes leaves in one sendmsg, its
