@@ -64,8 +64,6 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #undef NM_C_ENUM_ROW
 
 #define NM_RS_WINDOW		8	/* regions in resync at once */
-#define NM_RXB_SIZE		(64 * 1024)	/* secondary read-ahead */
-#define NM_RXB_DIRECT		4096	/* reads this long skip it */
 #define NM_TX_PACK		4096	/* writes up to this go in one send */
 #define NM_TX_PACK_SEGS		8	/* of at most this many segments */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
@@ -240,10 +238,6 @@ struct nm_dev {
 	struct socket *listen_sock;
 	u32 rx_seq;
 	u32 rx_crc;
-	/* secondary: bytes read ahead, rxb[rxb_off..rxb_len) (nm_link.c) */
-	u8 *rxb;			/* NM_RXB_SIZE bytes, from the ctr */
-	u32 rxb_off, rxb_len;
-	bool rxb_bulk;			/* the last payload was long: no read-ahead */
 	struct nm_mac *rx_mac;		/* secret: this link's receive MAC */
 	u8 link_keys[2][32];		/* from nm_auth: send, receive */
 	u32 hello_role;			/* role in our last P_HELLO */
@@ -290,7 +284,6 @@ struct nm_dev {
 	u32 rs_rate;			/* live resync_rate, KiB/s, 0 = adapt */
 	u32 rs_kibs;			/* measured resync rate */
 	u32 ov_kibs;			/* measured verify rate */
-	u32 link_proto;			/* wire version of this link */
 	atomic64_t ov_bytes;		/* bytes compared by verify */
 	atomic_t peer_inflight;		/* secondary: writes on the disk */
 	atomic_t pending;		/* writes awaiting the peer */
@@ -484,7 +477,6 @@ bool nm_send_one(struct nm_dev *nm);
 bool nm_send_inline(struct nm_dev *nm, struct nm_req *req);
 extern bool nm_inline_send;
 extern bool nm_fast_ack;
-extern bool nm_read_ahead;
 extern bool nm_pack_small;
 void nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
@@ -545,6 +537,8 @@ int __nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int __nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
 int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
+int nm_read_local(struct nm_dev *nm, struct page **pages, sector_t sector,
+		  u32 bytes);
 int nm_recv_full(struct socket *sock, void *buf, size_t len);
 int nm_rx_pages(struct nm_dev *nm, struct page **pages, u32 size);
 int nm_rx(struct nm_dev *nm, void *buf, size_t len);

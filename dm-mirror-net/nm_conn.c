@@ -487,9 +487,6 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	mutex_unlock(&nm->tx_mutex);
 	nm->rx_crc = ~0U;
 	nm->rx_seq = seq;
-	nm->rxb_off = 0;	/* nothing read ahead on this link yet */
-	nm->rxb_len = 0;
-	nm->rxb_bulk = false;
 	nm_peer_reset(nm);
 
 	spin_lock_irqsave(&nm->lock, flags);

@@ -178,8 +178,7 @@ int nm_fast_wait(struct nm_dev *nm, struct socket *s)
 	int r = 0;
 
 	might_sleep();
-	/* not inside a packet, nor with bytes read ahead (nm_rx_raw) */
-	if (!nm_fast_ok(nm) || nm->rx_crc != ~0U || nm->rxb_off != nm->rxb_len)
+	if (!nm_fast_ok(nm) || nm->rx_crc != ~0U)
 		return 0;
 	lock_sock(sk);
 	WRITE_ONCE(nm->rx_fast, true);

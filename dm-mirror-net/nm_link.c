@@ -313,68 +313,10 @@ int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
 	return nm_send_vec(nm, type, &vec, 1);
 }
 
-/*
- * Read-ahead (nm_conn thread, established link): a secondary's stream is
- * writes, and reading each as header, fixed part and payload costs three
- * socket calls (lock_sock, copy, release_sock, under TCG each dearer than
- * the copy).  So when its buffer is empty a secondary reads whatever the
- * socket holds, up to NM_RXB_SIZE, in one call, and takes the next packets
- * from it: at queue depth 1 a 4 KiB write is one call, at depth several
- * writes are.  Longer reads that find the buffer empty go straight to
- * their destination.  A primary reads nothing ahead: its acks belong to
- * the fast path (nm_fastack.c), which starts only at an empty buffer, so
- * a promotion drains what a secondary read ahead first.  Bytes are
- * counted into the MAC or checksum when handed out, in stream order.
- * After a payload longer than NM_RXB_DIRECT nothing is read ahead until a
- * short one: a stream of large writes gains nothing from it, and measured
- * (1 MiB writes at queue depth 1) lost a third of its rate to it.
- */
-static bool nm_rxb_on(struct nm_dev *nm)
-{
-	return nm->rxb && !nm->rxb_bulk && READ_ONCE(nm_read_ahead) &&
-	       READ_ONCE(nm->role) != NM_ROLE_PRIMARY;
-}
-
-/* Exactly @len bytes of the stream: read ahead first, then the socket. */
-static int nm_rx_raw(struct nm_dev *nm, void *buf, size_t len)
-{
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-	struct kvec vec;
-	unsigned int noreclaim;
-	size_t n;
-	int r;
-
-	while (len) {
-		if (nm->rxb_off == nm->rxb_len) {
-			if (len >= NM_RXB_DIRECT || !nm_rxb_on(nm))
-				return nm_recv_full(nm->sock, buf, len);
-			/* what is there, at least one byte (or the timeout) */
-			vec.iov_base = nm->rxb;
-			vec.iov_len = NM_RXB_SIZE;
-			noreclaim = memalloc_noreclaim_save();
-			r = kernel_recvmsg(nm->sock, &msg, &vec, 1,
-					   NM_RXB_SIZE, MSG_NOSIGNAL);
-			memalloc_noreclaim_restore(noreclaim);
-			if (r == 0)
-				return -ECONNRESET;
-			if (r < 0)
-				return r;
-			nm->rxb_off = 0;
-			nm->rxb_len = r;
-		}
-		n = min_t(size_t, len, nm->rxb_len - nm->rxb_off);
-		memcpy(buf, nm->rxb + nm->rxb_off, n);
-		nm->rxb_off += n;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* Receive part of the current packet, adding it to the packet's trailer. */
 int nm_rx(struct nm_dev *nm, void *buf, size_t len)
 {
-	int r = nm_rx_raw(nm, buf, len);
+	int r = nm_recv_full(nm->sock, buf, len);
 
 	if (r)
 		return r;
@@ -388,38 +330,23 @@ int nm_rx(struct nm_dev *nm, void *buf, size_t len)
 #define NM_RX_BATCH	16
 
 /*
- * Receive @size bytes of the current packet into @pages (whole pages in
- * order, the last one partly): what was read ahead first, the rest
- * NM_RX_BATCH pages per recvmsg (one call per 64 KiB rather than one per
- * page).  Pages from alloc_page(GFP_NOIO): no highmem.
+ * Receive @size bytes of the current packet into @pages (whole pages, the
+ * last one partly), NM_RX_BATCH pages per recvmsg: one call per 64 KiB
+ * rather than one per page.  Pages from alloc_page(GFP_NOIO): no highmem.
  */
 int nm_rx_pages(struct nm_dev *nm, struct page **pages, u32 size)
 {
 	struct bio_vec bv[NM_RX_BATCH];
-	unsigned int noreclaim, n;
+	unsigned int noreclaim, n, i;
 	struct msghdr msg = {};
-	u32 done = 0, at, po, l;
 	size_t len;
 	int r;
 
-	nm->rxb_bulk = size > NM_RXB_DIRECT;
+	while (size) {
+		for (n = 0, len = 0; n < NM_RX_BATCH && len < size; n++) {
+			u32 l = min_t(u32, size - len, PAGE_SIZE);
 
-	while (done < size && nm->rxb_off < nm->rxb_len) {
-		po = offset_in_page(done);
-		l = min3(size - done, (u32)PAGE_SIZE - po,
-			 nm->rxb_len - nm->rxb_off);
-		memcpy(page_address(pages[done >> PAGE_SHIFT]) + po,
-		       nm->rxb + nm->rxb_off, l);
-		nm->rxb_off += l;
-		done += l;
-	}
-	while (done < size) {
-		for (n = 0, len = 0; n < NM_RX_BATCH && done + len < size;
-		     n++) {
-			at = done + len;
-			po = offset_in_page(at);
-			l = min_t(u32, size - at, PAGE_SIZE - po);
-			bvec_set_page(&bv[n], pages[at >> PAGE_SHIFT], l, po);
+			bvec_set_page(&bv[n], pages[n], l, 0);
 			len += l;
 		}
 		iov_iter_bvec(&msg.msg_iter, READ, bv, n, len);
@@ -433,20 +360,21 @@ int nm_rx_pages(struct nm_dev *nm, struct page **pages, u32 size)
 			if (r < 0)
 				return r;
 		}
-		done += len;
-	}
-	/* the packet's MAC or checksum, in stream order */
-	for (done = 0; done < size && (nm->rx_mac || nm->crc_on); done += l) {
-		void *p = page_address(pages[done >> PAGE_SHIFT]);
+		for (i = 0; i < n && (nm->rx_mac || nm->crc_on); i++) {
+			void *p = page_address(pages[i]);
 
-		l = min_t(u32, size - done, PAGE_SIZE);
-		if (nm->rx_mac) {
-			r = crypto_shash_update(&nm->rx_mac->desc, p, l);
-			if (r)
-				return r;
-		} else {
-			nm->rx_crc = crc32c(nm->rx_crc, p, l);
+			if (nm->rx_mac) {
+				r = crypto_shash_update(&nm->rx_mac->desc, p,
+							bv[i].bv_len);
+				if (r)
+					return r;
+			} else {
+				nm->rx_crc = crc32c(nm->rx_crc, p,
+						    bv[i].bv_len);
+			}
 		}
+		pages += n;
+		size -= len;
 	}
 	return 0;
 }
@@ -464,7 +392,7 @@ int nm_rx_trailer(struct nm_dev *nm)
 		if (!r)
 			r = crypto_shash_init(&nm->rx_mac->desc);
 		if (!r)
-			r = nm_rx_raw(nm, got, sizeof(got));
+			r = nm_recv_full(nm->sock, got, sizeof(got));
 		if (!r && crypto_memneq(want, got, sizeof(got))) {
 			nm_err_limit(nm, "packet authentication failed: dropping link");
 			nm_set_error(nm, "auth_error");
@@ -476,7 +404,7 @@ int nm_rx_trailer(struct nm_dev *nm)
 	if (!nm->crc_on)
 		return 0;
 	nm->rx_crc = ~0U;
-	r = nm_rx_raw(nm, &crc, sizeof(crc));
+	r = nm_recv_full(nm->sock, &crc, sizeof(crc));
 	if (r)
 		return r;
 	if (be32_to_cpu(crc) != wcrc) {
@@ -931,9 +859,6 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	nm->peer_nonce_known = true;
 	nm->peer_role = nm_h32(in.m.role);
 	nm->peer_disk = nm_h32(in.m.disk);
-	/* the highest version both speak (4: verify) */
-	WRITE_ONCE(nm->link_proto, min_t(u32, nm_h32(in.m.proto_max),
-					 NM_PROTO_MAX));
 	spin_unlock_irqrestore(&nm->lock, flags);
 
 	/*

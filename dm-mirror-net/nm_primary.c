@@ -609,6 +609,31 @@ static int nm_tx_batch(struct nm_dev *nm, struct bio_vec *batch,
 	return nm_xmit(nm->sock, &msg);
 }
 
+/* A P_DATA-shaped packet's header and fixed part (P_DATA, P_ZERO, P_READ_REQ). */
+struct nm_data_pkt {
+	struct nm_hdr h;
+	struct nm_p_data d;
+} __packed;
+
+/*
+ * Fill @pkt for @req: @type, @payload bytes following, the bio's range,
+ * @fl and @epoch.  Takes the next sequence number: caller holds tx_mutex
+ * and sends the packet.
+ */
+static void nm_data_pkt_fill(struct nm_dev *nm, struct nm_data_pkt *pkt,
+			     u16 type, struct nm_req *req, u32 payload, u32 fl,
+			     u32 epoch)
+{
+	lockdep_assert_held(&nm->tx_mutex);
+	nm_hdr_fill(&pkt->h, type, sizeof(pkt->d) + payload, nm->tx_seq++);
+	pkt->d.id = nm_be64(req->id);
+	pkt->d.sector = nm_be64(req->bio->bi_iter.bi_sector);
+	pkt->d.size = nm_be32(req->bio->bi_iter.bi_size);
+	pkt->d.flags = nm_be32(fl);
+	pkt->d.epoch = nm_be32(epoch);
+	pkt->d.reserved = 0;
+}
+
 /*
  * A discard or write-zeroes: one P_ZERO, the range and no data.  Its
  * REQ_FUA is not carried (no 6.1 issuer sets one on these); the next
@@ -617,10 +642,7 @@ static int nm_tx_batch(struct nm_dev *nm, struct bio_vec *batch,
 static int nm_send_zero(struct nm_dev *nm, struct nm_req *req)
 {
 	struct bio *bio = req->bio;
-	struct {
-		struct nm_hdr h;
-		struct nm_p_data d;
-	} __packed pkt;
+	struct nm_data_pkt pkt;
 	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 	u32 fl = 0;
 	int r;
@@ -631,13 +653,7 @@ static int nm_send_zero(struct nm_dev *nm, struct nm_req *req)
 		fl |= NM_DF_DISCARD;
 	else if (bio->bi_opf & REQ_NOUNMAP)
 		fl |= NM_DF_NOUNMAP;
-	nm_hdr_fill(&pkt.h, NM_P_ZERO, sizeof(pkt.d), nm->tx_seq++);
-	pkt.d.id = nm_be64(req->id);
-	pkt.d.sector = nm_be64(bio->bi_iter.bi_sector);
-	pkt.d.size = nm_be32(bio->bi_iter.bi_size);
-	pkt.d.flags = nm_be32(fl);
-	pkt.d.epoch = nm_be32(req->epoch);
-	pkt.d.reserved = 0;
+	nm_data_pkt_fill(nm, &pkt, NM_P_ZERO, req, 0, fl, req->epoch);
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), false);
 	if (!r)
 		r = nm_send_trailer(nm);
@@ -686,10 +702,7 @@ static int nm_send_packed(struct nm_dev *nm, const void *hdr, size_t hlen,
 static int nm_send_data(struct nm_dev *nm, struct nm_req *req, bool barrier)
 {
 	struct bio *bio = req->bio;
-	struct {
-		struct nm_hdr h;
-		struct nm_p_data d;
-	} __packed pkt;
+	struct nm_data_pkt pkt;
 	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 	struct bio_vec bv, batch[NM_TX_BATCH];
 	struct bvec_iter iter;
@@ -707,13 +720,7 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req, bool barrier)
 		fl |= NM_DF_FLUSH;
 	if (barrier)
 		fl |= NM_DF_BARRIER;
-	nm_hdr_fill(&pkt.h, NM_P_DATA, sizeof(pkt.d) + size, nm->tx_seq++);
-	pkt.d.id = nm_be64(req->id);
-	pkt.d.sector = nm_be64(bio->bi_iter.bi_sector);
-	pkt.d.size = nm_be32(size);
-	pkt.d.flags = nm_be32(fl);
-	pkt.d.epoch = nm_be32(req->epoch);
-	pkt.d.reserved = 0;
+	nm_data_pkt_fill(nm, &pkt, NM_P_DATA, req, size, fl, req->epoch);
 	if (size <= NM_TX_PACK && !nm->crc_on && !nm->tx_mac &&
 	    READ_ONCE(nm_pack_small)) {
 		r = nm_send_packed(nm, &pkt, sizeof(pkt), bio);
@@ -775,20 +782,13 @@ sent:
 /* P_READ_REQ for a read served by the peer.  Caller holds tx_mutex. */
 static int nm_send_read_req(struct nm_dev *nm, struct nm_req *req)
 {
-	struct {
-		struct nm_hdr h;
-		struct nm_p_data d;
-	} __packed pkt;
+	struct nm_data_pkt pkt;
 	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
 	int r;
 
 	lockdep_assert_held(&nm->tx_mutex);
 
-	memset(&pkt.d, 0, sizeof(pkt.d));
-	nm_hdr_fill(&pkt.h, NM_P_READ_REQ, sizeof(pkt.d), nm->tx_seq++);
-	pkt.d.id = nm_be64(req->id);
-	pkt.d.sector = nm_be64(req->bio->bi_iter.bi_sector);
-	pkt.d.size = nm_be32(req->bio->bi_iter.bi_size);
+	nm_data_pkt_fill(nm, &pkt, NM_P_READ_REQ, req, 0, 0, 0);
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), false);
 	if (!r)
 		r = nm_send_trailer(nm);

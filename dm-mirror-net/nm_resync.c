@@ -334,28 +334,6 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	return 0;
 }
 
-/* Read @bytes at @sector of the local device into slot @slot. */
-static int nm_rs_read(struct nm_dev *nm, unsigned int slot, sector_t sector,
-		      u32 bytes)
-{
-	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
-	struct bio *bio;
-	u32 left = bytes;
-	int r;
-
-	bio = bio_alloc(nm->dev->bdev, nr, REQ_OP_READ, GFP_NOIO);
-	bio->bi_iter.bi_sector = nm->data_start + sector;
-	for (i = 0; i < nr; i++) {
-		unsigned int len = min_t(u32, left, PAGE_SIZE);
-
-		__bio_add_page(bio, nm->rs_pages[slot][i], len, 0);
-		left -= len;
-	}
-	r = submit_bio_wait(bio);
-	bio_put(bio);
-	return r;
-}
-
 /* Does the region read in slot @slot (@bytes) hold only zeroes? */
 static bool nm_rs_is_zero(struct nm_dev *nm, unsigned int slot, u32 bytes)
 {
@@ -608,8 +586,9 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		/* and so do the peer's writes to it (we are its secondary) */
 		nm_peer_wait_overlaps(nm, sector, bytes >> SECTOR_SHIFT);
 		nm_rs_throttle(nm, rt, bytes);
-		r = nm_link_up(nm) ? nm_rs_read(nm, slot, sector, bytes) :
-				     -ENOTCONN;
+		r = nm_link_up(nm) ?
+		    nm_read_local(nm, nm->rs_pages[slot], sector, bytes) :
+		    -ENOTCONN;
 		if (r && r != -ENOTCONN)
 			nm_detach(nm, r);	/* our disk failed under the read */
 		if (!r)

@@ -686,3 +686,30 @@ out:
 	kfree(vec);
 	return r;
 }
+
+/*
+ * Read @bytes at @sector (a target sector) of the local device into
+ * @pages, synchronously: the resync source's and verify's region reads.
+ * Process context, may sleep.
+ */
+int nm_read_local(struct nm_dev *nm, struct page **pages, sector_t sector,
+		  u32 bytes)
+{
+	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	struct bio *bio;
+	u32 left = bytes;
+	int r;
+
+	might_sleep();
+	bio = bio_alloc(nm->dev->bdev, nr, REQ_OP_READ, GFP_NOIO);
+	bio->bi_iter.bi_sector = nm->data_start + sector;
+	for (i = 0; i < nr; i++) {
+		unsigned int len = min_t(u32, left, PAGE_SIZE);
+
+		__bio_add_page(bio, pages[i], len, 0);
+		left -= len;
+	}
+	r = submit_bio_wait(bio);
+	bio_put(bio);
+	return r;
+}

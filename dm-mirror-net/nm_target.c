@@ -91,18 +91,19 @@ static int nm_parse_addr(const char *s, struct sockaddr_storage *ss)
  * A canonical decimal number that fits in 32 bits: digits only, no sign,
  * no leading zero (but "0"), no wrap-around.
  */
+static bool nm_parse_u64(const char *s, u64 *v);
+
 static bool nm_parse_uint(const char *s, unsigned int *v)
 {
-	const char *p;
+	u64 x;
 
-	for (p = s; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	if (p == s || (s[0] == '0' && s[1]))
+	if (!nm_parse_u64(s, &x) || x > UINT_MAX)
 		return false;
-	return !kstrtouint(s, 10, v);
+	*v = x;
+	return true;
 }
 
+/* The same for 64 bits. */
 static bool nm_parse_u64(const char *s, u64 *v)
 {
 	const char *p;
@@ -370,9 +371,8 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 	if (nm_rs_slot_alloc(nm, 0, GFP_KERNEL) || nm_ov_init(nm))
 		goto nomem;
 	nm->rs_slots = 1;
-	nm->rxb = kvmalloc(NM_RXB_SIZE, GFP_KERNEL);
 	nm->tx_hdr = alloc_page(GFP_KERNEL);
-	if (!nm->rxb || !nm->tx_hdr)
+	if (!nm->tx_hdr)
 		goto nomem;
 	nm->wq = alloc_workqueue("nm_mark/%s", WQ_MEM_RECLAIM, 0,
 				 dm_device_name(dm_table_get_md(nm->ti->table)));
@@ -392,8 +392,6 @@ static void nm_dtr_regions(struct nm_dev *nm)
 		destroy_workqueue(nm->wq);
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm_rs_slot_free(nm, i);
-	kvfree(nm->rxb);
-	nm->rxb = NULL;
 	if (nm->tx_hdr)
 		__free_page(nm->tx_hdr);
 	nm->tx_hdr = NULL;
@@ -1066,16 +1064,6 @@ MODULE_PARM_DESC(inline_send, "send writes from the submitting context when the 
 bool nm_fast_ack = true;
 module_param_named(fast_ack, nm_fast_ack, bool, 0644);
 MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_ready (default Y)");
-
-/*
- * read_ahead: a secondary reads what its socket holds in one call and takes
- * the next packets from that buffer (nm_link.c: nm_rx_raw); off: header,
- * fixed part and payload of each packet are read one by one.  For
- * measurements (the benchmark's nm-Cnora).
- */
-bool nm_read_ahead;
-module_param_named(read_ahead, nm_read_ahead, bool, 0644);
-MODULE_PARM_DESC(read_ahead, "a secondary reads packets ahead from its socket in one call (default N: measured no gain)");
 
 /*
  * pack_small: a write of up to NM_TX_PACK bytes leaves in one sendmsg, its

@@ -118,28 +118,6 @@ static int nm_ov_digests(struct nm_dev *nm, u16 alg, struct page **pages,
 	return r;
 }
 
-/* Read @bytes at @sector of the local device into @pages. */
-static int nm_ov_read(struct nm_dev *nm, struct page **pages, sector_t sector,
-		      u32 bytes)
-{
-	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
-	struct bio *bio;
-	u32 left = bytes;
-	int r;
-
-	bio = bio_alloc(nm->dev->bdev, nr, REQ_OP_READ, GFP_NOIO);
-	bio->bi_iter.bi_sector = nm->data_start + sector;
-	for (i = 0; i < nr; i++) {
-		unsigned int len = min_t(u32, left, PAGE_SIZE);
-
-		__bio_add_page(bio, pages[i], len, 0);
-		left -= len;
-	}
-	r = submit_bio_wait(bio);
-	bio_put(bio);
-	return r;
-}
-
 /*
  * Message "verify" / "verify_range": start comparing [start, start +
  * sectors), widened to whole 4 KiB blocks, clipped to the device.
@@ -164,8 +142,6 @@ int nm_verify_start(struct nm_dev *nm, u64 start, u64 sectors)
 	if (nm->cstate != NM_C_CONNECTED)
 		why = nm->cstate < NM_C_CONNECTED ? "not connected" :
 		      "a resync is running";
-	else if (READ_ONCE(nm->link_proto) < 4)
-		why = "the peer's module has no verify (wire version 3)";
 	else if (nm->disk != NM_DISK_UPTODATE ||
 		 nm->peer_disk != NM_DISK_UPTODATE)
 		why = "both disks must be uptodate";
@@ -336,8 +312,9 @@ void nm_ov_step(struct nm_dev *nm, struct nm_rate *rt)
 		bytes = (end - sector) << SECTOR_SHIFT;
 		nm_peer_wait_overlaps(nm, sector, end - sector);
 		nm_rs_throttle(nm, rt, bytes);
-		r = nm_link_up(nm) ? nm_ov_read(nm, nm->rs_pages[0], sector,
-						bytes) : -ENOTCONN;
+		r = nm_link_up(nm) ?
+		    nm_read_local(nm, nm->rs_pages[0], sector, bytes) :
+		    -ENOTCONN;
 		if (r && r != -ENOTCONN)
 			nm_detach(nm, r);	/* our disk failed the read */
 		if (!r)
@@ -464,7 +441,7 @@ int nm_peer_csum(struct nm_dev *nm, const struct nm_p_csum *c, u32 len)
 	}
 	/* what the source sent before the request lands first */
 	nm_peer_wait_overlaps(nm, sector, size >> SECTOR_SHIFT);
-	r = nm_ov_read(nm, pages, sector, size);
+	r = nm_read_local(nm, pages, sector, size);
 	if (r) {
 		nm_detach(nm, r);
 		status = EIO;

@@ -53,11 +53,9 @@ BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # with module parameter fast_ack=N, every ack read by the receiver thread;
 # nm-Cthr (nm_bench_cthr=1): protocol C with
 # module parameter inline_send=N, every write through the sender thread;
-# nm-Cnora (named in nm_bench_configs): protocol C with module parameter
-# read_ahead=N, the secondary reads each packet part by part; nm-Cnopack
-# (likewise): module parameter pack_small=N, a small write's barrier and
-# header and data in separate sends
-BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnora nm-Cnopack"
+# nm-Cnopack (named in nm_bench_configs): protocol C with module parameter
+# pack_small=N, a small write's barrier, header and data in separate sends
+BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnopack"
 
 bench_fio_args() {
 	case $1 in

@@ -261,10 +261,16 @@ zero_meta() {
 }
 
 # ---- one configuration up / down; DEV is what fio writes to
-INL=/sys/module/dm_netmirror/parameters/inline_send
-FASTACK=/sys/module/dm_netmirror/parameters/fast_ack
-RAHEAD=/sys/module/dm_netmirror/parameters/read_ahead
-PACK=/sys/module/dm_netmirror/parameters/pack_small
+# nm_param CFG PARAM OFFCFG: module parameter PARAM is N for configuration
+# OFFCFG, Y for the others; OFFCFG needs it (an older module lacks it)
+nm_param() {
+	local f=/sys/module/dm_netmirror/parameters/$2
+	if [ -w "$f" ]; then
+		if [ "$1" = "$3" ]; then echo N > "$f"; else echo Y > "$f"; fi
+	elif [ "$1" = "$3" ]; then
+		fail "bench: $3 needs the module parameter $2"
+	fi
+}
 cfg_up() {
 	case $1 in
 	bare) DEV=$D0 ;;
@@ -280,36 +286,18 @@ cfg_up() {
 			fail "nmd not standalone: $(dmsetup status nmd)"
 		DEV=/dev/mapper/nmd
 		;;
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnora|nm-Cnopack)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnopack)
 		zero_meta "$M0"
 		zero_meta "$M1"
-		# nm-Cthr: every write through the sender thread (target 1.8)
-		if [ -w "$INL" ]; then
-			if [ "$1" = nm-Cthr ]; then echo N > "$INL"; else echo Y > "$INL"; fi
-		elif [ "$1" = nm-Cthr ]; then
-			fail "bench: nm-Cthr needs the module parameter inline_send"
-		fi
-		# nm-Cackthr: every ack read by the receiver thread (target 1.9)
-		if [ -w "$FASTACK" ]; then
-			if [ "$1" = nm-Cackthr ]; then echo N > "$FASTACK"; else echo Y > "$FASTACK"; fi
-		elif [ "$1" = nm-Cackthr ]; then
-			fail "bench: nm-Cackthr needs the module parameter fast_ack"
-		fi
-		# nm-Cnora: the secondary reads no packet ahead (module parameter read_ahead)
-		if [ -w "$RAHEAD" ]; then
-			if [ "$1" = nm-Cnora ]; then echo N > "$RAHEAD"; else echo Y > "$RAHEAD"; fi
-		elif [ "$1" = nm-Cnora ]; then
-			fail "bench: nm-Cnora needs the module parameter read_ahead"
-		fi
-		# nm-Cnopack: a small write's barrier, header and data apart
-		if [ -w "$PACK" ]; then
-			if [ "$1" = nm-Cnopack ]; then echo N > "$PACK"; else echo Y > "$PACK"; fi
-		elif [ "$1" = nm-Cnopack ]; then
-			fail "bench: nm-Cnopack needs the module parameter pack_small"
-		fi
+		# nm-Cthr: every write through the sender thread (target 1.8);
+		# nm-Cackthr: every ack read by the receiver thread (1.9);
+		# nm-Cnopack: a small write's barrier, header and data apart (1.10)
+		nm_param "$1" inline_send nm-Cthr
+		nm_param "$1" fast_ack nm-Cackthr
+		nm_param "$1" pack_small nm-Cnopack
 		if [ "$1" = nm-Cmac ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A secret nm:bench" "$NM_META_B secret nm:bench"
-		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ] || [ "$1" = nm-Cnora ] || [ "$1" = nm-Cnopack ]; then
+		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ] || [ "$1" = nm-Cnopack ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
 		else
 			nm_local_pair "${1#nm-}" flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
@@ -377,7 +365,7 @@ same_sum() { # CFG R DEV_A DEV_B BYTES
 }
 integrity() { # CFG R
 	case $1 in
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnora|nm-Cnopack)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnopack)
 		wait_eval "[ \$(nm_status nma pending) = 0 ]" 30 || log "bench: nma still has pending writes: $(dmsetup status nma)"
 		same_sum "$1" "$2" "$D0" "$D1" $((S * 512))
 		;;
