@@ -64,8 +64,6 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #undef NM_C_ENUM_ROW
 
 #define NM_RS_WINDOW		8	/* regions in resync at once */
-#define NM_TX_PACK		4096	/* writes up to this go in one send */
-#define NM_TX_PACK_SEGS		8	/* of at most this many segments */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_HELLO_CROSS_MS	300	/* first P_HELLO wait, crossed connects */
@@ -223,7 +221,6 @@ struct nm_dev {
 	struct nm_mac *tx_mac;		/* secret: this link's send MAC */
 	u32 tx_crc;
 	bool tx_more;			/* a batch: more packets follow at once */
-	struct page *tx_hdr;		/* a packed write's header (from the ctr) */
 	u32 sent_epoch;			/* epoch of the last P_DATA */
 	bool sent_in_epoch;
 	u32 sent_role;			/* role in the last P_HELLO/P_STATE */
@@ -477,7 +474,6 @@ bool nm_send_one(struct nm_dev *nm);
 bool nm_send_inline(struct nm_dev *nm, struct nm_req *req);
 extern bool nm_inline_send;
 extern bool nm_fast_ack;
-extern bool nm_pack_small;
 void nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);

@@ -665,41 +665,8 @@ static int nm_send_zero(struct nm_dev *nm, struct nm_req *req)
 	return 0;
 }
 
-/*
- * A small write in one sendmsg: the header (copied to nm->tx_hdr, a page
- * of our own) and the data, copied into the socket.  A sendmsg and a
- * sendpage, each taking the socket lock and pushing, cost more than
- * copying a few KiB.  Returns -E2BIG, having sent nothing, when the bio
- * has more segments than fit; the caller sends it the long way.
- */
-static int nm_send_packed(struct nm_dev *nm, const void *hdr, size_t hlen,
-			  struct bio *bio)
-{
-	struct msghdr msg = {
-		.msg_flags = MSG_NOSIGNAL | (nm->tx_more ? MSG_MORE : 0),
-	};
-	struct bio_vec v[NM_TX_PACK_SEGS + 1], bv;
-	struct bvec_iter iter;
-	unsigned int n = 1;
-
-	lockdep_assert_held(&nm->tx_mutex);
-	bio_for_each_segment(bv, bio, iter) {
-		if (n > NM_TX_PACK_SEGS)
-			return -E2BIG;
-		v[n++] = bv;
-	}
-	memcpy(page_address(nm->tx_hdr), hdr, hlen);
-	bvec_set_page(&v[0], nm->tx_hdr, hlen, 0);
-	iov_iter_bvec(&msg.msg_iter, WRITE, v, n, hlen + bio->bi_iter.bi_size);
-	return nm_xmit(nm->sock, &msg);
-}
-
-/*
- * Send one write: header, then the bio's pages, MSG_MORE on all but last;
- * a small one packed in one call.  @barrier: the P_BARRIER of the epoch
- * before goes folded in (NM_DF_BARRIER).
- */
-static int nm_send_data(struct nm_dev *nm, struct nm_req *req, bool barrier)
+/* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
+static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 {
 	struct bio *bio = req->bio;
 	struct nm_data_pkt pkt;
@@ -718,15 +685,7 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req, bool barrier)
 		fl |= NM_DF_FUA;
 	if (bio->bi_opf & REQ_PREFLUSH)
 		fl |= NM_DF_FLUSH;
-	if (barrier)
-		fl |= NM_DF_BARRIER;
 	nm_data_pkt_fill(nm, &pkt, NM_P_DATA, req, size, fl, req->epoch);
-	if (size <= NM_TX_PACK && !nm->crc_on && !nm->tx_mac &&
-	    READ_ONCE(nm_pack_small)) {
-		r = nm_send_packed(nm, &pkt, sizeof(pkt), bio);
-		if (r != -E2BIG)
-			goto sent;
-	}
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
 	if (r)
 		return r;
@@ -770,7 +729,6 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req, bool barrier)
 		}
 	}
 	r = nm_send_trailer(nm);
-sent:
 	if (r)
 		return r;
 	atomic64_add(sizeof(pkt) + size, &nm->bytes_sent);
@@ -820,7 +778,6 @@ static bool nm_req_unqueue(struct nm_dev *nm, struct nm_req *req)
 static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 {
 	unsigned long flags;
-	bool fold;
 	int r;
 
 	lockdep_assert_held(&nm->tx_mutex);
@@ -833,12 +790,8 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 		return r;
 	}
 	r = 0;
-	fold = nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
-	       req->epoch != nm->sent_epoch;
-	/* the barrier rides in the write when the epochs follow (version 4) */
-	if (fold && (req->epoch != nm->sent_epoch + 1 ||
-		     nm_bio_zero(req->bio) || !READ_ONCE(nm_pack_small))) {
-		fold = false;
+	if (nm->ordering != NM_ORD_NONE && nm->sent_in_epoch &&
+	    req->epoch != nm->sent_epoch) {
 		struct nm_p_barrier b = {
 			.epoch = nm_be32(nm->sent_epoch),
 		};
@@ -857,7 +810,7 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 		nm->sent_epoch = req->epoch;
 		nm->sent_in_epoch = true;
 		r = nm_bio_zero(req->bio) ? nm_send_zero(nm, req) :
-					    nm_send_data(nm, req, fold);
+					    nm_send_data(nm, req);
 		if (!r)
 			req->t_sent = ktime_get_ns();
 	}

@@ -312,12 +312,6 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	if (!resync && READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		return -EPROTO;		/* only a secondary takes writes */
 	if (!resync) {
-		/* a barrier folded into the write: epoch - 1 ends first */
-		if (fl & NM_DF_BARRIER) {
-			r = nm_peer_barrier(nm, epoch - 1);
-			if (r)
-				return r;
-		}
 		if (nm->ordering != NM_ORD_NONE && nm->peer_epoch_valid &&
 		    epoch != nm->peer_epoch)
 			return -EPROTO;	/* epoch changed without a barrier */

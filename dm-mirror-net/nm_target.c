@@ -371,9 +371,6 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 	if (nm_rs_slot_alloc(nm, 0, GFP_KERNEL) || nm_ov_init(nm))
 		goto nomem;
 	nm->rs_slots = 1;
-	nm->tx_hdr = alloc_page(GFP_KERNEL);
-	if (!nm->tx_hdr)
-		goto nomem;
 	nm->wq = alloc_workqueue("nm_mark/%s", WQ_MEM_RECLAIM, 0,
 				 dm_device_name(dm_table_get_md(nm->ti->table)));
 	if (!nm->wq)
@@ -392,9 +389,6 @@ static void nm_dtr_regions(struct nm_dev *nm)
 		destroy_workqueue(nm->wq);
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm_rs_slot_free(nm, i);
-	if (nm->tx_hdr)
-		__free_page(nm->tx_hdr);
-	nm->tx_hdr = NULL;
 	nm_ov_exit(nm);
 	nm_regions_exit(&nm->rg);
 }
@@ -1064,16 +1058,6 @@ MODULE_PARM_DESC(inline_send, "send writes from the submitting context when the 
 bool nm_fast_ack = true;
 module_param_named(fast_ack, nm_fast_ack, bool, 0644);
 MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_ready (default Y)");
-
-/*
- * pack_small: a write of up to NM_TX_PACK bytes leaves in one sendmsg, its
- * epoch's barrier folded in (nm_primary.c: nm_send_packed); off: a
- * separate P_BARRIER, then header and data in two calls.  For
- * measurements (the benchmark's nm-Cnopack).
- */
-bool nm_pack_small = true;
-module_param_named(pack_small, nm_pack_small, bool, 0644);
-MODULE_PARM_DESC(pack_small, "a small write leaves in one send with its barrier folded in (default Y)");
 
 MODULE_DESCRIPTION(DM_NAME " network mirror target");
 MODULE_AUTHOR("netmirror developers");

@@ -46,8 +46,8 @@
  *    the responses bound to both addresses and a MAC trailer on every
  *    packet after the handshake;
  * 4: P_ZERO (a discard or write-zeroes, replicated as such) and P_RS_ZERO
- *    (a resync region that reads all zeroes, sent without its data), the
- *    BARRIER flag of P_DATA, P_CSUM_REQ/P_CSUM_REPLY (online verify).  A
+ *    (a resync region that reads all zeroes, sent without its data),
+ *    P_CSUM_REQ/P_CSUM_REPLY (online verify).  A
  *    version-3 peer cannot take them: it is refused (version_mismatch).
  */
 #define NM_PROTO_MIN		4
@@ -150,9 +150,7 @@ struct nm_p_state {
 
 #define NM_DF_FUA	0x1u
 #define NM_DF_FLUSH	0x2u	/* REQ_PREFLUSH: flush before writing */
-/* P_DATA only (version 4): the P_BARRIER of epoch - 1, folded in, first */
-#define NM_DF_BARRIER	0x10u
-#define NM_DF_ALL	(NM_DF_FUA | NM_DF_FLUSH | NM_DF_BARRIER)
+#define NM_DF_ALL	(NM_DF_FUA | NM_DF_FLUSH)
 /*
  * P_ZERO only (and only these): the range is a REQ_OP_DISCARD (else a
  * REQ_OP_WRITE_ZEROES); a write-zeroes that must not unmap (REQ_NOUNMAP).

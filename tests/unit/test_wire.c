@@ -137,12 +137,6 @@ int main(void)
 	check(data_ok(~0ULL, 512, 0) == -ERANGE, "data_sector_overflow");
 	check(data_ok(~0ULL - 1, 1024, 0) == -ERANGE, "data_sector_wraps");
 	check(data_ok(0, 512, 0x8) == -EPROTO, "data_unknown_flag");
-	/* version 4: a barrier folded into a write, with or without data */
-	check(data_ok(0, 4096, NM_DF_BARRIER) == 0, "data_folded_barrier");
-	check(data_ok(0, 0, NM_DF_FLUSH | NM_DF_BARRIER) == 0,
-	      "data_folded_barrier_empty_flush");
-	check(data_ok(0, 0, NM_DF_BARRIER) == -EINVAL,
-	      "data_folded_barrier_alone_rejected");
 	{
 		struct nm_p_data d = data(0, 4096, 0);
 
@@ -216,9 +210,6 @@ int main(void)
 		d.flags = nm_be32(NM_DF_FUA);
 		check(nm_payload_check(NM_P_RS_DATA, 32 + 4096, &d, DEV) ==
 		      -EINVAL, "rs_data_flags_rejected");
-		d.flags = nm_be32(NM_DF_BARRIER);
-		check(nm_payload_check(NM_P_RS_DATA, 32 + 4096, &d, DEV) ==
-		      -EINVAL, "rs_data_barrier_rejected");
 		d = data(0, 0, NM_DF_FLUSH);
 		d.flags = 0;
 		check(nm_payload_check(NM_P_RS_DATA, 32, &d, DEV) == -EINVAL,

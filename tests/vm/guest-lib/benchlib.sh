@@ -52,10 +52,8 @@ BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # with an HMAC on every packet; nm-Cackthr (nm_bench_cackthr=1): protocol C
 # with module parameter fast_ack=N, every ack read by the receiver thread;
 # nm-Cthr (nm_bench_cthr=1): protocol C with
-# module parameter inline_send=N, every write through the sender thread;
-# nm-Cnopack (named in nm_bench_configs): protocol C with module parameter
-# pack_small=N, a small write's barrier, header and data in separate sends
-BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnopack"
+# module parameter inline_send=N, every write through the sender thread
+BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr"
 
 bench_fio_args() {
 	case $1 in

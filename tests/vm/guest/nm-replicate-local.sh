@@ -6,10 +6,8 @@
 # every other pair and only through the sender thread in the others; a
 # primary under B and C takes its acks in the socket's data_ready (module
 # parameter fast_ack, nm_fastack.c) with ordering flush and none, and only in
-# its receiver thread with drain; a write of up to 4 KiB leaves in one send
-# with its barrier folded in (module parameter pack_small) with ordering
-# flush and none, as P_BARRIER, header and data apart with drain; the
-# "latency" message accounts for every write.
+# its receiver thread with drain; the "latency" message accounts for every
+# write.
 # vms: 1
 # disks: none
 # timeout: 900
@@ -23,8 +21,6 @@ INL=/sys/module/dm_netmirror/parameters/inline_send
 [ -w $INL ] || fail "no module parameter inline_send"
 FAST=/sys/module/dm_netmirror/parameters/fast_ack
 [ -w $FAST ] || fail "no module parameter fast_ack"
-PACK=/sys/module/dm_netmirror/parameters/pack_small
-[ -w $PACK ] || fail "no module parameter pack_small"
 # lat_count DEV STAGE: the count of one stage in the latency message
 lat_count() {
 	dmsetup message "$1" 0 latency | sed -n "s/^$2 count=\([0-9]*\).*/\1/p"
@@ -36,7 +32,6 @@ for proto in A B C; do
 		echo $inline > $INL
 		if [ $ord = drain ]; then fast=N; else fast=Y; fi
 		echo $fast > $FAST
-		echo $fast > $PACK
 		nm_local_pair "$proto" "$ord"
 		pattern write /dev/mapper/nma "$seed" 64M $mode --quiet ||
 			fail "$proto/$ord: pattern write through the primary ($mode)"
@@ -66,7 +61,7 @@ for proto in A B C; do
 		else
 			check_eq "$proto/$ord/fast-ack-off" "$n" 0
 		fi
-		log "$proto/$ord inline=$inline fast_ack=$fast pack_small=$fast: $(dmsetup message nma 0 latency | tr '\n' ' ')"
+		log "$proto/$ord inline=$inline fast_ack=$fast: $(dmsetup message nma 0 latency | tr '\n' ' ')"
 		dmsetup message nma 0 latency_reset
 		check_eq "$proto/$ord/lat-reset" "$(lat_count nma p_total)/$(lat_count nma inline)/$(lat_count nma fast_ack)" 0/0/0
 		log "$proto/$ord $mode: $sent writes, $(nm_status nma bytes_sent) bytes on the wire, identical $(dev_sum /dev/ram1)"
@@ -77,5 +72,4 @@ for proto in A B C; do
 done
 echo Y > $INL
 echo Y > $FAST
-echo Y > $PACK
 exit 0

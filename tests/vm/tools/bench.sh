@@ -286,18 +286,16 @@ cfg_up() {
 			fail "nmd not standalone: $(dmsetup status nmd)"
 		DEV=/dev/mapper/nmd
 		;;
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnopack)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr)
 		zero_meta "$M0"
 		zero_meta "$M1"
 		# nm-Cthr: every write through the sender thread (target 1.8);
-		# nm-Cackthr: every ack read by the receiver thread (1.9);
-		# nm-Cnopack: a small write's barrier, header and data apart (1.10)
+		# nm-Cackthr: every ack read by the receiver thread (1.9)
 		nm_param "$1" inline_send nm-Cthr
 		nm_param "$1" fast_ack nm-Cackthr
-		nm_param "$1" pack_small nm-Cnopack
 		if [ "$1" = nm-Cmac ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A secret nm:bench" "$NM_META_B secret nm:bench"
-		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ] || [ "$1" = nm-Cnopack ]; then
+		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
 		else
 			nm_local_pair "${1#nm-}" flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
@@ -365,7 +363,7 @@ same_sum() { # CFG R DEV_A DEV_B BYTES
 }
 integrity() { # CFG R
 	case $1 in
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnopack)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr)
 		wait_eval "[ \$(nm_status nma pending) = 0 ]" 30 || log "bench: nma still has pending writes: $(dmsetup status nma)"
 		same_sum "$1" "$2" "$D0" "$D1" $((S * 512))
 		;;
