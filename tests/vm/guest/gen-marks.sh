@@ -12,8 +12,9 @@
 # uptodate, the primary's metadata device must mark no region; then both
 # devices are removed, the primary re-created alone (its peer gone) must
 # report every region in sync, and both backing devices are identical.
-# Fails on c6ea94a's kernel: the marks went only at the next lazy-clearing
-# pass, up to about a second later (partial: 6 regions still marked).
+# Fails on c6ea94a's kernel (5 of 45 checks: A/invalidate, B/partial1,
+# C/partial1 marks left): the marks went only at the next lazy-clearing
+# pass, up to about a second later, so a run catches some of the windows.
 # vms: 1
 # disks: none
 # timeout: 900
