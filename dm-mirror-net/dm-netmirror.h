@@ -74,6 +74,13 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 /* Online verify's state (status field "verify"), in word order. */
 enum nm_ov_state { NM_OV_NONE, NM_OV_RUNNING, NM_OV_DONE, NM_OV_STOPPED };
 
+/*
+ * A resync slot's region (csums): read and sent, or being read
+ * (NM_RSS_DATA); its digests sent, the target's P_CSUM_REPLY awaited
+ * (NM_RSS_CSUM); the reply in, its differing blocks to send (NM_RSS_DIFF).
+ */
+enum nm_rs_slot_state { NM_RSS_DATA, NM_RSS_CSUM, NM_RSS_DIFF };
+
 /* Per-bio data of a write on the primary. */
 struct nm_req {
 	struct nm_dev *nm;
@@ -129,6 +136,8 @@ struct nm_dev {
 	u32 integrity;			/* its word (only crc32c): see below */
 	u32 after_sb[2];		/* enum nm_asb0, nm_asb1 */
 	u32 fencing;			/* 1: freeze (nm_freeze) */
+	u32 csums;			/* resync digests: NM_CSUM_*, 0: off */
+	u32 verify_alg;			/* verify digests: NM_CSUM_* - 1 */
 	struct dm_dev *meta_dev;	/* optional: persistent bitmap */
 	bool meta_internal;		/* "meta internal": on dev, in front */
 	sector_t data_start;		/* local sector of target sector 0 */
@@ -259,6 +268,12 @@ struct nm_dev {
 	unsigned int rs_nr_pages;	/* pages per slot (one region) */
 	unsigned int rs_slots;		/* slots allocated, >= 1 */
 	unsigned long rs_slot_region[NM_RS_WINDOW];
+	/*
+	 * csums: what a slot's region waits for (under nm->lock), and the
+	 * target's answer: the blocks to send (NM_RSS_DIFF).
+	 */
+	u8 rs_slot_state[NM_RS_WINDOW];
+	unsigned long rs_slot_diff[NM_RS_WINDOW][BITS_TO_LONGS(NM_CSUM_MAX_BLOCKS)];
 	unsigned long sync_kicked;	/* bit 0: nm_sync has work (atomic) */
 
 	/*
@@ -294,6 +309,10 @@ struct nm_dev {
 	/* stage latencies (nm_lat_add, the "latency" message) */
 	atomic64_t lat[NM_LAT_COUNT][NM_HIST_BUCKETS];
 	atomic64_t resync_bytes;	/* resync data sent or received */
+	/* the running or last resync (zeroed at its start): bytes ... */
+	atomic64_t rs_marked;		/* ... of the regions it began with */
+	atomic64_t rs_compared;		/* ... compared by digest (csums) */
+	atomic64_t rs_sent;		/* ... of data sent or received */
 	atomic64_t app_bytes;		/* bytes of application writes */
 };
 
@@ -440,6 +459,8 @@ void nm_sync_link_down(struct nm_dev *nm);
 void nm_stable_done(struct nm_dev *nm, u64 cookie);
 int nm_peer_rs_start(struct nm_dev *nm, u64 count);
 int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d);
+int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp);
+void nm_rs_count_start(struct nm_dev *nm, u64 count, bool last);
 
 /* nm_verify.c: online verify */
 int nm_ov_init(struct nm_dev *nm);
@@ -452,6 +473,10 @@ void __nm_ov_link_down(struct nm_dev *nm);
 int nm_peer_csum(struct nm_dev *nm, const struct nm_p_csum *c, u32 len);
 int nm_ov_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp);
 const char *nm_ov_state_name(enum nm_ov_state s);
+int nm_csum_digests(struct nm_dev *nm, u16 alg, struct page **pages,
+		    u32 bytes, u8 *out);
+int nm_csum_send(struct nm_dev *nm, sector_t sector, u32 bytes, u16 alg,
+		 u16 flags, u32 gen);
 
 /* nm_primary.c: this node as primary: requests from map to completion */
 int nm_map_write(struct nm_dev *nm, struct bio *bio);
@@ -486,6 +511,7 @@ int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d);
+int nm_peer_rs_blocks(struct nm_dev *nm, const struct nm_p_rs_blocks *b);
 int nm_peer_barrier(struct nm_dev *nm, u32 epoch);
 int nm_peer_sync(struct nm_dev *nm, __be64 cookie);
 int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d);

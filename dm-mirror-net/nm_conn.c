@@ -122,6 +122,7 @@ union nm_rx_payload {
 	struct nm_p_auth auth;
 	struct nm_p_csum csum;
 	struct nm_p_csum_reply csum_reply;
+	struct nm_p_rs_blocks rs_blocks;
 };
 
 /*
@@ -238,6 +239,12 @@ static int nm_h_rs_zero(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	return nm_peer_rs_zero(nm, &p->data);
 }
 
+static int nm_h_rs_blocks(struct nm_dev *nm, u16 type,
+			  union nm_rx_payload *p, u32 len)
+{
+	return nm_peer_rs_blocks(nm, &p->rs_blocks);
+}
+
 static int nm_h_rs_ack(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		       u32 len)
 {
@@ -326,6 +333,7 @@ static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
 	[NM_P_RS_ZERO]		= nm_h_rs_zero,
 	[NM_P_CSUM_REQ]		= nm_h_csum_req,
 	[NM_P_CSUM_REPLY]	= nm_h_csum_reply,
+	[NM_P_RS_BLOCKS]	= nm_h_rs_blocks,
 };
 
 /*

@@ -26,7 +26,7 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		11
+#define NM_TARGET_MINOR		12
 #define NM_TARGET_PATCH		0
 
 /* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.11. */
@@ -116,7 +116,13 @@ enum nm_asb1 {
 	  "split brain found with one primary: refuse, or whose changes go") \
 	X(fencing, FENCING, ENUM, 0, 1, 0, 7, "none|freeze", "none|freeze",	\
 	  "none or freeze",						\
-	  "a primary that loses its peer holds writes until resume_io or the peer is back")
+	  "a primary that loses its peer holds writes until resume_io or the peer is back") \
+	X(csums, CSUMS, ENUM, 0, 2, 0, 12, "none|crc32c|sha256",	\
+	  "none|crc32c|sha256", "none, crc32c or sha256",		\
+	  "checksum-based resync: the target compares a digest per 4 KiB block, only differing blocks are sent (the resync source's setting decides)") \
+	X(verify_alg, VERIFY_ALG, ENUM, 0, 1, 0, 12, "crc32c|sha256",	\
+	  "crc32c|sha256", "crc32c or sha256",				\
+	  "digest of online verify (the verify source's setting decides)")
 
 enum nm_opt_id {
 #define NM_OPT_ENUM_ROW(kw, id, ...) NM_OPT_##id,
@@ -163,7 +169,7 @@ enum nm_opt_id {
 	  "print the write path's stage latencies (count, p50/p90/p99/max in us) since the load or latency_reset") \
 	X(latency_reset, LATENCY_RESET, 0, 8, "", "", "zero the stage latencies") \
 	X(verify, VERIFY, 0, 10, "", "",				\
-	  "online verify: compare both copies block by block (4 KiB, crc32c) while in use; differing blocks are counted, logged and marked out of sync, and the next connect resyncs them (run on the primary)") \
+	  "online verify: compare both copies block by block (4 KiB, by verify_alg) while in use; differing blocks are counted, logged and marked out of sync, and the next connect resyncs them (run on the primary)") \
 	X(verify_range, VERIFY_RANGE, 2, 10, "START_SECTOR SECTORS",	\
 	  "START_SECTOR SECTORS, decimal",				\
 	  "verify only sectors START_SECTOR.. (SECTORS of them), widened to 4 KiB blocks") \
@@ -204,7 +210,10 @@ enum nm_msg_id {
 	X(verify_total, 10, "sectors in the running or last verify's range")	\
 	X(verify_diffs, 10, "4 KiB blocks the running or last verify found different") \
 	X(verify_kibs, 10, "verify rate now, KiB/s")			\
-	X(verify_eta, 10, "verify time left, seconds")
+	X(verify_eta, 10, "verify time left, seconds")			\
+	X(resync_marked, 12, "bytes of the regions the running or last resync began with") \
+	X(resync_compared, 12, "bytes the running or last resync compared by digest (csums)") \
+	X(resync_sent, 12, "data bytes the running or last resync sent (source) or received (target)")
 
 enum nm_status_field_id {
 #define NM_SF_ENUM_ROW(name, ...) NM_SF_##name,

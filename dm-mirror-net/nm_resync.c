@@ -192,6 +192,7 @@ static int __nm_rs_slot_get(struct nm_dev *nm, unsigned long region)
 	for (i = 0; i < nm->rs_slots; i++) {
 		if (nm->rs_slot_region[i] == ULONG_MAX) {
 			nm->rs_slot_region[i] = region;
+			nm->rs_slot_state[i] = NM_RSS_DATA;
 			return i;
 		}
 	}
@@ -268,6 +269,7 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 	}
 	if (nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_TARGET))
 		return -EPROTO;
+	nm_rs_count_start(nm, count, test_bit(nm->rg.nr - 1, nm->rg.oos));
 	/*
 	 * Regions to come: this disk lacks data from now on, durably (not
 	 * promoted, no peer reads) until P_RS_DONE, even if the resync is
@@ -356,46 +358,67 @@ static bool nm_rs_is_zero(struct nm_dev *nm, unsigned int slot, u32 bytes)
  * busy until the region's P_RS_ACK or the link's end.  A region that
  * reads all zeroes goes as a P_RS_ZERO, without its data (as DRBD 9's
  * rs-discard-granularity): the target zeroes the range, or leaves it
- * if it reads zeroes there already.
+ * if it reads zeroes there already.  With @diff (csums: the blocks whose
+ * digests the target found different), only those blocks go, as a
+ * P_RS_BLOCKS (none: the region is in sync); all of them, a P_RS_DATA.
  */
 static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		      unsigned long region, sector_t sector, u32 bytes,
-		      u32 gen)
+		      const unsigned long *diff, u32 gen)
 {
 	struct {
 		struct nm_hdr h;
-		struct nm_p_data d;
+		union {
+			struct nm_p_data d;
+			struct nm_p_rs_blocks b;
+		};
 	} __packed pkt;
-	struct kvec vec = { .iov_base = &pkt, .iov_len = sizeof(pkt) };
+	struct kvec vec = { .iov_base = &pkt };
 	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
-	bool zero = nm_rs_is_zero(nm, slot, bytes);
-	u32 left = bytes;
+	u32 fixed = sizeof(pkt.d), left = 0, sent = 0;
+	bool zero = false;
+	u16 type;
 	int r;
 
-	memset(&pkt.d, 0, sizeof(pkt.d));
-	pkt.d.id = cpu_to_be64(region);
-	pkt.d.sector = cpu_to_be64(sector);
-	pkt.d.size = cpu_to_be32(bytes);
+	if (diff && bitmap_full(diff, nr))
+		diff = NULL;
+	if (diff) {
+		memset(&pkt.b, 0, sizeof(pkt.b));
+		pkt.b.sector = cpu_to_be64(sector);
+		pkt.b.size = cpu_to_be32(bytes);
+		for_each_set_bit(i, diff, nr) {
+			pkt.b.mask[i / 64] |= cpu_to_be64(1ULL << (i % 64));
+			left += min_t(u32, bytes - i * PAGE_SIZE, PAGE_SIZE);
+		}
+		fixed = sizeof(pkt.b);
+		type = NM_P_RS_BLOCKS;
+	} else {
+		zero = nm_rs_is_zero(nm, slot, bytes);
+		memset(&pkt.d, 0, sizeof(pkt.d));
+		pkt.d.id = cpu_to_be64(region);
+		pkt.d.sector = cpu_to_be64(sector);
+		pkt.d.size = cpu_to_be32(bytes);
+		left = zero ? 0 : bytes;
+		type = zero ? NM_P_RS_ZERO : NM_P_RS_DATA;
+	}
+	vec.iov_len = sizeof(pkt.h) + fixed;
 	mutex_lock(&nm->tx_mutex);
 	if (!nm->sock || READ_ONCE(nm->conn_gen) != gen) {
 		mutex_unlock(&nm->tx_mutex);
 		return -ENOTCONN;
 	}
-	if (zero) {
-		nm_hdr_fill(&pkt.h, NM_P_RS_ZERO, sizeof(pkt.d), nm->tx_seq++);
-		nr = 0;
-		bytes = 0;
-	} else {
-		nm_hdr_fill(&pkt.h, NM_P_RS_DATA, sizeof(pkt.d) + bytes,
-			    nm->tx_seq++);
-	}
-	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), !zero);
-	for (i = 0; !r && i < nr; i++) {
+	/* a P_RS_ZERO carries its range in size, and no data */
+	nm_hdr_fill(&pkt.h, type, fixed + (type == NM_P_RS_ZERO ? 0 : left),
+		    nm->tx_seq++);
+	r = nm_send_kvec(nm, &vec, 1, vec.iov_len, left);
+	for (i = 0; !r && left && i < nr; i++) {
 		struct bio_vec bv = {
 			.bv_page = nm->rs_pages[slot][i],
-			.bv_len = min_t(u32, left, PAGE_SIZE),
+			.bv_len = min_t(u32, bytes - i * PAGE_SIZE, PAGE_SIZE),
 		};
 
+		if (diff && !test_bit(i, diff))
+			continue;
 		left -= bv.bv_len;
 		if (nm->crc_on || nm->tx_mac)
 			r = nm_tx_sum(nm, page_address(bv.bv_page),
@@ -403,17 +426,74 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		if (!r)
 			r = nm_sendpage(nm->sock, &bv, left ||
 					nm->crc_on || nm->tx_mac);
+		if (!r)
+			sent += bv.bv_len;
 	}
 	if (!r)
 		r = nm_send_trailer(nm);
 	if (!r) {
 		nm->last_tx = jiffies;
-		atomic64_add(sizeof(pkt) + bytes, &nm->bytes_sent);
+		atomic64_add(vec.iov_len + sent, &nm->bytes_sent);
+		atomic64_add(sent, &nm->rs_sent);
 	} else {
 		kernel_sock_shutdown(nm->sock, SHUT_RDWR);
 	}
 	mutex_unlock(&nm->tx_mutex);
 	return r;
+}
+
+/*
+ * Receiver (source): the target's P_CSUM_REPLY to a csums region (checked:
+ * diff within the range, and empty with a status).  The region's slot
+ * waits for it; its differing blocks (all of them if the target could
+ * not compare) are the sync thread's to send (nm_rs_step), not ours: a
+ * receiver that sends bulk data could block on a full socket while the
+ * peer's receiver does the same.
+ */
+int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
+{
+	sector_t sector = be64_to_cpu(rp->sector);
+	u32 size = be32_to_cpu(rp->size), status = be32_to_cpu(rp->status);
+	u32 b, nb = nm_csum_blocks(size);
+	unsigned long region = sector >> nm->rg.shift, fl;
+	unsigned int i;
+	int slot = -1;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	for (i = 0; i < NM_RS_WINDOW; i++)
+		if (nm->rs_slot_region[i] == region &&
+		    nm->rs_slot_state[i] == NM_RSS_CSUM)
+			slot = i;
+	if (slot < 0 || sector != (sector_t)region << nm->rg.shift) {
+		spin_unlock_irqrestore(&nm->lock, fl);
+		return -EPROTO;		/* nothing asked */
+	}
+	bitmap_zero(nm->rs_slot_diff[slot], NM_CSUM_MAX_BLOCKS);
+	for (b = 0; b < nb; b++)
+		if (status || nm_blk_bit(rp->diff, b))
+			__set_bit(b, nm->rs_slot_diff[slot]);
+	nm->rs_slot_state[slot] = NM_RSS_DIFF;
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (status)
+		nm_err_limit(nm, "resync: the peer could not compare region %lu (%u): sending all of it",
+			     region, status);
+	else
+		atomic64_add(size, &nm->rs_compared);
+	nm_sync_kick(nm);
+	return 0;
+}
+
+/* Under nm->lock: a slot whose differing blocks are due, or -1. */
+static int __nm_rs_slot_diff(struct nm_dev *nm)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&nm->lock);
+	for (i = 0; i < nm->rs_slots; i++)
+		if (nm->rs_slot_region[i] != ULONG_MAX &&
+		    nm->rs_slot_state[i] == NM_RSS_DIFF)
+			return i;
+	return -1;
 }
 
 /*
@@ -500,8 +580,70 @@ static void nm_rs_finish(struct nm_dev *nm)
 	dm_table_event(nm->ti->table);
 }
 
+/* The bytes of the region at @sector (the last one may be short). */
+static u32 nm_rs_region_bytes(struct nm_dev *nm, sector_t sector)
+{
+	return min_t(sector_t, nm->region_sectors,
+		     nm->sectors - sector) << SECTOR_SHIFT;
+}
+
+/* A resync starts (either end): its counters, @count regions marked. */
+void nm_rs_count_start(struct nm_dev *nm, u64 count, bool last)
+{
+	u64 b = count << (nm->rg.shift + SECTOR_SHIFT);
+
+	/* the last region may be short */
+	if (last && count)
+		b -= ((u64)nm->rg.nr << (nm->rg.shift + SECTOR_SHIFT)) -
+		     ((u64)nm->sectors << SECTOR_SHIFT);
+	atomic64_set(&nm->rs_marked, b);
+	atomic64_set(&nm->rs_compared, 0);
+	atomic64_set(&nm->rs_sent, 0);
+}
+
+/*
+ * csums: a region read into @slot that is not all zeroes: its digests go
+ * to the target first (NM_RSS_CSUM, set before the request can be
+ * answered); nm_rs_csum_reply says which blocks follow.
+ */
+static int nm_rs_csum_send(struct nm_dev *nm, unsigned int slot,
+			   sector_t sector, u32 bytes, u32 gen)
+{
+	unsigned long fl;
+	int r;
+
+	r = nm_csum_digests(nm, nm->csums, nm->rs_pages[slot], bytes,
+			    nm->ov_digests);
+	if (r)
+		return r;
+	spin_lock_irqsave(&nm->lock, fl);
+	nm->rs_slot_state[slot] = NM_RSS_CSUM;
+	spin_unlock_irqrestore(&nm->lock, fl);
+	return nm_csum_send(nm, sector, bytes, nm->csums, NM_CF_RESYNC, gen);
+}
+
+/* A region's read or send failed: free it (on its own link only). */
+static void nm_rs_step_failed(struct nm_dev *nm, unsigned long region,
+			      u32 gen, int r)
+{
+	unsigned long fl;
+
+	if (r != -ENOTCONN)
+		nm_err_limit(nm, "resync of region %lu failed (%d)", region, r);
+	spin_lock_irqsave(&nm->lock, fl);
+	/* not if the link went down: a new one may own it */
+	if (nm->conn_gen == gen &&
+	    __test_and_clear_bit(region, nm->rg.rs_busy)) {
+		nm->rs_inflight--;
+		__nm_rs_slot_put(nm, region);
+	}
+	spin_unlock_irqrestore(&nm->lock, fl);
+	nm_resubmit_waiting(nm);
+}
+
 static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 {
+	DECLARE_BITMAP(diff, NM_CSUM_MAX_BLOCKS);
 	struct nm_p_count c;
 	unsigned long fl, region;
 	bool start = false, done = false;
@@ -530,6 +672,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		nm->rs_ran = true;
 		nm->rs_cursor = 0;
 		c.count = cpu_to_be64(bitmap_weight(nm->rg.oos, nm->rg.nr));
+		nm_rs_count_start(nm, be64_to_cpu(c.count),
+				  test_bit(nm->rg.nr - 1, nm->rg.oos));
 		start = true;
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
@@ -543,6 +687,25 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 
 	while (!kthread_should_stop()) {
 		spin_lock_irqsave(&nm->lock, fl);
+		/* csums: the differing blocks of a compared region first */
+		slot = nm->cstate == NM_C_SYNC_SOURCE ? __nm_rs_slot_diff(nm) : -1;
+		if (slot >= 0) {
+			region = nm->rs_slot_region[slot];
+			nm->rs_slot_state[slot] = NM_RSS_DATA;
+			bitmap_copy(diff, nm->rs_slot_diff[slot],
+				    NM_CSUM_MAX_BLOCKS);
+			gen = nm->conn_gen;
+			spin_unlock_irqrestore(&nm->lock, fl);
+			sector = (sector_t)region << nm->rg.shift;
+			bytes = nm_rs_region_bytes(nm, sector);
+			r = nm_rs_send(nm, slot, region, sector, bytes, diff,
+				       gen);
+			if (r) {
+				nm_rs_step_failed(nm, region, gen, r);
+				return;
+			}
+			continue;
+		}
 		if (nm->cstate != NM_C_SYNC_SOURCE || nm->rs_paused ||
 		    nm->rs_inflight >= nm->rs_slots) {
 			spin_unlock_irqrestore(&nm->lock, fl);
@@ -581,8 +744,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		wait_event(nm->sync_wq, !READ_ONCE(nm->rg.inflight[region]) ||
 			   !nm_link_up(nm) || kthread_should_stop());
 		sector = (sector_t)region << nm->rg.shift;
-		bytes = min_t(sector_t, nm->region_sectors,
-			      nm->sectors - sector) << SECTOR_SHIFT;
+		bytes = nm_rs_region_bytes(nm, sector);
 		/* and so do the peer's writes to it (we are its secondary) */
 		nm_peer_wait_overlaps(nm, sector, bytes >> SECTOR_SHIFT);
 		nm_rs_throttle(nm, rt, bytes);
@@ -591,21 +753,13 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		    -ENOTCONN;
 		if (r && r != -ENOTCONN)
 			nm_detach(nm, r);	/* our disk failed under the read */
-		if (!r)
-			r = nm_rs_send(nm, slot, region, sector, bytes, gen);
+		if (!r && nm->csums && !nm_rs_is_zero(nm, slot, bytes))
+			r = nm_rs_csum_send(nm, slot, sector, bytes, gen);
+		else if (!r)
+			r = nm_rs_send(nm, slot, region, sector, bytes, NULL,
+				       gen);
 		if (r) {
-			if (r != -ENOTCONN)
-				nm_err_limit(nm, "resync of region %lu failed (%d)",
-					     region, r);
-			spin_lock_irqsave(&nm->lock, fl);
-			/* not if the link went down: a new one may own it */
-			if (nm->conn_gen == gen &&
-			    __test_and_clear_bit(region, nm->rg.rs_busy)) {
-				nm->rs_inflight--;
-				__nm_rs_slot_put(nm, region);
-			}
-			spin_unlock_irqrestore(&nm->lock, fl);
-			nm_resubmit_waiting(nm);
+			nm_rs_step_failed(nm, region, gen, r);
 			return;
 		}
 	}

@@ -292,21 +292,83 @@ static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
 }
 
 /*
+ * The write bios of @pr's pages for the @size-byte range at pr->sector:
+ * one bio, or with @mask (P_RS_BLOCKS) one per run of blocks set in it,
+ * each chained to the first, which is returned (its end, nm_peer_endio,
+ * comes after all of theirs); the others are on @chain, to be submitted
+ * first (nm_peer_submit).  NULL: none could be built (none is left).
+ */
+static struct bio *nm_peer_bios(struct nm_dev *nm, struct nm_peer_req *pr,
+				blk_opf_t opf, u32 size, const void *mask,
+				struct bio_list *chain)
+{
+	u32 b, e, nb = nm_csum_blocks(size), pg = 0;
+	struct bio *parent = NULL, *bio;
+
+	BUILD_BUG_ON(NM_CSUM_BLOCK != PAGE_SIZE);
+	for (b = 0; b < nb; b = e) {
+		if (mask && !nm_blk_bit(mask, b)) {
+			e = b + 1;
+			continue;
+		}
+		for (e = b + 1; e < nb && (!mask || nm_blk_bit(mask, e)); e++)
+			;
+		bio = bio_alloc(nm->dev->bdev, e - b, opf, GFP_NOIO);
+		bio->bi_iter.bi_sector = nm->data_start + pr->sector +
+					 b * (PAGE_SIZE >> SECTOR_SHIFT);
+		for (; b < e; b++) {
+			u32 len = min_t(u32, size - b * PAGE_SIZE, PAGE_SIZE);
+
+			if (bio_add_page(bio, pr->pages[pg++], len, 0) != len) {
+				bio_put(bio);
+				goto fail;
+			}
+		}
+		if (!parent) {
+			parent = bio;
+			bio->bi_end_io = nm_peer_endio;
+			bio->bi_private = pr;
+		} else {
+			bio_chain(bio, parent);
+			bio_list_add(chain, bio);
+		}
+	}
+	return parent;
+fail:
+	while ((bio = bio_list_pop(chain)))
+		bio_put(bio);
+	if (parent)
+		bio_put(parent);
+	return NULL;
+}
+
+/* Submit a request's bios: the chained ones, then the one that ends it. */
+static void nm_peer_submit(struct bio *bio, struct bio_list *chain)
+{
+	struct bio *c;
+
+	while ((c = bio_list_pop(chain)))
+		submit_bio(c);
+	submit_bio(bio);
+}
+
+/*
  * A P_DATA or P_RS_DATA (or, @zero, a P_ZERO or P_RS_ZERO: no data follow)
  * arrived, fixed part checked: read and issue it.
  */
 static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
-			 bool resync, bool zero)
+			 bool resync, bool zero, const void *mask)
 {
 	u32 size = nm_h32(d->size), fl = nm_h32(d->flags);
 	u32 epoch = nm_h32(d->epoch);
+	/* the bytes that follow: P_RS_BLOCKS carries only @mask's blocks */
+	u32 data = mask ? nm_blk_bytes(mask, size) : size;
 	/* a P_RS_ZERO reads the region here first */
-	unsigned int nr = zero && !resync ? 0 : DIV_ROUND_UP(size, PAGE_SIZE);
+	unsigned int nr = zero && !resync ? 0 : DIV_ROUND_UP(data, PAGE_SIZE);
 	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
+	struct bio_list chain = BIO_EMPTY_LIST;
 	struct nm_peer_req *pr;
 	struct bio *bio = NULL;
-	unsigned int i;
-	u32 left;
 	int r;
 
 	if (!resync && READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
@@ -337,7 +399,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	if (r)
 		goto out_free;
 	if (!zero) {		/* P_ZERO: the receiver took its trailer */
-		r = nm_rx_pages(nm, pr->pages, size);
+		r = data ? nm_rx_pages(nm, pr->pages, data) : 0;
 		if (!r)
 			r = nm_rx_trailer(nm);
 		if (r)
@@ -384,21 +446,12 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		opf |= REQ_FUA;
 	if (fl & NM_DF_FLUSH)
 		opf |= REQ_PREFLUSH;
-	if (!zero) {
-		bio = bio_alloc(nm->dev->bdev, nr, opf, GFP_NOIO);
-		bio->bi_iter.bi_sector = nm->data_start + nm_h64(d->sector);
-		bio->bi_end_io = nm_peer_endio;
-		bio->bi_private = pr;
-	}
-	for (i = 0, left = size; bio && i < nr; i++) {
-		unsigned int len = min_t(u32, left, PAGE_SIZE);
-
-		if (bio_add_page(bio, pr->pages[i], len, 0) != len) {
-			bio_put(bio);
+	if (!zero && data) {
+		bio = nm_peer_bios(nm, pr, opf, size, mask, &chain);
+		if (!bio) {
 			r = -EIO;
 			goto out_free;
 		}
-		left -= len;
 	}
 	if (pr->sectors)
 		wait_event(nm->peer_wq,
@@ -407,10 +460,12 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	list_add_tail(&pr->inflight, &nm->peer_reqs);
 	spin_unlock_irq(&nm->lock);
 	atomic_inc(&nm->peer_inflight);
-	if (resync)
-		atomic64_add(size, &nm->resync_bytes);
-	else
+	if (resync) {
+		atomic64_add(zero ? 0 : data, &nm->resync_bytes);
+		atomic64_add(zero ? 0 : data, &nm->rs_sent);
+	} else {
 		atomic64_inc(&nm->writes_received);
+	}
 
 	if (!resync && nm->protocol == NM_PROTO_B) {
 		struct nm_p_ack a = { .id = d->id };
@@ -421,7 +476,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			if (zero)
 				nm_peer_zero_submit(nm, pr, fl);
 			else
-				submit_bio(bio);
+				nm_peer_submit(bio, &chain);
 			return r;
 		}
 	}
@@ -429,8 +484,10 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->t_sub = ktime_get_ns();
 	if (zero)
 		nm_peer_zero_submit(nm, pr, fl);
+	else if (bio)
+		nm_peer_submit(bio, &chain);
 	else
-		submit_bio(bio);
+		nm_peer_end(pr, 0);	/* P_RS_BLOCKS: the region was in sync */
 	WRITE_ONCE(nm->peer_submitter, NULL);
 	/*
 	 * A fast disk (a RAM disk, a write cache) may already have completed
@@ -447,18 +504,37 @@ out_free:
 
 int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
 {
-	return nm_peer_write(nm, d, false, false);
+	return nm_peer_write(nm, d, false, false, NULL);
 }
 
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d)
 {
-	return nm_peer_write(nm, d, true, false);
+	return nm_peer_write(nm, d, true, false, NULL);
+}
+
+/*
+ * P_RS_BLOCKS (csums): the blocks of a region that differed here; the
+ * others are equal already.  One whole region, acknowledged as such.
+ */
+int nm_peer_rs_blocks(struct nm_dev *nm, const struct nm_p_rs_blocks *b)
+{
+	struct nm_p_data d = {
+		.sector = b->sector,
+		.size = b->size,
+	};
+	u64 sector = nm_h64(b->sector);
+
+	if (sector & (nm->region_sectors - 1) ||
+	    nm_h32(b->size) != min_t(u64, nm->region_sectors,
+				     nm->sectors - sector) << SECTOR_SHIFT)
+		return -EPROTO;
+	return nm_peer_write(nm, &d, true, false, b->mask);
 }
 
 /* P_ZERO: a discard or write-zeroes, acknowledged as a P_DATA is. */
 int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d)
 {
-	return nm_peer_write(nm, d, false, true);
+	return nm_peer_write(nm, d, false, true, NULL);
 }
 
 /* P_RS_ZERO: a resync region that reads zeroes on the source. */
@@ -466,7 +542,7 @@ int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d)
 {
 	if (nm_h32(d->size) > nm->region_sectors << SECTOR_SHIFT)
 		return -EPROTO;
-	return nm_peer_write(nm, d, true, true);
+	return nm_peer_write(nm, d, true, true, NULL);
 }
 
 /*

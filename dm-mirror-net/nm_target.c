@@ -180,6 +180,8 @@ static const size_t nm_opt_field[NM_OPT_COUNT] = {
 	[NM_OPT_AFTER_SB_0PRI] = offsetof(struct nm_dev, after_sb[0]),
 	[NM_OPT_AFTER_SB_1PRI] = offsetof(struct nm_dev, after_sb[1]),
 	[NM_OPT_FENCING] = offsetof(struct nm_dev, fencing),
+	[NM_OPT_CSUMS] = offsetof(struct nm_dev, csums),
+	[NM_OPT_VERIFY_ALG] = offsetof(struct nm_dev, verify_alg),
 };
 
 static u32 *nm_opt_u32(struct nm_dev *nm, enum nm_opt_id id)
@@ -370,6 +372,13 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 		nm->rs_slot_region[i] = ULONG_MAX;
 	if (nm_rs_slot_alloc(nm, 0, GFP_KERNEL) || nm_ov_init(nm))
 		goto nomem;
+	/* csums and verify_alg words are NM_CSUM_* (- 1) by their order */
+	BUILD_BUG_ON(NM_CSUM_CRC32C != 1 || NM_CSUM_SHA256 != 2);
+	if (!nm->ov_sha && (nm->csums == NM_CSUM_SHA256 ||
+			    nm->verify_alg + 1 == NM_CSUM_SHA256)) {
+		*error = "sha256 is not available in this kernel";
+		return -ENOENT;
+	}
 	nm->rs_slots = 1;
 	nm->wq = alloc_workqueue("nm_mark/%s", WQ_MEM_RECLAIM, 0,
 				 dm_device_name(dm_table_get_md(nm->ti->table)));
@@ -754,7 +763,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 	bool frozen;
 
 	/* the DMEMIT below prints these fields, in this order */
-	BUILD_BUG_ON(NM_SF_COUNT != 22);
+	BUILD_BUG_ON(NM_SF_COUNT != 25);
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irqsave(&nm->lock, flags);
@@ -799,6 +808,9 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		       ov_done, ov_total, ov_diffs, ov_kibs,
 		       ov_kibs && ov_total > ov_done ?
 		       div_u64((ov_total - ov_done) / 2, ov_kibs) : 0);
+		DMEMIT(" %lld %lld %lld", atomic64_read(&nm->rs_marked),
+		       atomic64_read(&nm->rs_compared),
+		       atomic64_read(&nm->rs_sent));
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s ", nm->dev->name, nm->peer_str);

@@ -103,9 +103,12 @@ static int nm_ov_digest(struct nm_dev *nm, u16 alg, const void *p, u32 len,
 	return -EOPNOTSUPP;
 }
 
-/* Digests of the blocks of @bytes in @pages (one page per block). */
-static int nm_ov_digests(struct nm_dev *nm, u16 alg, struct page **pages,
-			 u32 bytes, u8 *out)
+/*
+ * Digests of the blocks of @bytes in @pages (one page per block): verify,
+ * and the csums resync (nm_resync.c).
+ */
+int nm_csum_digests(struct nm_dev *nm, u16 alg, struct page **pages,
+		    u32 bytes, u8 *out)
 {
 	u32 i, nb = nm_csum_blocks(bytes), dlen = nm_csum_len(alg);
 	int r = 0;
@@ -151,7 +154,7 @@ int nm_verify_start(struct nm_dev *nm, u64 start, u64 sectors)
 		why = "a verify is running";
 	if (!why) {
 		nm->ov_state = NM_OV_RUNNING;
-		nm->ov_alg = NM_CSUM_CRC32C;
+		nm->ov_alg = nm->verify_alg + 1;
 		nm->ov_start = start;
 		nm->ov_end = end;
 		nm->ov_cursor = start;
@@ -165,8 +168,9 @@ int nm_verify_start(struct nm_dev *nm, u64 start, u64 sectors)
 		nm_err(nm, "verify refused: %s", why);
 		return -EBUSY;
 	}
-	nm_info(nm, "verify started: sectors %llu..%llu (%llu KiB), crc32c",
-		start, end, (end - start) >> 1);
+	nm_info(nm, "verify started: sectors %llu..%llu (%llu KiB), %s",
+		start, end, (end - start) >> 1,
+		nm->verify_alg ? "sha256" : "crc32c");
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 	return 0;
@@ -221,15 +225,18 @@ void nm_ov_tick(struct nm_dev *nm)
 	nm->ov_rate_t = jiffies;
 }
 
-/* P_CSUM_REQ of the digests in ov_digests, on link @gen only. */
-static int nm_ov_send(struct nm_dev *nm, sector_t sector, u32 bytes, u16 alg,
-		      u32 gen)
+/*
+ * P_CSUM_REQ of the digests in ov_digests (nm_sync thread: verify, or the
+ * csums resync with NM_CF_RESYNC), on link @gen only.
+ */
+int nm_csum_send(struct nm_dev *nm, sector_t sector, u32 bytes, u16 alg,
+		 u16 flags, u32 gen)
 {
 	struct nm_p_csum c = {
 		.sector = cpu_to_be64(sector),
 		.size = cpu_to_be32(bytes),
 		.alg = cpu_to_be16(alg),
-		.flags = cpu_to_be16(NM_CF_VERIFY),
+		.flags = cpu_to_be16(flags),
 	};
 	struct kvec vec[2] = {
 		{ .iov_base = &c, .iov_len = sizeof(c) },
@@ -318,10 +325,11 @@ void nm_ov_step(struct nm_dev *nm, struct nm_rate *rt)
 		if (r && r != -ENOTCONN)
 			nm_detach(nm, r);	/* our disk failed the read */
 		if (!r)
-			r = nm_ov_digests(nm, alg, nm->rs_pages[0], bytes,
-					  nm->ov_digests);
+			r = nm_csum_digests(nm, alg, nm->rs_pages[0], bytes,
+					    nm->ov_digests);
 		if (!r)
-			r = nm_ov_send(nm, sector, bytes, alg, gen);
+			r = nm_csum_send(nm, sector, bytes, alg, NM_CF_VERIFY,
+					 gen);
 		if (r) {
 			spin_lock_irqsave(&nm->lock, fl);
 			/* not if the link went down: a new one may own it */
@@ -395,13 +403,18 @@ static void nm_ov_diff_wire(const unsigned long *diff, __be64 *wire)
 
 /*
  * Receiver (target): P_CSUM_REQ, fixed part checked; the digests follow.
- * Compare with our copy of the range, answer P_CSUM_REPLY.
+ * Compare with our copy of the range, answer P_CSUM_REPLY.  For a verify
+ * both disks are uptodate and the sender is not our secondary; for a
+ * csums resync (NM_CF_RESYNC) we are its target, the range is one region
+ * in resync, and the differences are the source's to send: nothing is
+ * marked here.
  */
 int nm_peer_csum(struct nm_dev *nm, const struct nm_p_csum *c, u32 len)
 {
 	sector_t sector = be64_to_cpu(c->sector);
 	u32 size = be32_to_cpu(c->size), nb = nm_csum_blocks(size);
 	u16 alg = be16_to_cpu(c->alg);
+	bool rs = be16_to_cpu(c->flags) & NM_CF_RESYNC;
 	u32 dlen = nm_csum_len(alg), i;
 	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE);
 	struct nm_p_csum_reply rp = {
@@ -421,12 +434,20 @@ int nm_peer_csum(struct nm_dev *nm, const struct nm_p_csum *c, u32 len)
 	if (r)
 		return r;
 	bitmap_zero(diff, NM_CSUM_MAX_BLOCKS);
-	if (READ_ONCE(nm->disk) != NM_DISK_UPTODATE) {
+	if (rs) {
+		/* a whole region of the resync we receive */
+		if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET ||
+		    sector & (nm->region_sectors - 1) ||
+		    size != min_t(u64, nm->region_sectors,
+				  nm->sectors - sector) << SECTOR_SHIFT) {
+			status = EINVAL;
+			goto reply;
+		}
+	} else if (READ_ONCE(nm->disk) != NM_DISK_UPTODATE) {
 		status = ENODATA;
 		goto reply;
-	}
-	/* only the source's writes are held off the range: not ours */
-	if (READ_ONCE(nm->role) == NM_ROLE_PRIMARY) {
+	} else if (READ_ONCE(nm->role) == NM_ROLE_PRIMARY) {
+		/* only the source's writes are held off the range: not ours */
 		status = EBUSY;
 		goto reply;
 	}
@@ -462,8 +483,11 @@ out_pages:
 	kfree(pages);
 	if (status)
 		bitmap_zero(diff, NM_CSUM_MAX_BLOCKS);
+	else if (rs)
+		atomic64_add(size, &nm->rs_compared);
 	if (!bitmap_empty(diff, nb)) {
-		nm_ov_mark(nm, sector, diff, nb, false);
+		if (!rs)
+			nm_ov_mark(nm, sector, diff, nb, false);
 		nm_ov_diff_wire(diff, rp.diff);
 	}
 reply:
@@ -481,6 +505,8 @@ int nm_ov_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 	u32 nb = nm_csum_blocks(size);
 	bool stop = false;
 
+	if (be16_to_cpu(rp->flags) & NM_CF_RESYNC)
+		return nm_rs_csum_reply(nm, rp);
 	nm_ov_diff_host(rp->diff, diff);
 	n = bitmap_weight(diff, nb);
 	spin_lock_irqsave(&nm->lock, fl);

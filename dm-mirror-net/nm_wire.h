@@ -19,6 +19,7 @@
 #include <linux/types.h>
 #include <linux/errno.h>
 #include <asm/byteorder.h>
+#include <linux/string.h>
 #define nm_be16(x) cpu_to_be16(x)
 #define nm_be32(x) cpu_to_be32(x)
 #define nm_be64(x) cpu_to_be64(x)
@@ -29,6 +30,7 @@
 #include <linux/types.h>
 #include <errno.h>
 #include <endian.h>
+#include <string.h>
 #define __packed __attribute__((packed))
 #define nm_be16(x) htobe16(x)
 #define nm_be32(x) htobe32(x)
@@ -48,10 +50,13 @@
  * 4: P_ZERO (a discard or write-zeroes, replicated as such) and P_RS_ZERO
  *    (a resync region that reads all zeroes, sent without its data),
  *    P_CSUM_REQ/P_CSUM_REPLY (online verify).  A
- *    version-3 peer cannot take them: it is refused (version_mismatch).
+ *    version-3 peer cannot take them: it is refused (version_mismatch);
+ * 5: checksum-based resync: P_CSUM_REQ/P_CSUM_REPLY with NM_CF_RESYNC,
+ *    then P_RS_BLOCKS (only a region's differing blocks).  A version-4
+ *    peer is refused likewise.
  */
-#define NM_PROTO_MIN		4
-#define NM_PROTO_MAX		4
+#define NM_PROTO_MIN		5
+#define NM_PROTO_MAX		5
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -87,7 +92,8 @@ enum nm_ptype {
 	NM_P_RS_ZERO = 25,	/* source -> target: this region reads zeroes */
 	NM_P_CSUM_REQ = 26,	/* digests of a range's blocks (4) */
 	NM_P_CSUM_REPLY = 27,	/* which of those blocks differ (4) */
-	NM_P_MAX = 28,
+	NM_P_RS_BLOCKS = 28,	/* source -> target: some blocks of a region (5) */
+	NM_P_MAX = 29,
 };
 
 struct nm_hdr {
@@ -231,7 +237,11 @@ struct nm_p_rs_done {
  * follow as the tail: DIV_ROUND_UP(size, NM_CSUM_BLOCK) digests of the
  * algorithm's length.  The receiver reads the same range of its disk and
  * answers with P_CSUM_REPLY: bit i of diff set if block i differs.
- * flags: NM_CF_VERIFY (online verify) is the one use so far.
+ * flags, exactly one of: NM_CF_VERIFY (online verify: both disks
+ * uptodate, the sender is the verify's source) or NM_CF_RESYNC (version
+ * 5, checksum-based resync: the range is one region of a running resync,
+ * the receiver is its target; the source then sends the differing blocks
+ * as a P_RS_BLOCKS).
  */
 #define NM_CSUM_BLOCK		4096u
 #define NM_CSUM_MAX_BLOCKS	(NM_MAX_DATA / NM_CSUM_BLOCK)	/* 256 */
@@ -239,7 +249,8 @@ struct nm_p_rs_done {
 #define NM_CSUM_SHA256		2u	/* 32 bytes */
 #define NM_CSUM_MAX_LEN		32u
 #define NM_CF_VERIFY		0x1u
-#define NM_CF_ALL		NM_CF_VERIFY
+#define NM_CF_RESYNC		0x2u
+#define NM_CF_ALL		(NM_CF_VERIFY | NM_CF_RESYNC)
 
 struct nm_p_csum {
 	__be64 sector;
@@ -267,6 +278,72 @@ static inline __u32 nm_csum_len(__u16 alg)
 static inline __u32 nm_csum_blocks(__u32 size)
 {
 	return (size + NM_CSUM_BLOCK - 1) / NM_CSUM_BLOCK;
+}
+
+/*
+ * P_RS_BLOCKS (version 5): a checksum-based resync's answer to the target's
+ * P_CSUM_REPLY, for the whole region [sector, sector + size): the blocks
+ * (NM_CSUM_BLOCK bytes, the region's last one possibly shorter) whose bit
+ * is set in @mask follow as the tail, in block order; the others are
+ * equal on both nodes already.  An empty mask says the whole region is in
+ * sync.  The target acknowledges the region with one P_RS_ACK, as a
+ * P_RS_DATA.
+ */
+struct nm_p_rs_blocks {
+	__be64 sector;		/* the region's first sector, 4 KiB aligned */
+	__be32 size;		/* the region's bytes */
+	__be32 reserved;
+	__be64 mask[NM_CSUM_MAX_BLOCKS / 64];	/* bit i: block i follows */
+} __packed;
+
+/*
+ * Block maps (a P_CSUM_REPLY's diff, a P_RS_BLOCKS's mask): NM_CSUM_MAX_BLOCKS
+ * bits as big-endian 64-bit words, bit i % 64 of word i / 64 for block i.
+ * Taken as bytes: the words are members of packed structs.
+ */
+static inline __u64 nm_blk_word(const void *w, __u32 i)
+{
+	__be64 v;
+
+	memcpy(&v, (const unsigned char *)w + i * sizeof(v), sizeof(v));
+	return nm_h64(v);
+}
+
+/* Is block @b's bit set in the map @w? */
+static inline int nm_blk_bit(const void *w, __u32 b)
+{
+	return (nm_blk_word(w, b / 64) >> (b % 64)) & 1;
+}
+
+/*
+ * The tail bytes of the blocks set in map @w of a @size-byte range (the
+ * last block may be shorter); the caller has checked no bit lies beyond
+ * the range.
+ */
+static inline __u32 nm_blk_bytes(const void *w, __u32 size)
+{
+	__u32 b, nb = nm_csum_blocks(size), n = 0;
+
+	for (b = 0; b < nb; b++)
+		if (nm_blk_bit(w, b))
+			n += b + 1 < nb ? NM_CSUM_BLOCK :
+			     size - b * NM_CSUM_BLOCK;
+	return n;
+}
+
+/* No bit of map @w at or beyond block @nb. */
+static inline int nm_blk_in_range(const void *w, __u32 nb)
+{
+	__u32 i;
+
+	for (i = 0; i < NM_CSUM_MAX_BLOCKS / 64; i++) {
+		__u64 keep = nb >= (i + 1) * 64 ? ~0ULL :
+			     nb <= i * 64 ? 0 : (1ULL << (nb - i * 64)) - 1;
+
+		if (nm_blk_word(w, i) & ~keep)
+			return 0;
+	}
+	return 1;
 }
 
 struct nm_p_barrier {
@@ -309,6 +386,7 @@ static inline __u32 nm_fixed_len(__u16 type)
 	case NM_P_RS_ZERO: return sizeof(struct nm_p_data);
 	case NM_P_CSUM_REQ: return sizeof(struct nm_p_csum);
 	case NM_P_CSUM_REPLY: return sizeof(struct nm_p_csum_reply);
+	case NM_P_RS_BLOCKS: return sizeof(struct nm_p_rs_blocks);
 	}
 	return 0;
 }
@@ -324,7 +402,7 @@ static inline int nm_has_tail(__u16 type)
 {
 	return type == NM_P_DATA || type == NM_P_RS_DATA ||
 	       type == NM_P_READ_REPLY || type == NM_P_BITMAP ||
-	       type == NM_P_CSUM_REQ;
+	       type == NM_P_CSUM_REQ || type == NM_P_RS_BLOCKS;
 }
 
 /*
@@ -527,15 +605,31 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 		}
 		if (nm_h32(rp->status) > 4095 || rp->reserved || rp->reserved2)
 			return -EPROTO;
-		for (i = 0; i < NM_CSUM_MAX_BLOCKS / 64; i++) {
-			__u64 v = nm_h64(rp->diff[i]);
-			__u64 keep = nb >= (i + 1) * 64 ? ~0ULL :
-				     nb <= i * 64 ? 0 :
-				     (1ULL << (nb - i * 64)) - 1;
-
-			if (v & ~keep || (v && rp->status))
+		if (!nm_blk_in_range(rp->diff, nb))
+			return -EINVAL;
+		for (i = 0; rp->status && i < NM_CSUM_MAX_BLOCKS / 64; i++)
+			if (rp->diff[i])
 				return -EINVAL;
-		}
+		return 0;
+	}
+	case NM_P_RS_BLOCKS: {
+		const struct nm_p_rs_blocks *m = p;
+		__u64 sector = nm_h64(m->sector);
+		__u32 size = nm_h32(m->size);
+
+		if (!size || size > NM_MAX_DATA ||
+		    (size & ((1u << NM_SECTOR_SHIFT) - 1)) ||
+		    (sector & ((NM_CSUM_BLOCK >> NM_SECTOR_SHIFT) - 1)))
+			return -EINVAL;
+		if (m->reserved)
+			return -EPROTO;
+		if (sector > dev_sectors ||
+		    (size >> NM_SECTOR_SHIFT) > dev_sectors - sector)
+			return -ERANGE;
+		if (!nm_blk_in_range(m->mask, nm_csum_blocks(size)))
+			return -EINVAL;
+		if (len - sizeof(*m) != nm_blk_bytes(m->mask, size))
+			return -EMSGSIZE;
 		return 0;
 	}
 	case NM_P_GENS: {

@@ -118,6 +118,9 @@ enum dmnet_after_sb_0pri {
 	DMNET_ASB0_DISCARD_LEAST_CHANGES = NM_ASB0_DISCARD_LEAST_CHANGES,
 };
 enum dmnet_fencing { DMNET_FENCING_NONE, DMNET_FENCING_FREEZE };
+/* 1.12: checksum-based resync and verify digests (the wire's NM_CSUM_*). */
+enum dmnet_csums { DMNET_CSUMS_NONE, DMNET_CSUMS_CRC32C, DMNET_CSUMS_SHA256 };
+enum dmnet_verify_alg { DMNET_VERIFY_CRC32C, DMNET_VERIFY_SHA256 };
 enum dmnet_after_sb_1pri {
 	DMNET_ASB1_DISCONNECT = NM_ASB1_DISCONNECT,
 	DMNET_ASB1_CONSENSUS = NM_ASB1_CONSENSUS,
@@ -166,6 +169,8 @@ struct nm_table {
 	enum dmnet_after_sb_0pri after_sb_0pri;
 	enum dmnet_after_sb_1pri after_sb_1pri;
 	enum dmnet_fencing fencing;
+	enum dmnet_csums csums;
+	enum dmnet_verify_alg verify_alg;
 };
 
 /* One NM_OPTIONS row, plus where its value lives in struct nm_table. */
@@ -328,6 +333,10 @@ struct nm_status {
 	char verify[NM_STATUS_WORD_MAX];
 	uint64_t verify_sectors, verify_total, verify_diffs;
 	uint64_t verify_kibs, verify_eta;
+	/* 1.12.0: the running or last resync: bytes of the regions it began
+	 * with, bytes compared by digest (csums), data bytes sent (source)
+	 * or received (target). */
+	uint64_t resync_marked, resync_compared, resync_sent;
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;
 	char extra[NM_STATUS_EXTRA_MAX];

@@ -79,6 +79,9 @@ static uint64_t *num_field(struct nm_status *s, unsigned g)
 	case NM_SF_verify_diffs:	return &s->verify_diffs;
 	case NM_SF_verify_kibs:		return &s->verify_kibs;
 	case NM_SF_verify_eta:		return &s->verify_eta;
+	case NM_SF_resync_marked:	return &s->resync_marked;
+	case NM_SF_resync_compared:	return &s->resync_compared;
+	case NM_SF_resync_sent:		return &s->resync_sent;
 	default:			return NULL;
 	}
 }

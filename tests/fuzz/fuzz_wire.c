@@ -6,8 +6,10 @@
  * through nm_payload_check(), then (P_DATA) the data bytes.  Invariants the
  * kernel relies on are asserted: a P_DATA that passed lies inside the device
  * and its size agrees with the header; a P_ZERO or P_RS_ZERO that passed
- * carries no data and its range lies inside the device and its bounds;
- * nothing is read past the input.
+ * carries no data and its range lies inside the device and its bounds; a
+ * P_CSUM_REQ's tail is one digest per 4 KiB block; a P_RS_BLOCKS's tail
+ * is exactly the blocks its mask names, all inside its range and the
+ * device; nothing is read past the input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -95,6 +97,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 			    (nm_h32(d.flags) & ~NM_DF_ZERO_ALL) ||
 			    (type == NM_P_RS_ZERO && d.flags))
 				abort();
+		} else if (type == NM_P_CSUM_REQ) {
+			struct nm_p_csum c;
+			__u32 size, dl;
+
+			memcpy(&c, fixed, sizeof(c));
+			size = nm_h32(c.size);
+			dl = nm_h16(c.alg) == NM_CSUM_CRC32C ? 4 :
+			     nm_h16(c.alg) == NM_CSUM_SHA256 ? 32 : 0;
+			if (!dl || !size || size > NM_MAX_DATA || (size & 511) ||
+			    nm_h64(c.sector) + size / 512 > DEV_SECTORS ||
+			    plen - flen != (size + 4095) / 4096 * dl)
+				abort();
+			if (len - off < plen - flen)
+				return 0;
+			off += plen - flen;
+		} else if (type == NM_P_RS_BLOCKS) {
+			struct nm_p_rs_blocks b;
+			__u32 size, nb, i, want = 0;
+
+			memcpy(&b, fixed, sizeof(b));
+			size = nm_h32(b.size);
+			nb = (size + 4095) / 4096;
+			if (!size || size > NM_MAX_DATA || (size & 511) ||
+			    (nm_h64(b.sector) & 7) ||
+			    nm_h64(b.sector) + size / 512 > DEV_SECTORS)
+				abort();
+			for (i = 0; i < 256; i++) {
+				if (!((nm_h64(b.mask[i / 64]) >> (i % 64)) & 1))
+					continue;
+				if (i >= nb)
+					abort();	/* a block past the range */
+				want += i == nb - 1 ? size - i * 4096 : 4096;
+			}
+			if (plen - flen != want)
+				abort();
+			if (len - off < want)
+				return 0;
+			off += want;
 		} else if (plen != flen) {
 			abort();
 		}

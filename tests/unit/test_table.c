@@ -278,6 +278,7 @@ static void test_versions(void)
 	for (i = 2; i < n; i++)
 		ok = ok && d[i].min_minor == (i < NM_OPT_TIMEOUT ? 2u :
 					      i == NM_OPT_ON_IO_ERROR ? 4u :
+					      i >= NM_OPT_CSUMS ? 12u :
 					      i >= NM_OPT_AFTER_SB_0PRI ? 7u : 3u) &&
 		     (unsigned)d[i].id == i;
 	ok = ok && NM_TARGET_MINOR >= 7;
@@ -468,7 +469,7 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 100/100 5 0 0 20480 0", 9 },
 		{ "secondary sync_target inconsistent/uptodate 10/100 0 5 1 0 20480", 9 },
 		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 0 -", 11 },
-		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - running none 0 0 0 0 0 foo 7 bar", 22 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - running none 0 0 0 0 0 0 0 0 foo 7 bar", 25 },
 		{ "primary standalone uptodate/unknown 0/0", 4 },
 		{ "secondary connecting outdated/unknown 3/8 1 2", 6 },
 		{ "primary standalone failed/diskless 0/16 0 0 0 0 0", 9 },
@@ -480,7 +481,7 @@ static void test_status(void)
 		{ "primary sync_source uptodate/inconsistent 300/512 12 0 0 49152 0 0 - 20480 9 109051904", 14 },
 		{ "secondary sync_target inconsistent/uptodate 300/512 0 12 0 0 49152 0 - 20480 9 109051904", 14 },
 		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456", 14 },
-		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef running done 2048 2048 0 0 0 new 1", 22 },
+		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef running done 2048 2048 0 0 0 1048576 4096 0 new 1", 25 },
 		/* dm-netmirror 1.7.0: the data generation */
 		{ "secondary standalone uptodate/unknown 512/512 0 0 0 0 0 0 split_brain 0 0 0 00000000000000ff", 15 },
 		{ "primary connecting uptodate/unknown 512/512 0 0 1 0 0 0 peer_timeout 0 0 0 00000000000000ff frozen", 16 },
@@ -584,7 +585,11 @@ static void test_status(void)
 
 	nm_status_parse(rt[14].in, &s, err, sizeof(err));
 	ok = s.nextra == 2 && !strcmp(s.extra, "new 1") && s.resync_bytes == 268435456 &&
-	     !strcmp(s.generation, "0123456789abcdef");
+	     !strcmp(s.generation, "0123456789abcdef") &&
+	     s.resync_marked == 1048576 && s.resync_compared == 4096 &&
+	     s.resync_sent == 0 && nm_status_format_json(&s, NULL, buf, sizeof(buf)) > 0 &&
+	     strstr(buf, ",\"resync_marked\":1048576,\"resync_compared\":4096,"
+		    "\"resync_sent\":0");
 	report(ok, "status/newer-fields-kept");
 
 	nm_status_parse(rt[15].in, &s, err, sizeof(err));
@@ -651,7 +656,8 @@ static void test_status(void)
 		     "\"eta_seconds\":0,\"resync_bytes\":0,\"generation\":\"-\","
 		     "\"io\":\"running\",\"verify\":\"none\",\"verify_sectors\":0,"
 		     "\"verify_total\":0,\"verify_diffs\":0,\"verify_kibs\":0,"
-		     "\"verify_eta\":0,\"extra\":\"foo 7 bar\"}");
+		     "\"verify_eta\":0,\"resync_marked\":0,\"resync_compared\":0,"
+		     "\"resync_sent\":0,\"extra\":\"foo 7 bar\"}");
 	if (!ok)
 		FAILWHY("%s", buf);
 	report(ok, "status/json");

@@ -241,7 +241,7 @@ int main(void)
 	}
 
 	/* P_ZERO, P_RS_ZERO: a range, no data (protocol 4) */
-	check(NM_PROTO_MIN == 4 && NM_PROTO_MAX == 4, "proto_version_4");
+	check(NM_PROTO_MIN >= 4, "proto_version_4");
 	check(nm_fixed_len(NM_P_ZERO) == 32 && nm_fixed_len(NM_P_RS_ZERO) == 32,
 	      "size_zero");
 	check(!nm_has_tail(NM_P_ZERO) && !nm_has_tail(NM_P_RS_ZERO),
@@ -324,8 +324,7 @@ int main(void)
 	/* online verify (version 4): P_CSUM_REQ, P_CSUM_REPLY */
 	check(sizeof(struct nm_p_csum) == 16, "size_csum");
 	check(sizeof(struct nm_p_csum_reply) == 56, "size_csum_reply");
-	check(NM_PROTO_MAX == 4 && NM_P_CSUM_REQ == 26 && NM_P_CSUM_REPLY == 27,
-	      "csum_numbers");
+	check(NM_P_CSUM_REQ == 26 && NM_P_CSUM_REPLY == 27, "csum_numbers");
 	check(nm_has_tail(NM_P_CSUM_REQ) && !nm_has_tail(NM_P_CSUM_REPLY),
 	      "csum_tails");
 	{
@@ -412,6 +411,73 @@ int main(void)
 		memset(rp.diff, 0xff, sizeof(rp.diff));
 		check(nm_payload_check(NM_P_CSUM_REPLY, 56, &rp, DEV) == 0,
 		      "csum_reply_full");
+	}
+
+	/* checksum-based resync (version 5): NM_CF_RESYNC, P_RS_BLOCKS */
+	check(NM_PROTO_MIN == 5 && NM_PROTO_MAX == 5 && NM_P_RS_BLOCKS == 28 &&
+	      NM_P_MAX == 29, "rs_blocks_numbers");
+	check(sizeof(struct nm_p_rs_blocks) == 48, "size_rs_blocks");
+	check(nm_fixed_len(NM_P_RS_BLOCKS) == 48 && nm_has_tail(NM_P_RS_BLOCKS),
+	      "rs_blocks_tail");
+	{
+		struct nm_p_csum c = { 0, nm_be32(NM_MAX_DATA),
+				       nm_be16(NM_CSUM_CRC32C),
+				       nm_be16(NM_CF_RESYNC) };
+		struct nm_p_rs_blocks b;
+
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 4 * 256, &c, DEV) ==
+		      0, "csum_resync_valid");
+		c.flags = nm_be16(NM_CF_RESYNC | NM_CF_VERIFY);
+		check(nm_payload_check(NM_P_CSUM_REQ, 16 + 4 * 256, &c, DEV) ==
+		      -EPROTO, "csum_resync_and_verify");
+
+		memset(&b, 0, sizeof(b));
+		b.sector = 0;
+		b.size = nm_be32(NM_MAX_DATA);
+		/* an empty mask: the region is in sync, no data */
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48, &b, DEV) == 0,
+		      "rs_blocks_empty");
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48 + 4096, &b, DEV) ==
+		      -EMSGSIZE, "rs_blocks_empty_with_data");
+		/* blocks 0, 5 and 255: three blocks follow */
+		b.mask[0] = nm_be64(0x21);
+		b.mask[3] = nm_be64(1ULL << 63);
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48 + 3 * 4096, &b, DEV) ==
+		      0, "rs_blocks_three");
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48 + 2 * 4096, &b, DEV) ==
+		      -EMSGSIZE, "rs_blocks_short");
+		/* a short region of 3.5 blocks, its last block set */
+		memset(&b, 0, sizeof(b));
+		b.sector = nm_be64(DEV - 32);
+		b.size = nm_be32(3 * 4096 + 2048);
+		b.mask[0] = nm_be64(0x9);	/* block 0 and the short block 3 */
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48 + 4096 + 2048, &b, DEV) ==
+		      0, "rs_blocks_short_last");
+		b.mask[0] = nm_be64(0x10);	/* block 4: past the range */
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48 + 4096, &b, DEV) ==
+		      -EINVAL, "rs_blocks_bit_past_range");
+		b.mask[0] = 0;
+		b.sector = nm_be64(DEV - 24);
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48, &b, DEV) == -ERANGE,
+		      "rs_blocks_past_end");
+		b.sector = nm_be64(4);		/* not 4 KiB aligned */
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48, &b, DEV) == -EINVAL,
+		      "rs_blocks_unaligned");
+		b.sector = 0;
+		b.reserved = nm_be32(1);
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48, &b, DEV) == -EPROTO,
+		      "rs_blocks_reserved");
+		b.reserved = 0;
+		b.size = nm_be32(NM_MAX_DATA + 512);
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48, &b, DEV) == -EINVAL,
+		      "rs_blocks_too_big");
+		b.size = 0;
+		check(nm_payload_check(NM_P_RS_BLOCKS, 48, &b, DEV) == -EINVAL,
+		      "rs_blocks_empty_range");
+		h = hdr(NM_P_RS_BLOCKS, 48 + NM_MAX_DATA, 0);
+		check(nm_hdr_check(&h, 0) == 0, "hdr_rs_blocks_max");
+		h = hdr(NM_P_RS_BLOCKS, 48 + NM_MAX_DATA + 1, 0);
+		check(nm_hdr_check(&h, 0) == -EMSGSIZE, "hdr_rs_blocks_too_long");
 	}
 
 	printf("test_wire: %s\n", failed ? "FAILED" : "all passed");
