@@ -475,7 +475,7 @@ int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 	nm->rs_slot_state[slot] = NM_RSS_DIFF;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (status)
-		nm_err_limit(nm, "resync: the peer could not compare region %lu (%u): sending all of it",
+		nm_err_limit(nm, "resync: peer cannot compare region %lu (%u): sending it all",
 			     region, status);
 	else
 		atomic64_add(size, &nm->rs_compared);
