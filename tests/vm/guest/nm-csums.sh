@@ -15,9 +15,11 @@
 #     blocks (12 KiB) sent, on both nodes (<= 10% of the marked bytes),
 #     and both backing devices are identical;
 #   marked-sha256 (C only: the digest does not depend on the protocol):
-#     the same with csums sha256;
+#     the same with csums sha256, and with verify_alg sha256 a verify
+#     afterwards finds nothing, and says it used sha256;
 #   invalidate: a full resync (the secondary invalidates: all 32 MiB
-#     marked) while the application writes 2 MiB to the primary (writes
+#     marked; under B with integrity crc32c) while the application
+#     writes 2 MiB to the primary (writes
 #     to regions not yet resynced are the resync's to send); 5 corrupted
 #     blocks; it sends at least those and at most them plus the load
 #     (<= 10% of the marked bytes); both backing devices identical, the
@@ -54,7 +56,8 @@ corrupt() {
 
 # $1: check prefix, $2: csums word ("none" for the baseline)
 marked_round() {
-	local name=$1 alg=$2 sent_a sent_b marked=$((24 * REGION))
+	local name=$1 alg=$2 sent_a sent_b marked=$((24 * REGION)) va="" rc
+	[ "$alg" = sha256 ] && va=" verify_alg sha256"
 	NM_CHECK_PREFIX=$P/$name/
 	nm_zero /dev/ram2 /dev/ram3
 	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 \
@@ -69,7 +72,7 @@ marked_round() {
 	check_eq equal-before "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
 	corrupt 10280 10288 21496
 	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 \
-		"meta /dev/ram2 csums $alg" "meta /dev/ram3 csums $alg"
+		"meta /dev/ram2 csums $alg$va" "meta /dev/ram3 csums $alg"
 	sent_a=$(nm_status nma resync_sent)
 	sent_b=$(nm_status nmb resync_sent)
 	log "$P/$name: marked $(nm_status nma resync_marked) compared $(nm_status nma resync_compared) sent $sent_a (target: compared $(nm_status nmb resync_compared) received $sent_b)"
@@ -86,6 +89,13 @@ marked_round() {
 		check_eq target-received-differing-only "$sent_b" $((3 * 4096))
 		check sent-at-most-10pct [ $((sent_a * 10)) -le "$marked" ]
 	fi
+	if [ -n "$va" ]; then
+		check_match table-verify-alg "$(dmsetup table nma)" " verify_alg sha256$"
+		rc=0
+		nmsetup verify nma --wait > /tmp/verify.out 2>&1 || rc=$?
+		check_eq verify-sha256-none-differ "$rc" 0
+		check verify-sha256-logged sh -c "dmesg | grep -q ': verify started: .*, sha256$'"
+	fi
 	check_wait settled-after 20 "[ \$(nm_status nma pending) = 0 ]"
 	nm_local_unpair
 	check_eq identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
@@ -93,11 +103,14 @@ marked_round() {
 }
 
 invalidate_round() {
-	local sent rc=0
+	local sent rc=0 integ=""
 	NM_CHECK_PREFIX=$P/invalidate/
+	# under B, with a checksum on every packet (the blocks' pages go out
+	# by reference: the trailer must cover them too)
+	[ "$P" = B ] && integ=" integrity crc32c"
 	nm_zero /dev/ram2 /dev/ram3
 	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 \
-		"meta /dev/ram2 sync none csums crc32c" "meta /dev/ram3 csums crc32c"
+		"meta /dev/ram2 sync none csums crc32c$integ" "meta /dev/ram3 csums crc32c$integ"
 	corrupt 40 2400 2408 16000 56000
 	# a slow resync, so that the load meets it
 	dmsetup message nma 0 resync_rate 8192 || fail "resync_rate"
