@@ -299,6 +299,9 @@ static int nm_h_csum_req(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 static int nm_h_csum_reply(struct nm_dev *nm, u16 type,
 			   union nm_rx_payload *p, u32 len)
 {
+	/* the flag says who asked: a csums resync or a verify */
+	if (nm_h16(p->csum_reply.flags) & NM_CF_RESYNC)
+		return nm_rs_csum_reply(nm, &p->csum_reply);
 	return nm_ov_reply(nm, &p->csum_reply);
 }
 

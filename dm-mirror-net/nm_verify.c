@@ -505,8 +505,6 @@ int nm_ov_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 	u32 nb = nm_csum_blocks(size);
 	bool stop = false;
 
-	if (be16_to_cpu(rp->flags) & NM_CF_RESYNC)
-		return nm_rs_csum_reply(nm, rp);
 	nm_ov_diff_host(rp->diff, diff);
 	n = bitmap_weight(diff, nb);
 	spin_lock_irqsave(&nm->lock, fl);
