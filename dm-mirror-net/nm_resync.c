@@ -705,6 +705,45 @@ void nm_stable_done(struct nm_dev *nm, u64 cookie)
 	nm_sync_kick(nm);
 }
 
+/*
+ * Progress events (nm_sync, about once a second): a table event when the
+ * regions in sync moved by 1% of the device or more since the last one,
+ * or between all and not all of them (a resync's progress; the first
+ * region the peer misses; a resync's end), and when a running verify
+ * moved by 1% of its range.  So "dmsetup wait" and "nmsetup events" see a
+ * resync or a verify advance: at most one event a second, about 100 per
+ * resync or verify.
+ */
+struct nm_progress {
+	unsigned long oos;	/* out of sync at the last event; ULONG_MAX: none yet */
+	u64 ov_done;		/* verify: sectors compared at the last event */
+};
+
+static void nm_progress_tick(struct nm_dev *nm, struct nm_progress *p)
+{
+	unsigned long fl, oos, d;
+	u64 done, total, dv;
+	bool ov;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	oos = nm_regions_oos_count(&nm->rg);
+	ov = nm->ov_state == NM_OV_RUNNING;
+	done = nm->ov_done;
+	total = nm->ov_end - nm->ov_start;
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (p->oos == ULONG_MAX)
+		goto note;	/* the thread's start: what status shows now */
+	d = oos > p->oos ? oos - p->oos : p->oos - oos;
+	dv = done > p->ov_done ? done - p->ov_done : p->ov_done - done;
+	if (!oos == !p->oos && (u64)d * 100 < nm->rg.nr &&
+	    !(ov && dv * 100 >= total))
+		return;
+	dm_table_event(nm->ti->table);
+note:
+	p->oos = oos;
+	p->ov_done = done;
+}
+
 /* nm_sync's wake-up condition: consumes a kick */
 static bool nm_sync_due(struct nm_dev *nm)
 {
@@ -716,6 +755,7 @@ static int nm_sync_thread(void *arg)
 {
 	struct nm_dev *nm = arg;
 	struct nm_rate rt = { .t0 = jiffies };
+	struct nm_progress prog = { .oos = ULONG_MAX };
 	unsigned long last_clear = jiffies, last_rate = jiffies;
 	unsigned long last_app = jiffies;
 	u64 rs_last = 0, app;
@@ -748,6 +788,7 @@ static int nm_sync_thread(void *arg)
 					   1024 * (jiffies - last_rate)));
 			rs_last = b;
 			last_rate = jiffies;
+			nm_progress_tick(nm, &prog);
 		}
 		/* a sender stuck in a trickling send cannot check itself */
 		nm_check_stuck(nm);
