@@ -136,6 +136,15 @@ else
 fi
 out cmd-help 0 "$(printf 'usage: nmsetup remove NAME\n\nRemove device NAME (retries while busy).')" -- remove --help
 
+# events: its flags, and only its
+[ "$("$NM" --help | grep -c '^  events \[NAME|RESOURCE\] \[--json\] \[--now\] \[--timestamps\]$')" = 1 ] &&
+	result help-events 1 || result help-events 0 "events not in --help"
+"$NM" events --help | grep -q 'one line per change as it happens' && result events-help 1 ||
+	result events-help 0 "$("$NM" events --help)"
+code events-now-not-valid 1 "--now is not valid for status" -- status --now
+code events-timestamps-not-valid 1 "--timestamps is not valid for remove" -- remove nm0 --timestamps
+code events-args 1 "wrong number of arguments for events" -- events nm0 nm1 --now
+code events-table-flag 1 "--protocol is not valid for events" -- events nm0 --protocol A
 code usage-none 1 "usage: nmsetup" --
 code usage-unknown-cmd 1 'unknown command "frobnicate"' -- frobnicate
 code usage-unknown-opt 1 'unknown option "--frob"' -- status --frob
