@@ -90,8 +90,15 @@ ev_wait refused/last-error 20 /tmp/ev.a 0 change last_error=both_primary
 ev_wait all/create 10 /tmp/ev.all 0 create name=nmb role=primary
 check refused/still-connecting [ "$(nm_status nma connection)" = connecting ]
 
-# nmb secondary: the link, and the full resync from nma
+# nmb secondary: the link, and the full resync from nma; nmsetup status
+# shows it as a bar with the rate and the ETA
 dmsetup message nmb 0 secondary || fail "nmb secondary"
+wait_for "[ \"\$(nm_status nma connection)\" = sync_source ] && [ \"\$(nm_status nma resync_kibs)\" != 0 ]" 20 ||
+	fail "no resync with a measured rate: $(dmsetup status nma)"
+st=$(nmsetup status nma)
+log "$st"
+check_match status/resync-bar "$(echo "$st" | sed -n 2p)" \
+	'^    resync \[#*\.*\] +[0-9]+\.[0-9]% +[0-9]+\.[0-9] MiB/s +ETA [0-9]+:[0-9]{2}:[0-9]{2}$'
 nm_wait_synced nma 60 || fail "nma did not connect and sync: $(dmsetup status nma)"
 ev_wait connect/connected 10 /tmp/ev.a 0 change connection=connected
 ev_wait connect/error-cleared 10 /tmp/ev.a 0 change last_error=-
@@ -117,6 +124,22 @@ check resync/progress-lines [ "$(awk '$1 < 100' /tmp/pct | wc -l)" -ge 2 ]
 check resync/progress-grows awk 'NR > 1 && $1 < prev { exit 1 } { prev = $1 }' /tmp/pct
 check resync/progress-has-rate awk '$2 > 0 { ok = 1 } END { exit !ok }' /tmp/pct
 ev_wait resync/peer-follower 10 /tmp/ev.all 0 change name=nmb connection=sync_target
+
+# a verify (capped by resync_rate too): its state and progress, and its bar
+M=$(wc -l < /tmp/ev.a)
+nmsetup verify nma || fail "verify"
+ev_wait verify/running 10 /tmp/ev.a "$M" change verify=running
+wait_for "[ \"\$(nm_status nma verify_kibs)\" != 0 ]" 10 || fail "no verify rate: $(dmsetup status nma)"
+st=$(nmsetup status nma)
+log "$st"
+check_match status/verify-bar "$(echo "$st" | sed -n 2p)" \
+	'^    verify \[#*\.*\] +[0-9]+\.[0-9]% +[0-9]+\.[0-9] MiB/s +ETA [0-9]+:[0-9]{2}:[0-9]{2} +0 blocks differ$'
+ev_wait verify/done 20 /tmp/ev.a "$M" change verify=done
+ev_wait verify/progress-100 5 /tmp/ev.a "$M" progress verify_percent=100.00 verify_diffs=0
+ev_wait verify/progress-partial 5 /tmp/ev.a "$M" progress verify_diffs=0
+check_match verify/progress-partial-below-100 "$(sed -n "${L}p" /tmp/ev.a)" '"verify_percent":[0-9]{1,2}\.'
+check_match status/no-bar-after "$(nmsetup status nma | sed -n 2p)" '^    writes sent'
+END=$(wc -l < /tmp/ev.a)
 
 # dm suspend and resume: the suspended flag, both ways
 dmsetup suspend nma || fail "suspend"
