@@ -22,7 +22,7 @@ T0=$(cut -d' ' -f1 /proc/uptime)
 # line FROM that is event EVENT with each KEY=VALUE (as jsoncheck prints
 # it); fails if there is none
 ev_find() {
-	local f=$1 from=$2 want=$3 keys= kv n=0 l got
+	local f=$1 from=$2 ev=$3 want=$3 keys= kv n=0 l got
 	shift 3
 	for kv in "$@"; do
 		keys="$keys ${kv%%=*}"
@@ -31,6 +31,8 @@ ev_find() {
 	while IFS= read -r l; do
 		n=$((n + 1))
 		[ $n -gt "$from" ] || continue
+		# jsoncheck (a process) only for lines of that event
+		case $l in *"\"event\":\"$ev\""*) ;; *) continue ;; esac
 		# shellcheck disable=SC2086
 		got=$(printf '%s\n' "$l" | jsoncheck event $keys 2>/dev/null) || continue
 		# shellcheck disable=SC2086
@@ -44,8 +46,8 @@ ev_wait() {
 	local name=$1 secs=$2
 	shift 2
 	L=
-	if wait_eval "ev_find $*" "$secs"; then
-		L=$(ev_find "$@")
+	if wait_eval "ev_find $* > /tmp/ev_line" "$secs"; then
+		L=$(cat /tmp/ev_line)
 		check_ok "$name"
 	else
 		check_bad "$name" "no line '$*' within $secs s: $(tr '\n' ' ' < "$1" | cut -c1-600)"
