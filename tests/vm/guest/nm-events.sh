@@ -22,7 +22,7 @@ T0=$(cut -d' ' -f1 /proc/uptime)
 # line FROM that is event EVENT with each KEY=VALUE (as jsoncheck prints
 # it); fails if there is none
 ev_find() {
-	local f=$1 from=$2 ev=$3 want=$3 keys= kv n=0 l got
+	local f="$1" from="$2" ev="$3" want="$3" keys='' kv n=0 l got
 	shift 3
 	for kv in "$@"; do
 		keys="$keys ${kv%%=*}"
