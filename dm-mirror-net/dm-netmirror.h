@@ -375,7 +375,14 @@ struct nm_rate {
 	u64 app_last;
 	unsigned long app_seen;	/* jiffies of the last app write seen */
 	u64 app_kibs;
+	/* nm_sync_second(): the thread's once-a-second work */
+	unsigned long sec_t;	/* jiffies of the last one */
+	u64 rs_last;		/* resync_bytes then */
+	unsigned long ev_oos;	/* out of sync at the last progress event */
+	u64 ev_ov;		/* verify sectors compared then */
 };
+
+void nm_sync_second(struct nm_dev *nm, struct nm_rate *rt);
 
 static inline u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
 {
@@ -396,6 +403,9 @@ static inline void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt,
 	for (;;) {
 		u32 cap = nm_rs_cap(nm, rt);
 		unsigned long ms = jiffies_to_msecs(jiffies - rt->t0);
+
+		/* a throttled resync or verify holds the thread here */
+		nm_sync_second(nm, rt);
 
 		if (ms > 1000) {
 			rt->t0 = jiffies;

@@ -859,6 +859,61 @@ void nm_stable_done(struct nm_dev *nm, u64 cookie)
 	nm_sync_kick(nm);
 }
 
+/*
+ * Progress events: a table event when the regions in sync moved by 1% of
+ * the device or more since the last one, or between all and not all of
+ * them (a resync's progress; the first region the peer misses; a resync's
+ * end), and when a running verify moved by 1% of its range.  So "dmsetup
+ * wait" and "nmsetup events" see a resync or a verify advance: checked
+ * once a second (nm_sync_second), so at most one event a second, about
+ * 100 per resync or verify.
+ */
+static void nm_progress_tick(struct nm_dev *nm, struct nm_rate *rt)
+{
+	unsigned long fl, oos, d;
+	u64 done, total, dv;
+	bool ov;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	oos = nm_regions_oos_count(&nm->rg);
+	ov = nm->ov_state == NM_OV_RUNNING;
+	done = nm->ov_done;
+	total = nm->ov_end - nm->ov_start;
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (rt->ev_oos == ULONG_MAX)
+		goto note;	/* the thread's start: what status shows now */
+	d = oos > rt->ev_oos ? oos - rt->ev_oos : rt->ev_oos - oos;
+	dv = done > rt->ev_ov ? done - rt->ev_ov : rt->ev_ov - done;
+	if (!oos == !rt->ev_oos && (u64)d * 100 < nm->rg.nr &&
+	    !(ov && dv * 100 >= total))
+		return;
+	dm_table_event(nm->ti->table);
+note:
+	rt->ev_oos = oos;
+	rt->ev_ov = done;
+}
+
+/*
+ * The nm_sync thread's once-a-second work: the resync and verify rates of
+ * the status, and the progress events.  From the thread's loop, and from
+ * nm_rs_throttle: a throttled resync or verify keeps the thread in its
+ * step from start to end.
+ */
+void nm_sync_second(struct nm_dev *nm, struct nm_rate *rt)
+{
+	u64 b;
+
+	if (!time_after(jiffies, rt->sec_t + HZ))
+		return;
+	b = atomic64_read(&nm->resync_bytes);
+	WRITE_ONCE(nm->rs_kibs, div_u64((b - rt->rs_last) * HZ,
+					1024 * (jiffies - rt->sec_t)));
+	rt->rs_last = b;
+	rt->sec_t = jiffies;
+	nm_ov_tick(nm);
+	nm_progress_tick(nm, rt);
+}
+
 /* nm_sync's wake-up condition: consumes a kick */
 static bool nm_sync_due(struct nm_dev *nm)
 {
@@ -869,10 +924,15 @@ static bool nm_sync_due(struct nm_dev *nm)
 static int nm_sync_thread(void *arg)
 {
 	struct nm_dev *nm = arg;
-	struct nm_rate rt = { .t0 = jiffies };
-	unsigned long last_clear = jiffies, last_rate = jiffies;
+	struct nm_rate rt = {
+		.t0 = jiffies,
+		.sec_t = jiffies,
+		.rs_last = atomic64_read(&nm->resync_bytes),
+		.ev_oos = ULONG_MAX,
+	};
+	unsigned long last_clear = jiffies;
 	unsigned long last_app = jiffies;
-	u64 rs_last = 0, app;
+	u64 app;
 
 	while (!kthread_should_stop()) {
 		/* a kick (an ack, a write done, a message) or 100 ms */
@@ -894,15 +954,7 @@ static int nm_sync_thread(void *arg)
 			}
 			last_app = jiffies;
 		}
-		if (time_after(jiffies, last_rate + HZ)) {
-			u64 b = atomic64_read(&nm->resync_bytes);
-
-			WRITE_ONCE(nm->rs_kibs,
-				   div_u64((b - rs_last) * HZ,
-					   1024 * (jiffies - last_rate)));
-			rs_last = b;
-			last_rate = jiffies;
-		}
+		nm_sync_second(nm, &rt);
 		/* a sender stuck in a trickling send cannot check itself */
 		nm_check_stuck(nm);
 		nm_resubmit_waiting(nm);

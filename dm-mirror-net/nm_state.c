@@ -59,12 +59,22 @@ const char *nm_role_name(enum nm_role r)
 	return nm_role_names[r];
 }
 
+/*
+ * The one function that sets the last error word (status field
+ * last_error); a new word raises a table event, as a state change does
+ * (a refused handshake leaves the connection state as it was).  Any
+ * context.
+ */
 void nm_set_error(struct nm_dev *nm, const char *word)
 {
 	unsigned long flags;
+	bool changed;
 
 	spin_lock_irqsave(&nm->lock, flags);
+	changed = strcmp(nm->last_error, word);
 	strscpy(nm->last_error, word, sizeof(nm->last_error));
+	if (changed && nm->wq)
+		queue_work(nm->wq, &nm->event_work);
 	spin_unlock_irqrestore(&nm->lock, flags);
 }
 
@@ -445,6 +455,9 @@ void __nm_gen_new(struct nm_dev *nm, bool primary_before)
 	nm->gen_fresh = true;
 	if (nm->meta)
 		nm_meta_set_gens(nm->meta, &nm->gen);
+	/* status field generation: as a state change */
+	if (nm->wq)
+		queue_work(nm->wq, &nm->event_work);
 	nm_info(nm, "new data generation %016llx (last common %016llx)",
 		nm->gen.cur, nm->gen.bitmap);
 }

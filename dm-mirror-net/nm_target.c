@@ -968,6 +968,12 @@ static void nm_presuspend_undo(struct dm_target *ti)
 	spin_unlock_irqrestore(&nm->lock, flags);
 }
 
+/*
+ * Suspend and resume raise a table event each (dm's "suspended" flag is
+ * set before postsuspend, but cleared only after resume returns: the
+ * resume's event comes from nm->wq, and a reader that still sees the flag
+ * set must look again).
+ */
 static void nm_postsuspend(struct dm_target *ti)
 {
 	struct nm_dev *nm = ti->private;
@@ -975,6 +981,7 @@ static void nm_postsuspend(struct dm_target *ti)
 	nm_conn_stop(nm);
 	nm_reload_save(nm);
 	nm->suspended = true;
+	dm_table_event(ti->table);
 }
 
 static int nm_preresume(struct dm_target *ti)
@@ -990,6 +997,7 @@ static void nm_resume(struct dm_target *ti)
 	nm_presuspend_undo(ti);
 	if (nm_conn_start(nm))
 		nm_err(nm, "cannot start the connection threads");
+	queue_work(nm->wq, &nm->event_work);
 }
 
 static int nm_iterate_devices(struct dm_target *ti,

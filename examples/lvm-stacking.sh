@@ -32,10 +32,10 @@ sum() { dd if="$1" bs=1M iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }
 # is 0 by default); the filter accepts the two disks and only the netmirror
 # device that is primary on "this node", rejecting everything else
 # (libdmnet's nm_stack_lvm_filter() prints the reject form for a disk).
-# On a real host put the same into /etc/lvm/lvm.conf:
-#     devices { global_filter = [ "a|^/dev/vdb$|", "a|^/dev/mapper/pvm$|", "r|.*|" ] }
-LVM_ALPHA="devices { global_filter = [ \"a|^$DISK_A\$|\", \"a|^$DISK_B\$|\", \"a|^/dev/mapper/pvm_a\$|\", \"r|.*|\" ] }"
-LVM_BETA="devices { global_filter = [ \"a|^$DISK_A\$|\", \"a|^$DISK_B\$|\", \"a|^/dev/mapper/pvm_b\$|\", \"r|.*|\" ] }"
+# On a real host put the same into /etc/lvm/lvm.conf (VG vg0 on /dev/vdb):
+#     devices { global_filter = [ "a|^/dev/vdb$|", "a|^/dev/mapper/vg0-pvm-nm$|", "r|.*|" ] }
+LVM_ALPHA="devices { global_filter = [ \"a|^$DISK_A\$|\", \"a|^$DISK_B\$|\", \"a|^/dev/mapper/vga-pvm-nm\$|\", \"r|.*|\" ] }"
+LVM_BETA="devices { global_filter = [ \"a|^$DISK_A\$|\", \"a|^$DISK_B\$|\", \"a|^/dev/mapper/vgb-pvm-nm\$|\", \"r|.*|\" ] }"
 
 step "both nodes: a volume group on the local disk"
 pvcreate -q "$DISK_A"
@@ -43,23 +43,24 @@ vgcreate -q vga "$DISK_A"
 pvcreate -q "$DISK_B"
 vgcreate -q vgb "$DISK_B"
 
-# One machine holds both nodes' devices, so they get distinct names with
-# --device (data_a/data_b, pvm_a/pvm_b); on two hosts leave --device out
-# and both are called after the LV (/dev/mapper/data, /dev/mapper/pvm).
+# nm-lvcreate names the device after the VG and the LV: vga-data-nm and
+# vgb-data-nm here (/dev/mapper/VG-LV-nm, a '-' in a name doubled as LVM
+# does), so the two nodes' devices on this one machine are apart; on two
+# hosts with the same VG name both are called the same (vg0-data-nm).
 
 # ---------------------------------------------------------------------
 step "1. netmirror over an LV: nm-lvcreate on both nodes, secondary first"
 nm-lvcreate -L 32M -n data --meta-size 4M --peer 127.0.0.1:7789 \
-	--listen 127.0.0.1:7790 --device data_b vgb
+	--listen 127.0.0.1:7790 vgb
 nm-lvcreate -L 32M -n data --meta-size 4M --peer 127.0.0.1:7790 \
-	--listen 127.0.0.1:7789 --role primary --device data_a vga
+	--listen 127.0.0.1:7789 --role primary vga
 # the primary copies the whole LV to the secondary (sync full)
-nmsetup wait-sync data_a --wait-timeout 120
-nmsetup status data_a
+nmsetup wait-sync vga-data-nm --wait-timeout 120
+nmsetup status vga-data-nm
 
 step "1. write on the primary, compare the two LVs"
-dd if=/dev/urandom of=/dev/mapper/data_a bs=1M count=8 seek=4 oflag=direct 2>/dev/null
-nmsetup wait-sync data_a --wait-timeout 60 >/dev/null
+dd if=/dev/urandom of=/dev/mapper/vga-data-nm bs=1M count=8 seek=4 oflag=direct 2>/dev/null
+nmsetup wait-sync vga-data-nm --wait-timeout 60 >/dev/null
 A=$(sum /dev/vga/data)
 B=$(sum /dev/vgb/data)
 echo "vga/data $A"
@@ -68,14 +69,13 @@ echo "vgb/data $B"
 
 # ---------------------------------------------------------------------
 step "2. netmirror as a PV: a mirrored LV on each node, vgm on the primary's device"
-nm-lvcreate -L 48M -n pvm --peer 127.0.0.1:7791 --listen 127.0.0.1:7792 \
-	--device pvm_b vgb
+nm-lvcreate -L 48M -n pvm --peer 127.0.0.1:7791 --listen 127.0.0.1:7792 vgb
 nm-lvcreate -L 48M -n pvm --peer 127.0.0.1:7792 --listen 127.0.0.1:7791 \
-	--role primary --device pvm_a vga
-nmsetup wait-sync pvm_a --wait-timeout 120 >/dev/null
+	--role primary vga
+nmsetup wait-sync vga-pvm-nm --wait-timeout 120 >/dev/null
 # alpha (primary): the netmirror device becomes a PV of the new VG vgm
-pvcreate -q --config "$LVM_ALPHA" /dev/mapper/pvm_a
-vgcreate -q --config "$LVM_ALPHA" vgm /dev/mapper/pvm_a
+pvcreate -q --config "$LVM_ALPHA" /dev/mapper/vga-pvm-nm
+vgcreate -q --config "$LVM_ALPHA" vgm /dev/mapper/vga-pvm-nm
 lvcreate -q -y --config "$LVM_ALPHA" -L 16M -n files vgm
 pvs --config "$LVM_ALPHA" -o pv_name,vg_name
 
@@ -90,7 +90,7 @@ done
 cat /tmp/lvm-stacking/sums
 umount /tmp/lvm-stacking/mnt
 vgchange -q -an --config "$LVM_ALPHA" vgm
-nmsetup wait-sync pvm_a --wait-timeout 60 >/dev/null
+nmsetup wait-sync vga-pvm-nm --wait-timeout 60 >/dev/null
 
 step "2. the lower LVs on both nodes are identical"
 A=$(sum /dev/vga/pvm)
@@ -100,10 +100,10 @@ echo "vgb/pvm $B"
 [ "$A" = "$B" ] || { echo "backing LVs differ" >&2; exit 1; }
 
 step "2. switch roles: alpha secondary, beta primary; beta reads the files"
-nmsetup secondary pvm_a
+nmsetup secondary vga-pvm-nm
 # beta may become primary once it has heard that alpha is secondary
 i=0
-until nmsetup primary pvm_b >/dev/null 2>&1; do
+until nmsetup primary vgb-pvm-nm >/dev/null 2>&1; do
 	i=$((i + 1))
 	[ $i -lt 50 ] || { echo "beta cannot become primary" >&2; exit 1; }
 	sleep 0.2
@@ -120,7 +120,7 @@ umount /tmp/lvm-stacking/mnt
 step "clean up: vgm, then the netmirror devices and their LVs, then vga/vgb"
 vgchange -q -an --config "$LVM_BETA" vgm
 vgremove -q -f --config "$LVM_BETA" vgm
-pvremove -q -f --config "$LVM_BETA" /dev/mapper/pvm_b
+pvremove -q -f --config "$LVM_BETA" /dev/mapper/vgb-pvm-nm
 nm-lvremove vga/pvm
 nm-lvremove vgb/pvm
 nm-lvremove data vga

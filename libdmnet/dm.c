@@ -328,7 +328,7 @@ int nm_dm_remove(const char *name, int retries, char *err, size_t errlen)
 
 /* Run STATUS or TABLE; return the single netmirror target's params. */
 static int get_target(int type, const char *name, uint64_t *start,
-		      uint64_t *len, uint32_t *event_nr, char *params,
+		      uint64_t *len, struct nm_dm_info *info, char *params,
 		      size_t plen, char *err, size_t errlen)
 {
 	struct dm_task *dmt = task(type, name, err, errlen);
@@ -376,20 +376,23 @@ static int get_target(int type, const char *name, uint64_t *start,
 		*start = s;
 	if (len)
 		*len = l;
-	if (event_nr)
-		*event_nr = dmi.event_nr;
+	if (info) {
+		info->event_nr = dmi.event_nr;
+		info->suspended = !!dmi.suspended;
+	}
 out:
 	dm_task_destroy(dmt);
 	return r;
 }
 
-int nm_dm_status_event(const char *name, struct nm_status *s,
-		       uint32_t *event_nr, char *err, size_t errlen)
+int nm_dm_status_info(const char *name, struct nm_status *s,
+		      struct nm_dm_info *info, char *err, size_t errlen)
 {
 	char params[NM_LINE_MAX], e[NM_ERRLEN];
 	int r;
 
-	r = get_target(DM_DEVICE_STATUS, name, NULL, NULL, event_nr, params,
+	/* one STATUS ioctl: the event counter is read before the status */
+	r = get_target(DM_DEVICE_STATUS, name, NULL, NULL, info, params,
 		       sizeof(params), err, errlen);
 	if (r)
 		return r;
@@ -401,10 +404,21 @@ int nm_dm_status_event(const char *name, struct nm_status *s,
 	return 0;
 }
 
+int nm_dm_status_event(const char *name, struct nm_status *s,
+		       uint32_t *event_nr, char *err, size_t errlen)
+{
+	struct nm_dm_info i;
+	int r = nm_dm_status_info(name, s, &i, err, errlen);
+
+	if (!r && event_nr)
+		*event_nr = i.event_nr;
+	return r;
+}
+
 int nm_dm_status(const char *name, struct nm_status *s, char *err,
 		 size_t errlen)
 {
-	return nm_dm_status_event(name, s, NULL, err, errlen);
+	return nm_dm_status_info(name, s, NULL, err, errlen);
 }
 
 int nm_dm_wait_event(const char *name, uint32_t event_nr, char *err,

@@ -5,7 +5,8 @@
  * Three layers, in three groups of files:
  *
  *   table.c, message.c, status.c Pure models: parse/validate/format the
- *   config.c, util.c             target's table line, messages, status line
+ *   config.c, util.c, events.c   target's table line, messages, status line,
+ *                                the event lines of "nmsetup events"
  *                                and /etc/netmirror.conf.  No ioctls, no
  *                                libdevmapper, no allocation on the parse
  *                                path: unit-testable and fuzzable as any user.
@@ -360,6 +361,60 @@ const char *nm_conn_str(enum dmnet_conn c);
 const char *nm_disk_str(enum dmnet_disk d);
 
 /* ------------------------------------------------------------------ */
+/* Events and progress (events.c): what "nmsetup events" and "nmsetup   */
+/* status" print; pure code                                            */
+/* ------------------------------------------------------------------ */
+
+/* One device's state as it is followed: its status and dm's flag. */
+struct nm_event_state {
+	struct nm_status s;
+	int suspended;			/* 1: suspended (dm INFO) */
+};
+
+#define NM_EVENT_JSON		0x1	/* one JSON object per line */
+#define NM_EVENT_CREATE		0x2	/* prev NULL: "create", not "exists" */
+
+/*
+ * The event lines (each ending in '\n') for device NAME going from *prev
+ * to *cur, in the form of drbdsetup events2:
+ *   "exists device name:N role:.. connection:.. disk:.. peer_disk:..
+ *    suspended:yes|no io:.. last_error:.. generation:.. verify:..
+ *    sync_percent:.. in_sync_regions:.. total_regions:.."   (prev NULL;
+ *    "create" with NM_EVENT_CREATE)
+ *   "change device name:N <the state keys that changed>"
+ *   "progress device name:N sync_percent:.. in_sync_regions:..
+ *    total_regions:.. resync_kibs:.. eta_seconds:.."   when the regions in
+ *    sync changed (or, after exists, while a resync runs), and/or
+ *    "verify_percent:.. verify_sectors:.. verify_total:.. verify_diffs:..
+ *    verify_kibs:.. verify_eta:.." while a verify runs or as it ends
+ *   "destroy device name:N"   (cur NULL)
+ * NM_EVENT_JSON: {"event":"change","name":"N",...} with the same keys
+ * (numbers as numbers, "suspended" true/false).  time (or NULL) prefixes
+ * each line / is the "time" key.  Keys of fields the module lacks are
+ * left out.  Returns the length, 0 if nothing changed, or -ENOSPC.
+ */
+int nm_event_lines(const char *name, const struct nm_event_state *prev,
+		   const struct nm_event_state *cur, unsigned flags,
+		   const char *time, char *buf, size_t len);
+/* The line after the initial dump: "exists -" / {"event":"exists"}. */
+int nm_event_exists_end(unsigned flags, const char *time, char *buf,
+			size_t len);
+
+/* "[####....]  45.0%": a bar of width cells and the percentage. */
+int nm_progress_bar(double pct, unsigned width, char *buf, size_t len);
+
+enum nm_progress_kind { NM_PROGRESS_RESYNC, NM_PROGRESS_VERIFY };
+/*
+ * A person's progress line for a running resync (sync_source/sync_target)
+ * or verify: the bar, then "  4.0 MiB/s  ETA 0:00:12" (the kernel's rate
+ * and estimate; "-- MiB/s  ETA --:--:--" before it has measured one),
+ * and for a verify "  N blocks differ".  Returns the length, 0 when that
+ * kind is not running, or -ENOSPC.
+ */
+int nm_status_progress(const struct nm_status *s, enum nm_progress_kind k,
+		       unsigned width, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
 /* Configuration file (config.c), see netmirror.conf(5)                */
 /* ------------------------------------------------------------------ */
 
@@ -450,6 +505,14 @@ int nm_dm_status(const char *name, struct nm_status *s, char *err,
 /* The same, and the device's event counter (for nm_dm_wait_event). */
 int nm_dm_status_event(const char *name, struct nm_status *s,
 		       uint32_t *event_nr, char *err, size_t errlen);
+/* What device-mapper's INFO says next to the status (same ioctl). */
+struct nm_dm_info {
+	uint32_t event_nr;		/* for nm_dm_wait_event */
+	int suspended;			/* 1 while suspended */
+};
+/* Status and INFO of NAME in one call (a status read after event_nr). */
+int nm_dm_status_info(const char *name, struct nm_status *s,
+		      struct nm_dm_info *info, char *err, size_t errlen);
 /* Block until NAME's event counter passes event_nr (a state change: the
  * target calls dm_table_event).  Returns 0, -EINTR if a signal came (the
  * handler must be installed without SA_RESTART), -ENODEV if NAME is gone. */

@@ -38,7 +38,8 @@ enum {
 	F_FORCE = 1 << 5,	/* primary --force; create/up/adjust --force */
 	F_FENCE = 1 << 6,	/* fence --handler, --once */
 	F_VWAIT = 1 << 7,	/* verify --wait */
-	F_NGROUPS = 8
+	F_EVENTS = 1 << 8,	/* events --now, --timestamps */
+	F_NGROUPS = 9
 };
 
 #define MAX_OPTS 64
@@ -68,6 +69,7 @@ static struct {
 	int force;			/* primary: force_primary; create:
 					 * internal metadata over a signature */
 	int vwait;			/* verify --wait */
+	int now, timestamps;		/* events --now, --timestamps */
 	double wait_timeout;		/* seconds, 0 = none */
 	int argc;
 	char **argv;			/* positional arguments after command */
@@ -412,12 +414,10 @@ static int verify_msg(const char *msg)
 		if (strcmp(s.verify, "running"))
 			break;
 		if (tty) {
-			printf("\r%s verify %5.1f%% %8.1f MiB/s ETA ", dev,
-			       s.verify_total ? 100.0 * (double)s.verify_sectors /
-			       (double)s.verify_total : 100.0,
-			       (double)s.verify_kibs / 1024.0);
-			print_eta(s.verify_eta);
-			printf(" differ %" PRIu64 " ", s.verify_diffs);
+			char line[256];
+
+			nm_status_progress(&s, NM_PROGRESS_VERIFY, 40, line, sizeof(line));
+			printf("\r%s verify %s ", dev, line);
 			fflush(stdout);
 		}
 		usleep(500000);
@@ -530,6 +530,11 @@ static void print_status(const char *name, const struct nm_status *s)
 	       s->disk == DMNET_DISK_OTHER ? s->disk_str : nm_disk_str(s->disk),
 	       s->peer_disk == DMNET_DISK_OTHER ? s->peer_disk_str : nm_disk_str(s->peer_disk),
 	       nm_status_sync_percent(s), s->in_sync_regions, s->total_regions);
+	/* a resync or a verify running: a bar, the rate and the ETA */
+	if (nm_status_progress(s, NM_PROGRESS_RESYNC, 40, buf, sizeof(buf)) > 0)
+		printf("\n    resync %s", buf);
+	if (nm_status_progress(s, NM_PROGRESS_VERIFY, 40, buf, sizeof(buf)) > 0)
+		printf("\n    verify %s", buf);
 	if (s->ngroups > NM_SF_bytes_received)
 		printf("\n    writes sent %" PRIu64 " received %" PRIu64 " pending %" PRIu64
 		       ", bytes sent %" PRIu64 " received %" PRIu64, s->writes_sent,
@@ -688,13 +693,10 @@ static int cmd_wait_sync(void)
 				eta = (double)s.eta_seconds;
 		}
 		if (tty) {
-			char bar[41];
-			int i, fill = (int)(pct * 40 / 100);
+			char bar[64];
 
-			for (i = 0; i < 40; i++)
-				bar[i] = i < fill ? '#' : '.';
-			bar[40] = '\0';
-			printf("\r%s [%s] %5.1f%% %-11s ", dev, bar, pct, cs);
+			nm_progress_bar(pct, 40, bar, sizeof(bar));
+			printf("\r%s %s %-11s ", dev, bar, cs);
 			if (kernel)
 				printf("%8.1f MiB/s ", kibs / 1024.0);
 			printf("ETA ");
@@ -839,6 +841,281 @@ static int cmd_fence(void)
 		if (r && r != -EINTR)
 			return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
 	}
+}
+
+/*
+ * events [NAME|RESOURCE] [--json] [--now] [--timestamps]: the state of
+ * NAME (or of every netmirror device), "exists -", then one line per
+ * change as it happens (libdmnet's nm_event_lines: change, progress,
+ * create, destroy), in the manner of drbdsetup events2.  Each device is
+ * followed by its dm table events (nm_dm_wait_event with the event
+ * counter read in the same ioctl as the status, so no change is lost
+ * between a read and the next wait); the module raises one for each state
+ * change and for each 1% of a resync or verify, at most one a second.  dm
+ * raises none when a resume clears its "suspended" flag: while a device
+ * is suspended it is read again every second.  Without NAME, one child
+ * process follows each device and the list of devices is read every 2 s
+ * for new ones (create).  Ends with exit 0 on SIGINT/SIGTERM, or when
+ * NAME is removed (destroy).
+ */
+static volatile sig_atomic_t ev_waiting;	/* a signal ends the wait */
+
+static void ev_signal(int sig)
+{
+	if (sig == SIGALRM)
+		return;			/* the suspended re-read */
+	interrupted = 1;
+	if (ev_waiting)
+		_exit(EX_OK);		/* blocked in the wait: every line is out */
+}
+
+static void ev_signals(void)
+{
+	struct sigaction sa = { .sa_handler = ev_signal };	/* no SA_RESTART */
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+}
+
+/* ISO 8601 local time with microseconds, as drbdsetup --timestamps. */
+static const char *ev_time(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char z[8];
+	size_t n;
+
+	if (!g.timestamps)
+		return NULL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(z, sizeof(z), "%z", &tm);	/* +hhmm */
+	snprintf(buf + n, len - n, ".%06ld%.3s:%.2s", ts.tv_nsec / 1000, z, z + 3);
+	return buf;
+}
+
+/* One write per event: lines of several followers never interleave. */
+static void ev_write(const char *buf, int n)
+{
+	while (n > 0) {
+		ssize_t w = write(STDOUT_FILENO, buf, (size_t)n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(EX_DEVICE);	/* the reader is gone */
+		buf += w;
+		n -= (int)w;
+	}
+}
+
+static void ev_print(const char *name, const struct nm_event_state *prev,
+		     const struct nm_event_state *cur, unsigned flags)
+{
+	char line[NM_LINE_MAX * 2], t[64];
+	int n = nm_event_lines(name, prev, cur, flags | (g.json ? NM_EVENT_JSON : 0),
+			       ev_time(t, sizeof(t)), line, sizeof(line));
+
+	if (n > 0)
+		ev_write(line, n);
+}
+
+static void ev_print_end(void)
+{
+	char line[128], t[64];
+	int n = nm_event_exists_end(g.json ? NM_EVENT_JSON : 0,
+				    ev_time(t, sizeof(t)), line, sizeof(line));
+
+	if (n > 0)
+		ev_write(line, n);
+}
+
+/* NAME's state now (*st) and its event counter; 0, or -ENODEV etc. */
+static int ev_read(const char *name, struct nm_event_state *st, uint32_t *ev,
+		   char *err, size_t errlen)
+{
+	struct nm_dm_info info;
+	int r = nm_dm_status_info(name, &st->s, &info, err, errlen);
+
+	if (!r) {
+		st->suspended = info.suspended;
+		*ev = info.event_nr;
+	}
+	return r;
+}
+
+/* Follow NAME from *st (event counter ev) until it goes or a signal. */
+static int ev_follow(const char *name, struct nm_event_state *st, uint32_t ev)
+{
+	struct nm_event_state cur;
+	char err[NM_ERRLEN];
+	int r;
+
+	for (;;) {
+		if (st->suspended)
+			alarm(1);
+		ev_waiting = 1;
+		if (interrupted)
+			return EX_OK;
+		r = nm_dm_wait_event(name, ev, err, sizeof(err));
+		ev_waiting = 0;
+		alarm(0);
+		if (interrupted)
+			return EX_OK;
+		if (r && r != -EINTR && r != -ENODEV)
+			return fail(EX_DEVICE, "%s", err);
+		r = ev_read(name, &cur, &ev, err, sizeof(err));
+		if (r == -ENODEV) {
+			ev_print(name, st, NULL, 0);
+			return EX_OK;
+		}
+		if (r)
+			return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
+		ev_print(name, st, &cur, 0);
+		*st = cur;
+	}
+}
+
+/* Every device: one follower process each. */
+struct ev_dev {
+	char name[NM_NAME_MAX];
+	pid_t pid;			/* 0: not followed (yet) */
+	uint32_t ev;
+	struct nm_event_state st;
+};
+
+static struct {
+	struct ev_dev *d;
+	size_t n, cap;
+} evs;
+
+static int ev_list_cb(const char *name, void *arg)
+{
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < evs.n; i++)
+		if (!strcmp(evs.d[i].name, name))
+			return 0;
+	if (evs.n == evs.cap) {
+		size_t cap = evs.cap ? evs.cap * 2 : 16;
+		struct ev_dev *d = realloc(evs.d, cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		evs.d = d;
+		evs.cap = cap;
+	}
+	memset(&evs.d[evs.n], 0, sizeof(evs.d[0]));
+	snprintf(evs.d[evs.n].name, sizeof(evs.d[0].name), "%s", name);
+	evs.d[evs.n].pid = -1;		/* new: to read and print */
+	evs.n++;
+	return 0;
+}
+
+/* New entries (pid -1): read, print exists/create; keep those readable. */
+static void ev_take_new(unsigned flags)
+{
+	char err[NM_ERRLEN];
+	size_t i, k = 0;
+
+	for (i = 0; i < evs.n; i++) {
+		struct ev_dev *e = &evs.d[i];
+
+		if (e->pid == -1) {
+			if (ev_read(e->name, &e->st, &e->ev, err, sizeof(err)))
+				continue;	/* gone already, or not ours */
+			ev_print(e->name, NULL, &e->st, flags);
+			e->pid = 0;
+		}
+		evs.d[k++] = *e;
+	}
+	evs.n = k;
+}
+
+static void ev_fork_all(void)
+{
+	size_t i;
+
+	for (i = 0; i < evs.n; i++) {
+		struct ev_dev *e = &evs.d[i];
+		pid_t pid;
+
+		if (e->pid)
+			continue;
+		pid = fork();
+		if (pid == 0)
+			_exit(ev_follow(e->name, &e->st, e->ev));
+		if (pid < 0)
+			fprintf(stderr, "nmsetup: %s: cannot fork a follower: %s\n",
+				e->name, strerror(errno));
+		e->pid = pid > 0 ? pid : 0;
+	}
+}
+
+static int ev_all(void)
+{
+	char err[NM_ERRLEN];
+	size_t i, k;
+	pid_t pid;
+	int r, st;
+
+	r = nm_dm_list(ev_list_cb, NULL, err, sizeof(err));
+	if (r)
+		return fail(EX_DEVICE, "%s", err);
+	ev_take_new(0);
+	ev_print_end();
+	if (g.now)
+		return EX_OK;
+	ev_fork_all();
+	while (!interrupted) {
+		nanosleep(&(struct timespec){ .tv_sec = 2 }, NULL);
+		if (interrupted)
+			break;
+		/* a follower ended (destroy): the name may come back */
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+			for (i = k = 0; i < evs.n; i++)
+				if (evs.d[i].pid != pid)
+					evs.d[k++] = evs.d[i];
+			evs.n = k;
+		}
+		if (nm_dm_list(ev_list_cb, NULL, err, sizeof(err)))
+			continue;	/* next time */
+		ev_take_new(NM_EVENT_CREATE);
+		ev_fork_all();
+	}
+	for (i = 0; i < evs.n; i++)
+		if (evs.d[i].pid > 0)
+			kill(evs.d[i].pid, SIGTERM);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	return EX_OK;
+}
+
+static int cmd_events(void)
+{
+	char err[NM_ERRLEN], dev[NM_NAME_MAX];
+	struct nm_event_state st;
+	uint32_t ev;
+	int r;
+
+	ev_signals();
+	if (!g.argc)
+		return ev_all();
+	r = resolve_name(g.argv[0], dev, sizeof(dev));
+	if (r)
+		return r;
+	r = ev_read(dev, &st, &ev, err, sizeof(err));
+	if (r)
+		return fail(dm_exit(r) == EX_CONFIG ? EX_DEVICE : dm_exit(r), "%s", err);
+	ev_print(dev, NULL, &st, 0);
+	ev_print_end();
+	if (g.now)
+		return EX_OK;
+	return ev_follow(dev, &st, ev);
 }
 
 static int cmd_up(void)
@@ -1288,6 +1565,15 @@ static const struct cmd cmds[] = {
 	{ "resume-sync", cmd_msg, 0, 1, 1, "NAME", "Alias of resume-resync.", NM_MSG_RESUME_RESYNC },
 	{ "status", cmd_status, F_JSON, 0, 1, "[NAME|RESOURCE] [--json]",
 	  "Show status of NAME, or of every netmirror device.", -1 },
+	{ "events", cmd_events, F_JSON | F_EVENTS, 0, 1,
+	  "[NAME|RESOURCE] [--json] [--now] [--timestamps]",
+	  "Print the state of NAME (or of every netmirror device), \"exists -\", then\n"
+	  "one line per change as it happens, like drbdsetup events2: change (role,\n"
+	  "connection, disk, peer_disk, suspended, io, last_error, generation, verify),\n"
+	  "progress (resync and verify, about every 1%, at most once a second), create,\n"
+	  "destroy.  --json: one JSON object per line; --now: the state only, then exit;\n"
+	  "--timestamps: each line starts with the time.  Ends (exit 0) on SIGINT,\n"
+	  "SIGTERM or when NAME is removed.", -1 },
 	{ "table", cmd_table, F_TABLE, 1, 3,
 	  "NAME LOCAL_DEV PEER [table flags] | table RESOURCE",
 	  "Print the table line create/up would load; changes nothing.", -1 },
@@ -1539,6 +1825,12 @@ int main(int argc, char **argv)
 		} else if (match(a, NULL, "--discard-my-data")) {
 			g.discard = 1;
 			seen(F_DISCARD, "--discard-my-data");
+		} else if (match(a, NULL, "--now")) {
+			g.now = 1;
+			seen(F_EVENTS, "--now");
+		} else if (match(a, NULL, "--timestamps")) {
+			g.timestamps = 1;
+			seen(F_EVENTS, "--timestamps");
 		} else if (match(a, NULL, "--wait")) {
 			g.vwait = 1;
 			seen(F_VWAIT, "--wait");

@@ -136,6 +136,15 @@ else
 fi
 out cmd-help 0 "$(printf 'usage: nmsetup remove NAME\n\nRemove device NAME (retries while busy).')" -- remove --help
 
+# events: its flags, and only its
+[ "$("$NM" --help | grep -c '^  events \[NAME|RESOURCE\] \[--json\] \[--now\] \[--timestamps\]$')" = 1 ] &&
+	result help-events 1 || result help-events 0 "events not in --help"
+"$NM" events --help | grep -q 'one line per change as it happens' && result events-help 1 ||
+	result events-help 0 "$("$NM" events --help)"
+code events-now-not-valid 1 "--now is not valid for status" -- status --now
+code events-timestamps-not-valid 1 "--timestamps is not valid for remove" -- remove nm0 --timestamps
+code events-args 1 "wrong number of arguments for events" -- events nm0 nm1 --now
+code events-table-flag 1 "--protocol is not valid for events" -- events nm0 --protocol A
 code usage-none 1 "usage: nmsetup" --
 code usage-unknown-cmd 1 'unknown command "frobnicate"' -- frobnicate
 code usage-unknown-opt 1 'unknown option "--frob"' -- status --frob
@@ -220,6 +229,28 @@ if [ -x "$LVC" ]; then
 	lvc pass-on-io-error 2 '--on-io-error "x": Invalid on_io_error' -- -L 1G -n r0 --peer 1.2.3.4:1 --on-io-error=x vg0
 	lvc pass-ok-then-no-lvm 3 "lvm not found" -- -L 1G -n r0 --peer 1.2.3.4:1 --ping 500 --integrity=crc32c --secret k vg0
 	lvc pass-missing-value 1 "--ping needs a value" -- -L 1G -n r0 --peer 1.2.3.4:1 vg0 --ping
+	# the device is named after VG and LV, '-' doubled as LVM does:
+	# two VGs with the same LV name get two names (a stand-in lvm: every
+	# VG exists, no LV does; -t changes nothing)
+	printf '#!/bin/sh\ncase $1 in vgs) exit 0 ;; *) exit 5 ;; esac\n' > "$tmp/lvm"
+	chmod +x "$tmp/lvm"
+	for v in vg0:r-0:vg0-r--0-nm vg-1:r-0:vg--1-r--0-nm; do
+		IFS=: read -r vg lv dm <<EOF2
+$v
+EOF2
+		got=$(NMSETUP=$NM LVM=$tmp/lvm "$LVC" -t -L 8M -n "$lv" --peer 1.2.3.4:1 "$vg" 2>&1); r=$?
+		if [ $r = 0 ] && [ "$(echo "$got" | tail -n 1)" = "/dev/mapper/$dm" ] &&
+		   echo "$got" | grep -qxF "$NM create $dm /dev/$vg/$lv 1.2.3.4:1"; then
+			result "lvcreate-name-$vg" 1
+		else
+			result "lvcreate-name-$vg" 0 "rc=$r out=[$got] want /dev/mapper/$dm"
+		fi
+	done
+	got=$(NMSETUP=$NM LVM=$tmp/lvm "$LVC" -t -L 8M -n r0 --device mine --peer 1.2.3.4:1 vg0 2>&1 | tail -n 1)
+	[ "$got" = /dev/mapper/mine ] && result lvcreate-name-device 1 || result lvcreate-name-device 0 "$got"
+	long=$(printf 'v%.0s' $(seq 1 70))
+	lvc long-devname 2 "is too long (at most 127 characters; choose one with --device)" -- \
+		-L 1G -n "$long" --peer 1.2.3.4:1 "$long"
 	NMSETUP=$NM LVM=/nonexistent/lvm "$LVR" 2>"$tmp/err" >/dev/null; r=$?
 	[ $r = 1 ] && grep -q "need NAME VG or VG/NAME" "$tmp/err" && result lvremove-usage 1 ||
 		result lvremove-usage 0 "rc=$r $(cat "$tmp/err")"
