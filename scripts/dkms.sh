@@ -2,14 +2,20 @@
 # The kernel module through DKMS, the way the netmirror-dkms package builds
 # it on an admin's machine, but in the build tree:
 #
-#   scripts/dkms.sh build     (make dkms) dkms add, build and install
+#   scripts/dkms.sh build [SOURCETREE INSTALLTREE]
+#                             (make dkms) dkms add, build and install
 #                             dm-netmirror.ko for the testbed's kernel
 #                             ($NM_CACHE/kver, headers in $KDIR) with every
 #                             DKMS tree under build/dkms/; prints the path
 #                             of the installed module:
 #                             build/dkms/install/$KVER/updates/dkms/dm-netmirror.ko
 #                             (NM_KO=that path: the VM tests boot with it,
-#                             tests/vm/mkoverlay.sh)
+#                             tests/vm/mkoverlay.sh).  With SOURCETREE
+#                             and INSTALLTREE: the source of
+#                             SOURCETREE/netmirror-VERSION (e.g. the /usr/src
+#                             of an unpacked netmirror-dkms package,
+#                             scripts/mkpkgcpio.sh), installed into
+#                             INSTALLTREE/$KVER/updates/dkms/
 #   scripts/dkms.sh stage DIR the module's DKMS source (Kbuild, *.c, *.h,
 #                             dkms.conf) into DIR: what netmirror-dkms puts
 #                             in /usr/src/netmirror-VERSION (debian/rules)
@@ -40,7 +46,7 @@ stage() {
 }
 
 build() {
-	local cache=${NM_CACHE:-$HOME/.cache/netmirror} kver kdir v d log
+	local cache=${NM_CACHE:-$HOME/.cache/netmirror} kver kdir v d log srctree=${1:-} insttree=${2:-}
 	kver=${KVER:-$(cat "$cache/kver" 2>/dev/null || uname -r)}
 	kdir=${KDIR:-/usr/src/linux-headers-$kver}
 	command -v dkms > /dev/null || { echo "dkms: no dkms on this host (make deps, or apt-get install dkms)" >&2; exit 1; }
@@ -48,11 +54,15 @@ build() {
 	v=$(version)
 	d=$TOP/build/dkms
 	rm -rf "$d"
-	mkdir -p "$d/src" "$d/tree" "$d/install/$kver"
-	stage "$d/src/netmirror-$v"
+	if [ -z "$srctree" ]; then
+		srctree=$d/src insttree=$d/install
+		stage "$srctree/netmirror-$v"
+	fi
+	[ -f "$srctree/netmirror-$v/dkms.conf" ] || { echo "dkms: no $srctree/netmirror-$v/dkms.conf" >&2; exit 1; }
+	mkdir -p "$d/tree" "$insttree/$kver"
 	log=$d/dkms.log
 	local opts=(-m netmirror -v "$v" -k "$kver" --kernelsourcedir "$kdir"
-		--dkmstree "$d/tree" --sourcetree "$d/src" --installtree "$d/install")
+		--dkmstree "$d/tree" --sourcetree "$srctree" --installtree "$insttree")
 	# sign_file: a path that does not exist = no signing (see the top)
 	for a in add build install; do
 		if ! sign_file=/nonexistent/sign-file dkms "$a" "${opts[@]}" --no-depmod >> "$log" 2>&1; then
@@ -62,13 +72,14 @@ build() {
 			exit 1
 		fi
 	done
-	local ko=$d/install/$kver/updates/dkms/dm-netmirror.ko
+	local ko=$insttree/$kver/updates/dkms/dm-netmirror.ko
 	[ -f "$ko" ] || { cat "$log" >&2; echo "dkms: $ko not installed" >&2; exit 1; }
 	echo "$ko"
 }
 
 case ${1:-} in
-build) build ;;
+build) [ $# = 1 ] || [ $# = 3 ] || { echo "usage: $0 build [SOURCETREE INSTALLTREE]" >&2; exit 2; }
+	build "${2:-}" "${3:-}" ;;
 stage) [ $# = 2 ] || { echo "usage: $0 stage DIR" >&2; exit 2; }; stage "$2" ;;
 version) version ;;
 *) sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
