@@ -4,8 +4,9 @@
 # script in its "# cpio:" header; run-test.sh passes the cpio on as
 # NM_EXTRA_CPIO):
 #
-#   1. build/deb/*.deb, built again (scripts/deb.sh, without its unit tests
-#      and lintian) when a source file is newer than them;
+#   1. build/deb/*.deb, built again (scripts/deb.sh, without the unit
+#      tests of the build, with lintian: a warning fails the layer) unless
+#      a lintian-clean build is newer than every source file;
 #   2. dpkg --root=build/vm/pkg-root --unpack of netmirror-dkms, libdmnet2,
 #      libdmnet-dev and netmirror-utils: the files where the packages put
 #      them, and dpkg's database (var/lib/dpkg: status, *.list, *.md5sums);
@@ -28,11 +29,12 @@ PKGS="netmirror-dkms libdmnet2 libdmnet-dev netmirror-utils"
 cd "$TOP"
 mkdir -p "$OUT"
 
-# 1. the packages: again if any source is newer than the newest build
-stamp=$(find "$DEB" -maxdepth 1 -name "netmirror-utils_*.deb" 2>/dev/null | head -1)
-if [ -z "$stamp" ] || [ -n "$(git ls-files -z --cached --others --exclude-standard 2>/dev/null |
+# 1. the packages: built again unless a lintian-clean build is newer than
+# every source file
+stamp=$DEB/.lintian-clean
+if [ ! -e "$stamp" ] || [ -n "$(git ls-files -z --cached --others --exclude-standard 2>/dev/null |
 	xargs -0 -r find 2>/dev/null -maxdepth 0 -newer "$stamp" | head -1)" ]; then
-	DEB_BUILD_OPTIONS=nocheck NM_LINTIAN=0 scripts/deb.sh >&2
+	DEB_BUILD_OPTIONS=nocheck scripts/deb.sh >&2
 fi
 
 # 2. unpacked by dpkg into a fresh root with an empty database

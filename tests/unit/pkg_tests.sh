@@ -59,6 +59,19 @@ for o in $(sed -n 's/^dm-netmirror-y *:= *//p' "$TOP/dm-mirror-net/Kbuild"); do
 done
 eq dkms/stage-has-every-object "$miss" ""
 
+# netmirror-dkms's postinst, after DKMS's part: what it says when the
+# running kernel got no module (a fake uname; kernels not on this host)
+mkdir -p "$tmp/bin"
+hint=$(sed -n '/^#DEBHELPER#$/,$p' "$TOP/debian/netmirror-dkms.postinst")
+for k in 6.1.0-99-amd64:"apt-get install linux-headers-6.1.0-99-amd64" \
+	6.12.9-amd64:"builds for Linux 6.1 kernels"; do
+	printf '#!/bin/sh\necho %s\n' "${k%%:*}" > "$tmp/bin/uname"
+	chmod 755 "$tmp/bin/uname"
+	out=$(PATH=$tmp/bin:$PATH sh -c "$hint" postinst configure 2>&1)
+	if [[ $out == *"${k#*:}"* ]]; then result "dkms/postinst-hint-${k%%:*}" 1
+	else result "dkms/postinst-hint-${k%%:*}" 0 "said [$out], want [${k#*:}]"; fi
+done
+
 # --- systemd units: the commands they run exist in nmsetup
 U=$TOP/tools/systemd
 eq unit/exec-start "$(sed -n 's/^ExecStart=//p' "$U/netmirror@.service")" "/usr/sbin/nmsetup up %i"
