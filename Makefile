@@ -16,7 +16,8 @@
 #   make bench-test the benchmark's report arithmetic and a stubbed dry run of
 #                   its guest script, on the host, no VM
 #   make fuzz       build and run the fuzz targets (clang, libFuzzer + ASan)
-#   make install    install module, library, headers, pkg-config file, tools, man pages
+#   make install    install module, library, headers, pkg-config file, tools, man pages,
+#                   bash completion, systemd units
 #   make dkms       the module built, the way netmirror-dkms builds it, by DKMS
 #                   (dkms add/build/install, trees in build/dkms/) for $(KVER);
 #                   prints the .ko's path: NM_KO=<path> makes the VM tests boot it

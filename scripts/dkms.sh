@@ -21,10 +21,11 @@
 #                             in /usr/src/netmirror-VERSION (debian/rules)
 #   scripts/dkms.sh version   PACKAGE_VERSION of dm-mirror-net/dkms.conf
 #
-# Nothing is written outside build/dkms: --dkmstree, --sourcetree and
-# --installtree point there, --no-depmod, and no signing (DKMS would
-# otherwise make a key in /var/lib/dkms; the testbed's kernel does not
-# enforce module signatures).  KDIR, KVER: as the top Makefile (headers of
+# Nothing is written outside build/dkms (build/dkms-tree and INSTALLTREE
+# with a given SOURCETREE): --dkmstree, --sourcetree and --installtree
+# point there, --no-depmod, and no signing (DKMS would otherwise make a
+# key in /var/lib/dkms; the testbed's kernel does not enforce module
+# signatures).  KDIR, KVER: as the top Makefile (headers of
 # `make deps`).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,7 +53,8 @@ build() {
 	command -v dkms > /dev/null || { echo "dkms: no dkms on this host (make deps, or apt-get install dkms)" >&2; exit 1; }
 	[ -f "$kdir/Makefile" ] || { echo "dkms: no kernel headers in $kdir (make deps)" >&2; exit 1; }
 	v=$(version)
-	d=$TOP/build/dkms
+	# (a given source tree gets its own DKMS tree: make dkms's module stays)
+	d=$TOP/build/dkms${srctree:+-tree}
 	rm -rf "$d"
 	if [ -z "$srctree" ]; then
 		srctree=$d/src insttree=$d/install
