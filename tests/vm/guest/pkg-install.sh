@@ -19,9 +19,9 @@ PKGS="netmirror-dkms libdmnet2 libdmnet-dev netmirror-utils"
 [ -f $DB/status ] || fail "no $DB/status: the package layer is missing (# cpio: scripts/mkpkgcpio.sh)"
 # the layer's DKMS build is for the testbed's kernel ($NM_CACHE/kver): on
 # another (make check-debug's) there is no module to test
-built=$(ls -d /lib/modules/*/updates/dkms 2>/dev/null | head -1)
+built=$(ls -d /lib/modules/*/updates/dkms 2>/dev/null | head -1 | cut -d/ -f4)
 [ -z "$built" ] || [ -d "/lib/modules/$KVER/updates/dkms" ] ||
-	skip "the package layer's DKMS module is for ${built#/lib/modules/}, this kernel is $KVER"
+	skip "the package layer's DKMS module is for $built, this kernel is $KVER"
 V=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' /usr/src/netmirror-*/dkms.conf)
 [ -n "$V" ] || fail "no /usr/src/netmirror-*/dkms.conf"
 
