@@ -16,7 +16,12 @@
 #   make bench-test the benchmark's report arithmetic and a stubbed dry run of
 #                   its guest script, on the host, no VM
 #   make fuzz       build and run the fuzz targets (clang, libFuzzer + ASan)
-#   make install    install module, library, headers, pkg-config file, tools, man pages
+#   make install    install module, library, headers, pkg-config file, tools, man pages,
+#                   bash completion, systemd units
+#   make dkms       the module built, the way netmirror-dkms builds it, by DKMS
+#                   (dkms add/build/install, trees in build/dkms/) for $(KVER);
+#                   prints the .ko's path: NM_KO=<path> makes the VM tests boot it
+#   make deb        Debian packages in build/deb/ (debian/README.source), lintian
 #
 # KDIR=<kernel build dir> builds the module for another kernel, e.g.
 #   make KDIR=/lib/modules/$(uname -r)/build
@@ -31,7 +36,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 export PREFIX DESTDIR
 
-.PHONY: all module lib tools deps check check-debug unit vmtest check-durability soak-durability vm-selftest demo bench bench-test fuzz install clean checkpatch
+.PHONY: all module lib tools dkms deb deps check check-debug unit vmtest check-durability soak-durability vm-selftest demo bench bench-test fuzz install clean checkpatch
 
 all: module lib tools
 
@@ -88,6 +93,12 @@ fuzz: lib
 
 checkpatch:
 	scripts/checkpatch.sh
+
+dkms:
+	scripts/dkms.sh build
+
+deb:
+	scripts/deb.sh
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-mirror-net INSTALL_MOD_PATH=$(DESTDIR) modules_install

@@ -30,7 +30,8 @@ KVER="$N-amd64"
 
 PKGS="gcc make libc6-dev pkg-config libdevmapper-dev linux-headers-$KVER
       qemu-system-x86 busybox-static cpio kmod xz-utils dmsetup lvm2 drbd-utils
-      nbd-client nbd-server fio iproute2 clang libclang-rt-14-dev"
+      nbd-client nbd-server fio iproute2 clang libclang-rt-14-dev
+      dkms dpkg-dev debhelper dh-dkms lintian"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -37,7 +37,9 @@
 #
 # Another kernel (the debug kernel, scripts/debug-kernel.sh env):
 #   NM_KERNEL_IMAGE=vmlinux   boot it instead of $NM_CACHE/vmlinux-$KVER
-#   NM_EXTRA_CPIO=file.cpio   laid over base + overlay (its /lib/modules)
+#   NM_EXTRA_CPIO=file.cpio   laid over base + overlay (its /lib/modules);
+#                             a:b: both, b last (run-test.sh adds a test's
+#                             "# cpio:" layer this way)
 #   NM_DEBUG=1                nm_debug=1 kmemleak.verbose=1 (...) on the kernel
 #                             command line (init.sh: kmemleak scan per test)
 #   NM_TIMEOUT_SCALE=N        host and guest timeouts (vm_start --timeout,
@@ -76,10 +78,13 @@ vm_build() {
 	# named by content: concurrent runners share it; qemu reads it at start,
 	# so old ones can go (pruned after 30 min)
 	local h
-	h=$( (basename "$base"; md5sum < "$overlay"; [ -z "${NM_EXTRA_CPIO:-}" ] || md5sum < "$NM_EXTRA_CPIO") | md5sum | cut -c1-12)
+	# NM_EXTRA_CPIO: one file, or several separated by ':' (in that order)
+	local extra=()
+	[ -z "${NM_EXTRA_CPIO:-}" ] || IFS=: read -r -a extra <<< "$NM_EXTRA_CPIO"
+	h=$( (basename "$base"; md5sum < "$overlay"; for x in "${extra[@]}"; do md5sum < "$x"; done) | md5sum | cut -c1-12)
 	NM_INITRD=$NM_OUT/initrd-$h.img
 	if [ ! -s "$NM_INITRD" ]; then
-		cat "$base" "$overlay" ${NM_EXTRA_CPIO:+"$NM_EXTRA_CPIO"} > "$NM_INITRD.tmp.$$"
+		cat "$base" "$overlay" "${extra[@]}" > "$NM_INITRD.tmp.$$"
 		mv "$NM_INITRD.tmp.$$" "$NM_INITRD"
 	fi
 	touch "$NM_INITRD"

@@ -12,7 +12,9 @@
 #                                 by build/vm/bin/nmfields; nmlib's nm_status)
 #   /usr/bin/{nmrpc,pattern,...}  built from tests/vm/src/*.c (static) into
 #                                 build/vm/bin/ (nmparse: with libdmnet.a)
-#   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it
+#   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it, or
+#                                 $NM_KO (e.g. the DKMS build of make dkms:
+#                                 NM_KO=$(scripts/dkms.sh build))
 #   /usr/sbin/nmsetup             if tools/nmsetup is built (+ its libraries)
 #   /usr/lib/libdmnet.so*         if libdmnet/ has it
 #   /usr/sbin/nm-lvcreate, nm-lvremove   tools/ (shell wrappers)
@@ -66,7 +68,11 @@ mkdir -p "$ST/tests/corpus"
 cp "$TOP"/tests/corpus/*.txt "$ST/tests/corpus/"
 cp "$BIN"/* "$ST/usr/bin/"
 
-ko=$TOP/dm-mirror-net/dm-netmirror.ko
+ko=${NM_KO:-$TOP/dm-mirror-net/dm-netmirror.ko}
+if [ -n "${NM_KO:-}" ] && [ ! -f "$NM_KO" ]; then
+	echo "mkoverlay: NM_KO=$NM_KO: no such module" >&2
+	exit 1
+fi
 if [ -f "$ko" ]; then
 	mkdir -p "$ST/usr/lib/modules/$KVER/extra"
 	cp "$ko" "$ST/usr/lib/modules/$KVER/extra/"

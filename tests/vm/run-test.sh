@@ -18,6 +18,9 @@
 #   # mem: MB           guest memory (default 1024)
 #   # smp: N            guest CPUs (default 2)
 #   # env: k=v ...      extra kernel command line words for every VM
+#   # cpio: CMD         a layer laid over the image for this test only:
+#                       CMD (run in the top folder, e.g. scripts/mkpkgcpio.sh)
+#                       prints the path of a cpio, added to NM_EXTRA_CPIO
 # NM_PROTOS="A C" in the environment: tests that loop over the protocols
 # (nmlib.sh nm_protos) run only those.
 # A scenario is run with bash; exit 0 = PASS, 77 = SKIP, else FAIL.  It uses
@@ -74,6 +77,26 @@ make_disks() { # make_disks SPEC PREFIX -> --disk args on stdout
 }
 
 run_guest() {
+	local name=$1 f=$2 layer
+	layer=$(hdr "$f" cpio "")
+	if [ -n "$layer" ]; then
+		# this test's own image: NM_EXTRA_CPIO plus the layer, and a new
+		# initrd (vm_build again), put back for the next test
+		local cpio save_x=${NM_EXTRA_CPIO:-} save_i=$NM_INITRD
+		cpio=$(cd "$NM_TOP" && $layer) || { echo "FAIL $name: its layer ($layer) failed"; return 1; }
+		NM_EXTRA_CPIO=${save_x:+$save_x:}$cpio NM_INITRD=
+		vm_build || { echo "FAIL $name: building the VM image failed"; return 1; }
+		NM_EXTRA_CPIO=$save_x
+		[ -n "$save_x" ] || unset NM_EXTRA_CPIO
+		run_guest_vms "$@"
+		local rc=$?
+		NM_INITRD=$save_i
+		return $rc
+	fi
+	run_guest_vms "$@"
+}
+
+run_guest_vms() {
 	local name=$1 f=$2 vms disks tmo mem smp envs hto e out rc=0
 	vms=$(hdr "$f" vms 1)
 	disks=$(hdr "$f" disks none)
