@@ -580,13 +580,14 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 	}
 	case NM_P_CSUM_REQ:
 	case NM_P_CSUM_REPLY: {
-		/* the two share their first 12 bytes: sector, size */
+		/* each read through its own type (strict aliasing) */
 		const struct nm_p_csum *m = p;
 		const struct nm_p_csum_reply *rp = p;
-		__u64 sector = nm_h64(m->sector);
-		__u32 size = nm_h32(m->size), i, nb = nm_csum_blocks(size);
-		__u16 fl = type == NM_P_CSUM_REQ ? nm_h16(m->flags) :
-						   nm_h16(rp->flags);
+		int req = type == NM_P_CSUM_REQ;
+		__u64 sector = req ? nm_h64(m->sector) : nm_h64(rp->sector);
+		__u32 size = req ? nm_h32(m->size) : nm_h32(rp->size);
+		__u32 i, nb = nm_csum_blocks(size);
+		__u16 fl = req ? nm_h16(m->flags) : nm_h16(rp->flags);
 
 		if (!size || size > NM_MAX_DATA ||
 		    (size & ((1u << NM_SECTOR_SHIFT) - 1)))
