@@ -42,7 +42,10 @@ cl_prepare() {
 }
 
 cl_start() {
-	corosync || fail "corosync did not start: $(tail -n 5 /var/log/corosync/corosync.log 2>/dev/null)"
+	# both in the foreground, in their own sessions
+	setsid corosync -f < /dev/null > /var/log/corosync/corosync.out 2>&1 &
+	wait_for "corosync-cmapctl -g totem.cluster_name > /dev/null 2>&1" 30 ||
+		fail "corosync did not start: $(tail -n 5 /var/log/corosync/corosync.out /var/log/corosync/corosync.log 2>/dev/null)"
 	# pacemakerd stays in the foreground; it starts the other daemons
 	setsid pacemakerd < /dev/null > /var/log/pacemaker/pacemakerd.out 2>&1 &
 }
