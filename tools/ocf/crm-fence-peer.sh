@@ -40,7 +40,8 @@ unfence=
 case ${0##*/} in
 *unfence*) unfence=1 ;;
 esac
-clone= res=${NM_RESOURCE:-}
+clone=''
+res=${NM_RESOURCE:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unfence) unfence=1; shift ;;

@@ -60,29 +60,36 @@ cl_stop() {
 	wait_for "! pidof corosync >/dev/null" 30
 }
 
+# crm_mon -1, bounded (the tools wait for daemons that are not up yet)
+cl_mon() {
+	$TIMEOUT 15 crm_mon -1 "$@" 2>/dev/null
+}
+
 cl_wait_online() {
-	wait_for "[ \"\$(crm_node -l 2>/dev/null | grep -c ' member\$')\" -ge $1 ] &&
-		crmadmin -D -q 2>&1 | grep -q ." "$2"
+	wait_for "[ \"\$(cl_mon | sed -n 's/.*Online: \\[ \\(.*\\) \\]/\\1/p' | wc -w)\" -ge $1 ] &&
+		cl_mon | grep -q 'Current DC: [a-z].*partition'" "$2"
 }
 
 cl_promoted() {
-	crm_resource --locate -r "$1" 2>/dev/null |
+	$TIMEOUT 15 crm_resource --locate -r "$1" 2>/dev/null |
 		sed -n 's/.* is running on: \([^ ]*\) \(Promoted\|Master\).*/\1/p' | head -n 1
 }
 
 cl_running() {
-	crm_resource --locate -r "$1" 2>/dev/null | sed -n 's/.* is running on: \([^ ]*\).*/\1/p' | head -n 1
+	$TIMEOUT 15 crm_resource --locate -r "$1" 2>/dev/null | sed -n 's/.* is running on: \([^ ]*\).*/\1/p' | head -n 1
 }
 
 cl_score() {
-	crm_attribute -N "$2" -n "master-$1" -l reboot -G -q 2>/dev/null || echo -
+	$TIMEOUT 15 crm_attribute -N "$2" -n "master-$1" -l reboot -G -q 2>/dev/null || echo -
 }
 
 cl_dump() {
 	echo "NMDUMP-BEGIN cluster state of $(hostname)"
-	crm_mon -1 -r -A 2>&1 | head -n 60
+	cl_mon -r -A | head -n 60
 	echo "--- constraints"
-	cibadmin -Q -o constraints 2>&1 | head -n 40
+	$TIMEOUT 15 cibadmin -Q -o constraints 2>&1 | head -n 40
+	echo "--- corosync"
+	tail -n 15 /var/log/corosync/corosync.log 2>/dev/null
 	echo "--- pacemaker.log"
 	grep -E 'netmirror|Filesystem|error|warning|promot' /var/log/pacemaker/pacemaker.log 2>/dev/null | tail -n 60
 	echo "--- messages"

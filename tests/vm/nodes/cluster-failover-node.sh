@@ -84,7 +84,7 @@ if [ "$phase" = 1 ]; then
 	peer "nmsetup disconnect r0" || fail "peer: disconnect"
 	$DD if=/dev/urandom of=/srv/r0/during-fence bs=64k count=16 conv=fsync status=none 2>/dev/null &
 	ddp=$!
-	check_wait fence/constraint 60 "cibadmin -Q --xpath \"//rsc_location[@id='nm-fence-r0-clone']\" 2>/dev/null | grep -q 'value=\"alpha\"'" ||
+	check_wait fence/constraint 60 "$TIMEOUT 15 cibadmin -Q --xpath \"//rsc_location[@id='nm-fence-r0-clone']\" 2>/dev/null | grep -q 'value=\"alpha\"'" ||
 		dump_both
 	check_wait fence/writes-released 60 "! kill -0 $ddp 2>/dev/null"
 	wait $ddp
@@ -93,7 +93,7 @@ if [ "$phase" = 1 ]; then
 	grep 'crm-fence-peer' /var/log/messages | tail -n 3 | sed 's/^/NMLOG: /'
 	peer "nmsetup connect r0" || fail "peer: connect"
 	check_wait fence/resynced 60 "nm_synced r0 && [ \"\$(nm_status r0 peer_disk)\" = uptodate ]"
-	check_wait fence/unfenced 60 "! cibadmin -Q --xpath \"//rsc_location[@id='nm-fence-r0-clone']\" >/dev/null 2>&1" ||
+	check_wait fence/unfenced 60 "! $TIMEOUT 15 cibadmin -Q --xpath \"//rsc_location[@id='nm-fence-r0-clone']\" >/dev/null 2>&1" ||
 		dump_both
 	check_eq fence/still-alpha "$(cl_promoted r0-clone)" alpha
 	log "fence and unfence done at $(el)s"
