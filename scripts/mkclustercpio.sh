@@ -34,7 +34,11 @@ if [ -s "$OUT" ]; then
 	exit 0
 fi
 
-ROOTS="pacemaker pacemaker-cli-utils corosync resource-agents libxml2-utils"
+# psmisc: fuser, which ocf:heartbeat:Filesystem checks for
+ROOTS="pacemaker pacemaker-cli-utils corosync resource-agents libxml2-utils psmisc"
+# single files of packages whose closure is not wanted (Essential ones):
+# fsck, which Filesystem also checks for
+FILES="util-linux:sbin/fsck"
 # not needed by the guest (scripting languages, service managers, package
 # tools, stonith plugins' SNMP/IPMI/HPI stacks, data files)
 SKIP='^(python3?.*|perl.*|libperl.*|libpython.*|dbus|dbus-.*|adduser|debconf|cdebconf|dpkg|install-info|init-system-helpers|lsb-base|passwd|procps|libproc2-0|sysvinit-utils|tar|usr-is-merged|usrmerge|sgml-base|mailcap|media-types|mime-support|pci.ids|libpci3|readline-common|libfile-find-rule-perl|libnumber-compare-perl|libtext-glob-perl|libtimedate-perl|libc6|gcc-12-base|libgcc-s1|bzip2|gawk|libsigsegv2|libmpfr6|bc|libsemanage.*|libsensors.*|libsnmp.*|libopenhpi3|libopenipmi0|libdebian-installer4|libnewt0.52|libslang2|libtextwrap1|libpam-modules.*|xsltproc)$'
@@ -59,12 +63,27 @@ if [ -n "$need" ]; then
 		(cd "$DEBS" && apt-get download $need) || { log "apt-get download failed"; exit 1; }
 fi
 
+for f in $FILES; do
+	p=${f%%:*}
+	ls "$DEBS/${p}_"*.deb > /dev/null 2>&1 || (cd "$DEBS" && apt-get download -q "$p" > /dev/null 2>&1) ||
+		{ log "apt-get download $p failed"; exit 1; }
+done
+
 ST=$(mktemp -d "$CACHE/cluster-stage.XXXXXX")
-trap 'rm -rf "$ST"' EXIT
+trap 'rm -rf "$ST" "$ST.one"' EXIT
 for p in $pkgs; do
 	deb=$(ls "$DEBS/${p}_"*.deb | sort -V | tail -1)
 	dpkg-deb -x "$deb" "$ST"
 done
+for f in $FILES; do
+	p=${f%%:*}
+	rm -rf "$ST.one"
+	mkdir -p "$ST.one"
+	dpkg-deb -x "$(ls "$DEBS/${p}_"*.deb | sort -V | tail -1)" "$ST.one"
+	mkdir -p "$ST/$(dirname "${f#*:}")"
+	cp -a "$ST.one/${f#*:}" "$ST/${f#*:}"
+done
+rm -rf "$ST.one"
 cd "$ST"
 rm -rf usr/share/doc usr/share/man usr/share/locale usr/share/info usr/share/lintian \
 	usr/share/gdb usr/share/gcc usr/lib/systemd etc/init.d etc/default etc/logrotate.d \

@@ -5,8 +5,7 @@
 # One 64M disk per VM (/dev/vda, meta internal).
 #
 # Phase 1: both nodes set up from the doc (netmirror.conf, the first sync,
-#   corosync.conf, the CIB), alpha promoted (a temporary constraint of the
-#   test's makes it alpha, then goes), the filesystem mounted on alpha;
+#   corosync.conf, the CIB), alpha promoted (beta in standby until then), the filesystem mounted on alpha;
 #   checks promoted/*, scores/*; fence/*: beta drops the link, the fence
 #   handler places its constraint (only alpha may be promoted) and alpha's
 #   writes go on; beta reconnects, resyncs, and the monitor removes the
@@ -64,16 +63,15 @@ if [ "$phase" = 1 ]; then
 	cl_start
 	check_wait online 120 "cl_wait_online 2 1" || { dump_both; fail "cluster not online"; }
 	log "cluster online at $(el)s"
-	# alpha is to be the first primary: a constraint of the test's, until then
-	cibadmin --create --scope constraints --xml-text '<rsc_location id="test-prefer-alpha" rsc="r0-clone"><rule id="test-prefer-alpha-rule" role="Promoted" score="500"><expression id="test-prefer-alpha-expr" attribute="#uname" operation="eq" value="alpha"/></rule></rsc_location>' ||
-		fail "test constraint"
+	# alpha is to be the first primary: beta in standby until then
+	$TIMEOUT 30 crm_attribute --node beta --name standby --update on || fail "beta standby"
 	cl_doc cib | sh -e || { dump_both; fail "docs/cluster.md: the cib block failed"; }
 	check_wait promoted/alpha 120 "[ \"\$(cl_promoted r0-clone)\" = alpha ] && [ \"\$(cl_running r0-fs)\" = alpha ]" ||
 		{ dump_both; fail "alpha not promoted"; }
+	$TIMEOUT 30 crm_attribute --node beta --name standby --update off || fail "beta online"
+	check_wait promoted/beta-unpromoted 120 "[ \"\$(peer 'nm_status r0 role' | tr -d '\r')\" = secondary ]" || dump_both
 	check promoted/mounted grep -q ' /srv/r0 ext4 ' /proc/mounts
 	check_eq promoted/role "$(nm_status r0 role)" primary
-	check_eq promoted/peer-role "$(peer "nm_status r0 role" | tr -d '\r')" secondary
-	cibadmin --delete --xml-text '<rsc_location id="test-prefer-alpha"/>' || fail "remove the test constraint"
 	log "alpha promoted, filesystem mounted at $(el)s"
 	check_wait scores/alpha 60 "[ \"\$(cl_score r0 alpha)\" = 10000 ]"
 	check_wait scores/beta 60 "[ \"\$(cl_score r0 beta)\" = 10000 ]"
