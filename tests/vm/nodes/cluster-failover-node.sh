@@ -119,7 +119,7 @@ check_wait failover/promoted 180 "[ \"\$(peer 'cl_promoted r0-clone' | tr -d '\r
 log "beta promoted (seen $(el)s after alpha's boot)"
 check failover/mounted peer "grep -q ' /srv/r0 ext4 ' /proc/mounts"
 check_eq failover/role "$(peer "nm_status r0 role" | tr -d '\r')" primary
-check_eq failover/score-alone "$(peer "cl_score r0 beta" | tr -d '\r')" 1000
+check_eq failover/score-primary-alone "$(peer "cl_score r0 beta" | tr -d '\r')" 10000
 acked=$(peer "wc -l < /tmp/acked.0" | tr -d '\r ')
 log "failover: $acked writes acknowledged before the kill reached beta"
 [ "${acked:-0}" -gt 20 ] || check_bad failover/acked-log "only ${acked:-0} acknowledged writes logged"
