@@ -117,7 +117,7 @@ fi
 check_wait failover/promoted 180 "[ \"\$(peer 'cl_promoted r0-clone' | tr -d '\r')\" = beta ] && [ \"\$(peer 'cl_running r0-fs' | tr -d '\r')\" = beta ]" ||
 	{ peer "cl_dump"; fail "beta not promoted"; }
 log "beta promoted (seen $(el)s after alpha's boot)"
-check failover/mounted peer "grep -q ' /srv/r0 ext4 ' /proc/mounts"
+check_wait failover/mounted 60 "peer \"grep -q ' /srv/r0 ext4 ' /proc/mounts\""
 check_eq failover/role "$(peer "nm_status r0 role" | tr -d '\r')" primary
 check_eq failover/score-primary-alone "$(peer "cl_score r0 beta" | tr -d '\r')" 10000
 acked=$(peer "wc -l < /tmp/acked.0" | tr -d '\r ')
