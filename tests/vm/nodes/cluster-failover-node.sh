@@ -91,7 +91,8 @@ if [ "$phase" = 1 ]; then
 	grep 'crm-fence-peer' /var/log/messages | tail -n 3 | sed 's/^/NMLOG: /'
 	peer "nmsetup connect r0" || fail "peer: connect"
 	check_wait fence/resynced 60 "nm_synced r0 && [ \"\$(nm_status r0 peer_disk)\" = uptodate ]"
-	check_wait fence/unfenced 60 "! $TIMEOUT 15 cibadmin -Q --xpath \"//rsc_location[@id='nm-fence-r0-clone']\" >/dev/null 2>&1" ||
+	# (a failed query is no answer: the constraints are read, then searched)
+	check_wait fence/unfenced 90 "$TIMEOUT 15 cibadmin -Q -o constraints > /tmp/cons.xml && ! grep -q nm-fence-r0-clone /tmp/cons.xml" ||
 		dump_both
 	check_eq fence/still-alpha "$(cl_promoted r0-clone)" alpha
 	log "fence and unfence done at $(el)s"
