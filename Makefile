@@ -3,6 +3,9 @@
 #   make            module (against the testbed kernel's headers), library, tools
 #   make deps       install build and testbed dependencies from Debian packages
 #   make check      unit tests, then VM tests; ends with "N passed, N failed"
+#   make check-cluster   netmirror failed over by Pacemaker + Corosync in two
+#                   VMs (tests/vm/scenarios/cluster-failover.sh, docs/cluster.md;
+#                   not in make check: 4-7 min of wall time)
 #   make check-durability   the durability VM tests of issue 10
 #                   (tests/vm/durability.list; not in make check until they pass)
 #   make soak-durability   their fault soak at the issue's count: 30 faults
@@ -17,7 +20,9 @@
 #                   its guest script, on the host, no VM
 #   make fuzz       build and run the fuzz targets (clang, libFuzzer + ASan)
 #   make install    install module, library, headers, pkg-config file, tools, man pages,
-#                   bash completion, systemd units
+#                   bash completion, systemd units,
+#                   the OCF resource agent ($(OCF_ROOT)/resource.d/netmirror/netmirror)
+#                   and the fence-peer scripts ($(PREFIX)/lib/netmirror/)
 #   make dkms       the module built, the way netmirror-dkms builds it, by DKMS
 #                   (dkms add/build/install, trees in build/dkms/) for $(KVER);
 #                   prints the .ko's path: NM_KO=<path> makes the VM tests boot it
@@ -34,9 +39,10 @@ export KVER KDIR
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+OCF_ROOT ?= /usr/lib/ocf
 export PREFIX DESTDIR
 
-.PHONY: all module lib tools dkms deb deps check check-debug unit vmtest check-durability soak-durability vm-selftest demo bench bench-test fuzz install clean checkpatch
+.PHONY: all module lib tools dkms deb deps check check-debug unit vmtest check-cluster check-durability soak-durability vm-selftest demo bench bench-test fuzz install clean checkpatch
 
 all: module lib tools
 
@@ -60,6 +66,10 @@ vmtest: all
 
 check-durability: all
 	tests/vm/suite.sh tests/vm/durability.list
+
+# two VMs, Corosync + Pacemaker, the primary killed (docs/cluster.md)
+check-cluster: all
+	tests/vm/run-test.sh cluster-failover
 
 # dur-fault-soak with NM_FAULTS=30 (1-2 h under TCG); not in make check
 soak-durability: all
@@ -104,6 +114,10 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-mirror-net INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(MAKE) -C libdmnet install
 	$(MAKE) -C tools install
+	install -d $(DESTDIR)$(OCF_ROOT)/resource.d/netmirror $(DESTDIR)$(PREFIX)/lib/netmirror
+	install -m 755 tools/ocf/netmirror $(DESTDIR)$(OCF_ROOT)/resource.d/netmirror/netmirror
+	install -m 755 tools/ocf/crm-fence-peer.sh $(DESTDIR)$(PREFIX)/lib/netmirror/crm-fence-peer.sh
+	ln -sf crm-fence-peer.sh $(DESTDIR)$(PREFIX)/lib/netmirror/crm-unfence-peer.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/dm-mirror-net clean

@@ -47,12 +47,19 @@
 #                             guest wait_for/wait_eval via nm_tscale=N) times N
 #   NM_MEM_EXTRA=MB           added to every VM's memory
 #   NM_VM_OUT=DIR             logs, disks, initrd there, not in build/vm/
+#
+# Optional layers (cached cpios laid over base + overlay):
+#   NM_LAYERS="cluster"       scripts/mkclustercpio.sh: Corosync, Pacemaker,
+#                             resource-agents (run-test.sh sets it from a
+#                             guest test's "# layers:" header; a scenario
+#                             sets it before vm_start)
 
 NM_VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NM_TOP=$(cd "$NM_VMDIR/../.." && pwd)
 NM_CACHE=${NM_CACHE:-$HOME/.cache/netmirror}
 NM_OUT=${NM_VM_OUT:-$NM_TOP/build/vm}
 NM_INITRD=
+NM_INITRD_LAYERS=
 NM_VM_PIDS=()
 mkdir -p "$NM_OUT"
 # NM_DMESG_BAD, NM_CONSOLE_BAD: shared with the guest
@@ -69,10 +76,18 @@ nm_test_file() {
 }
 
 vm_build() {
-	[ -n "$NM_INITRD" ] && return 0
-	local base overlay
+	[ -n "$NM_INITRD" ] && [ "${NM_LAYERS:-}" = "$NM_INITRD_LAYERS" ] && return 0
+	local base overlay l layers=()
 	base=$("$NM_VMDIR/mkbase.sh") || return 1
 	overlay=$("$NM_VMDIR/mkoverlay.sh") || return 1
+	# optional cached layers (a test's "# layers:" header)
+	for l in ${NM_LAYERS:-}; do
+		case $l in
+		cluster) layers+=("$("$NM_TOP/scripts/mkclustercpio.sh")") || return 1 ;;
+		*) echo "vm_build: unknown layer $l" >&2; return 1 ;;
+		esac
+	done
+	NM_INITRD_LAYERS=${NM_LAYERS:-}
 	NM_KVER=$(cat "$NM_CACHE/kver")
 	NM_VMLINUX=${NM_KERNEL_IMAGE:-$NM_CACHE/vmlinux-$NM_KVER}
 	# named by content: concurrent runners share it; qemu reads it at start,
@@ -81,10 +96,11 @@ vm_build() {
 	# NM_EXTRA_CPIO: one file, or several separated by ':' (in that order)
 	local extra=()
 	[ -z "${NM_EXTRA_CPIO:-}" ] || IFS=: read -r -a extra <<< "$NM_EXTRA_CPIO"
-	h=$( (basename "$base"; md5sum < "$overlay"; for x in "${extra[@]}"; do md5sum < "$x"; done) | md5sum | cut -c1-12)
+	h=$( (basename "$base"; md5sum < "$overlay"; for l in "${layers[@]}"; do basename "$l"; done
+		for x in "${extra[@]}"; do md5sum < "$x"; done) | md5sum | cut -c1-12)
 	NM_INITRD=$NM_OUT/initrd-$h.img
 	if [ ! -s "$NM_INITRD" ]; then
-		cat "$base" "$overlay" "${extra[@]}" > "$NM_INITRD.tmp.$$"
+		cat "$base" "$overlay" "${layers[@]}" "${extra[@]}" > "$NM_INITRD.tmp.$$"
 		mv "$NM_INITRD.tmp.$$" "$NM_INITRD"
 	fi
 	touch "$NM_INITRD"

@@ -19,6 +19,10 @@
 #   /usr/lib/libdmnet.so*         if libdmnet/ has it
 #   /usr/sbin/nm-lvcreate, nm-lvremove   tools/ (shell wrappers)
 #   /examples/                    examples/ (tests run them as written)
+#   /usr/lib/ocf/resource.d/netmirror/netmirror, /usr/local/lib/netmirror/
+#   crm-fence-peer.sh, crm-unfence-peer.sh   tools/ocf/ (as make install
+#                                 with its default PREFIX=/usr/local)
+#   /docs/cluster.md              the cluster tests read its configuration
 # Prints the path of the overlay cpio (build/vm/overlay.cpio).
 set -euo pipefail
 
@@ -90,6 +94,16 @@ if [ -x "$TOP/tools/nmsetup" ]; then
 		esac
 	done
 fi
+
+# the OCF resource agent and the fence-peer scripts, where make install
+# puts them (PREFIX=/usr/local)
+mkdir -p "$ST/usr/lib/ocf/resource.d/netmirror" "$ST/usr/local/lib/netmirror"
+install -m 755 "$TOP/tools/ocf/netmirror" "$ST/usr/lib/ocf/resource.d/netmirror/netmirror"
+install -m 755 "$TOP/tools/ocf/crm-fence-peer.sh" "$ST/usr/local/lib/netmirror/crm-fence-peer.sh"
+ln -s crm-fence-peer.sh "$ST/usr/local/lib/netmirror/crm-unfence-peer.sh"
+# docs/cluster.md: the cluster tests take its configuration from it
+mkdir -p "$ST/docs"
+cp "$TOP/docs/cluster.md" "$ST/docs/" 2>/dev/null || true
 
 # userspace wrappers and the examples (tests run the examples as written)
 for t in nm-lvcreate nm-lvremove; do

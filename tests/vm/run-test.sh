@@ -21,6 +21,9 @@
 #   # cpio: CMD         a layer laid over the image for this test only:
 #                       CMD (run in the top folder, e.g. scripts/mkpkgcpio.sh)
 #                       prints the path of a cpio, added to NM_EXTRA_CPIO
+#   # layers: cluster   cached cpio layers laid over the image (cluster:
+#                       Corosync + Pacemaker + resource-agents,
+#                       scripts/mkclustercpio.sh)
 # NM_PROTOS="A C" in the environment: tests that loop over the protocols
 # (nmlib.sh nm_protos) run only those.
 # A scenario is run with bash; exit 0 = PASS, 77 = SKIP, else FAIL.  It uses
@@ -104,6 +107,8 @@ run_guest_vms() {
 	mem=$(hdr "$f" mem 1024)
 	smp=$(hdr "$f" smp 2)
 	envs=$(hdr "$f" env "")
+	# cached layers over base + overlay (lib.sh vm_build: NM_LAYERS)
+	NM_LAYERS=$(hdr "$f" layers "")
 	hto=$((tmo + 120))
 	local common=(--timeout "$hto" --mem "$mem" --smp "$smp" --env "nm_timeout=$tmo")
 	for e in $envs; do

@@ -1,0 +1,1 @@
+crm-fence-peer.sh
