@@ -111,12 +111,20 @@ dmesg() {
 	printf '[    1.300000] block drbd0: Began resync as SyncSource (will sync 130016 KB [32504 bits set]).\n[    1.400000] block drbd0: Resync done (total 1 sec; paused 0 sec; 130016 K/sec)\n'
 	# ov-full (NMS_KLOG_OV=nodone: its done line missing): the marker, its
 	# "verify started" 1.0 ms after the message, "verify done" 4.0 ms
-	# before the status says done (the done line's ms: that span)
+	# before the status says done (the done line's ms: that span); DRBD's
+	# minor 2 lines after a drbd-C marker (NMS_OV_DIFFS: its "found" line)
 	if [ -s $T/tmp/ov_t0 ] && grep -q ' ov-full$' $T/tmp/kmsg 2>/dev/null; then
 		awk -v t0="$(cat $T/tmp/ov_t0)" -v now="$(clock_cs)" -v x="${NMS_OV_CS:-400}" -v m="$(cat $T/tmp/kmsg)" \
 			-v dd="${NMS_OV_DIFFS:-0}" -v k="${NMS_KLOG_OV:-}" 'BEGIN {
 			t0 /= 100; e = t0 + x / 100 - 0.004
 			printf "[%12.6f] %s\n", t0 - 0.0001, m
+			if (m ~ / drbd-/) {
+				printf "[%12.6f] block drbd2: Starting Online Verify from sector 0\n", t0 + 0.001
+				if (now < t0 * 100 + x || k == "nodone") exit
+				if (dd > 0) printf "[%12.6f] block drbd2: Online verify found %d 4k block out of sync!\n", e - 0.0001, dd
+				printf "[%12.6f] block drbd2: Online verify done (total 4 sec; paused 0 sec; 262144 K/sec)\n", e
+				exit
+			}
 			printf "[%12.6f] device-mapper: netmirror: 253:2: verify started: sectors 0..2097152 (1048576 KiB), crc32c\n", t0 + 0.001
 			if (now >= t0 * 100 + x && k != "nodone")
 				printf "[%12.6f] device-mapper: netmirror: 253:2: verify done: 2097152 sectors in %d ms (%d KiB/s), %d blocks differ\n", e, (e - t0 - 0.001) * 1000 + 0.5, 1048576 / (e - t0 - 0.001), dd
@@ -208,7 +216,7 @@ wait_for() { :; }
 wait_eval() { eval "$1"; }
 load_netmirror() { :; }
 brd_setup() { echo "brd_setup $*" >> $T/calls; }
-dev_size() { case $1 in /dev/drbd0) echo 133136384 ;; /dev/nlv[01]) echo 1073741824 ;; /dev/nlv*) echo 8388608 ;; *) echo 134217728 ;; esac; }
+dev_size() { case $1 in /dev/drbd0) echo 133136384 ;; /dev/nlv[01]|/dev/drbd2) echo 1073741824 ;; /dev/nlv*) echo 8388608 ;; *) echo 134217728 ;; esac; }
 nm_wait_synced() { :; }
 nm_local_pair() { echo "nm_local_pair $*" >> $T/calls; }
 nm_local_unpair() { echo "nm_local_unpair" >> $T/calls; }
@@ -228,6 +236,17 @@ drbdsetup_stub() {
 	case "$1 $2" in
 	"invalidate 1"|"connect r1") rs_trig ;;
 	"disconnect $DB") : > $T/tmp/disc; drbd_write ;;
+	# ov-full on drbd-C: minor 2 VerifyS for NMS_OV_CS cs after "verify 2"
+	"verify 2") clock_cs > $T/tmp/ov_t0 ;;
+	"down r2") rm -f $T/tmp/ov_t0 ;;
+	"cstate 2")
+		if [ -s $T/tmp/ov_t0 ] && [ $(( $(clock_cs) - $(cat $T/tmp/ov_t0) )) -lt "${NMS_OV_CS:-400}" ]; then
+			echo VerifyS
+		else
+			echo Connected
+		fi
+		return 0
+		;;
 	esac
 	case $1 in cstate) echo Connected ;; dstate) echo UpToDate/UpToDate ;; esac
 }
@@ -390,8 +409,9 @@ want "late rs-app" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app windo
 want "late goal" "$(grep -c '^NMBENCH:   nm-C rs-app IOPS/w4k-q1 IOPS: not measured (the resync was not seen running while the application ran: 1 of 1 rounds); nm-C resync MiB/s during rs-app: not measured$' "$t/out")" 1
 want "late checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
 
-# ---- the online verify (--verify): ov-full on nm-C only, 2 rounds; its
-# pair nmva/nmvb on the 1 GiB null_blk devices, filled once and copied.
+# ---- the online verify (--verify): ov-full on nm-C and drbd-C, 2 rounds;
+# nm-C's pair nmva/nmvb and drbd-C's minors 2/3 on the 1 GiB null_blk
+# devices, filled once and copied.
 # The stubbed verify runs 4.00 s (polled: the message to the first poll
 # that saw it done); the kernel log's "verify started" 1 ms after the
 # message and "verify done" 4 ms before the end: 3.995 s, 2^30 B / 3.995 s
@@ -399,8 +419,11 @@ want "late checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
 # the read limit (the stubbed fio's) 2.05 MB/s: verify / read = 131
 run nm_bench_rounds=2 nm_bench_verify=1 nm_bench_configs=nm-C,drbd-C nm_bench_workloads=w4k-q1,ov-full nm_bench_time=3 nm_bench_ramp=1
 want "ov samples" "$(grep -c '^NMLOG: bench sample r=[12] cfg=nm-C wl=ov-full ovsecs=3.995 ovmibs=256.32 ovmbs=268.77 kms=3995 kmibs=256.32 clock=klog psecs=4.00 bytes=1073741824 sectors=2097152 total=2097152 diffs=0 kdiffs=0$' "$t/out")" 2
-want "ov only on nm-C" "$(grep -c 'wl=ov-full' "$t/calls") $(grep -c '^NMLOG: bench sample .*wl=ov-full' "$t/out")" "0 2"
-want "ov checks" "$(count '^NMCHECK: PASS verify/nm-C/ov-full$' "$t/out") $(count '^NMCHECK: FAIL' "$t/out")" "2 0"
+want "ov drbd samples" "$(grep -c '^NMLOG: bench sample r=[12] cfg=drbd-C wl=ov-full ovsecs=3.995 ovmibs=256.32 ovmbs=268.77 clock=klog psecs=4.00 bytes=1073741824 sectors=2097152 total=2097152 diffs=0 kdiffs=0$' "$t/out")" 2
+want "ov no fio" "$(grep -c 'wl=ov-full' "$t/calls") $(grep -c '^NMLOG: bench sample .*wl=ov-full' "$t/out")" "0 4"
+want "ov checks" "$(count '^NMCHECK: PASS verify/nm-C/ov-full$' "$t/out") $(count '^NMCHECK: PASS verify/drbd-C/ov-full$' "$t/out") $(count '^NMCHECK: FAIL' "$t/out")" "2 2 0"
+want "ov drbd setup" "$(grep -c '^drbdsetup attach 2 /dev/nlv0 /dev/nlv4 flexible --c-plan-ahead=0 --resync-rate=4194304$' "$t/calls") $(grep -c '^drbdsetup attach 3 /dev/nlv1 /dev/nlv5 flexible ' "$t/calls") $(grep -c '^drbdsetup connect r2 ipv4:127.0.0.1:7802 ipv4:127.0.0.1:7803 --protocol=C --verify-alg=crc32c$' "$t/calls") $(grep -c '^drbdsetup connect r3 ipv4:127.0.0.1:7803 ipv4:127.0.0.1:7802 --protocol=C --verify-alg=crc32c$' "$t/calls")" "2 2 2 2"
+want "ov drbd verify" "$(grep -c '^drbdsetup new-current-uuid 2 --clear-bitmap$' "$t/calls") $(grep -c '^drbdsetup verify 2$' "$t/calls") $(grep -c '^drbdsetup down r[23]$' "$t/calls")" "2 2 4"
 want "ov tables" "$(grep -c '^dmsetup create nmvb --table 0 2097152 netmirror /dev/nlv1 127.0.0.1:7791 C flush 6 listen 127.0.0.1:7792 sync none meta /dev/nlv3$' "$t/calls") $(grep -c '^dmsetup create nmva --table 0 2097152 netmirror /dev/nlv0 127.0.0.1:7792 C flush 8 listen 127.0.0.1:7791 role primary sync none meta /dev/nlv2$' "$t/calls")" "2 2"
 want "ov message" "$(grep -c '^dmsetup message nmva 0 verify$' "$t/calls") $(grep -c '^dmsetup remove nmv[ab]$' "$t/calls")" "2 4"
 want "ov devices" "$(cd "$t/cfg" && for f in nlv0/* nlv2/size; do echo "$f=$(cat "$f")"; done | tr '\n' ' ')" \
@@ -408,9 +431,10 @@ want "ov devices" "$(cd "$t/cfg" && for f in nlv0/* nlv2/size; do echo "$f=$(cat
 want "ov fill" "$(grep -c -- '^fio --name=ovfill --filename=/dev/nlv0 --rw=write --bs=1m --ioengine=psync --direct=1 --size=1024m ' "$t/calls")" 1
 want "ov read limit" "$(grep -c '^NMLOG: bench limit r=[12] ovread=2.05 rr4k=' "$t/out") $(grep -c -- '^fio --name=ovread --filename=/dev/nlv0 --rw=read --bs=1m ' "$t/calls")" "2 2"
 want "ov meta" "$(grep -c '^NMLOG: bench meta .* ov_mb=1024 ov_backing=null_blk,memory_backed=1,irqmode=0 configs=nm-C,drbd-C workloads=w4k-q1,ov-full$' "$t/out")" 1
-want "ov marker" "$(cat "$t/tmp/kmsg")" "nmbench trigger 2 nm-C ov-full"
-want "ov report" "$(grep -c '^NMBENCH: verify MiB/s *256 \[256\.\.256\]$' "$t/out") $(grep -c '^NMBENCH: blocks differing *0 (2/2 rounds with none)$' "$t/out") $(grep -c '^NMBENCH: verify differences: none (2 verifies)$' "$t/out") $(grep -c '^NMBENCH: nm-C ov-full MB/s / verify device read MB/s  131 \[131\.\.131\]$' "$t/out")" "1 1 1 1"
-want "ov all samples" "$(count '^NMLOG: bench sample ' "$t/out")" 6
+want "ov marker" "$(cat "$t/tmp/kmsg")" "nmbench trigger 4 nm-C ov-full"
+want "ov drbd meta devices" "$(cat "$t/cfg/nlv4/size") $(cat "$t/cfg/nlv5/size")" "8 8"
+want "ov report" "$(grep -c '^NMBENCH: verify MiB/s *256 \[256\.\.256\] *256 \[256\.\.256\]$' "$t/out") $(grep -c '^NMBENCH: blocks differing *0 (2/2 rounds with none) *0 (2/2 rounds with none)$' "$t/out") $(grep -c '^NMBENCH: verify differences: none (4 verifies)$' "$t/out") $(grep -c '^NMBENCH: \(nm\|drbd\)-C ov-full MB/s / verify device read MB/s *131 \[131\.\.131\]$' "$t/out") $(grep -c '^NMBENCH: nm-C/drbd-C ov-full MiB/s *1\.00 \[1\.00\.\.1\.00\]$' "$t/out")" "1 1 1 2 1"
+want "ov all samples" "$(count '^NMLOG: bench sample ' "$t/out")" 8
 
 # ---- blocks differ (NMS_OV_DIFFS=3), nullb backing (the verify devices
 # with its timer completion), the done line missing in the kernel log: the
@@ -420,8 +444,12 @@ want "ov diffs sample" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=ov-full 
 want "ov diffs check" "$(count '^NMCHECK: FAIL verify/nm-C/ov-full: round 1: diffs-3: ' "$t/out")" 1
 want "ov diffs report" "$(grep -c '^NMBENCH: verify differences: ERROR: ' "$t/out") $(grep -c '^NMBENCH:   nm-C round 1: 3 blocks differ (status 3, log -)$' "$t/out") $(grep -c '^NMBENCH:   round 1 nm-C ov-full: diffs-3$' "$t/out")" "1 1 1"
 want "ov nullb" "$(cat "$t/cfg/nlv0/irqmode") $(cat "$t/cfg/nlv0/completion_nsec")" "2 20000"
+# DRBD's verify finds blocks (its "found" line; the stubbed oos stays 0):
+# logged-diffs
+NMS_OV_DIFFS=3 run nm_bench_rounds=1 nm_bench_verify=1 nm_bench_configs=drbd-C nm_bench_workloads=ov-full
+want "ov drbd diffs" "$(grep -c '^NMLOG: bench sample r=1 cfg=drbd-C wl=ov-full ovsecs=3.995 .* diffs=0 kdiffs=3 err=logged-diffs-3$' "$t/out") $(count '^NMCHECK: FAIL verify/drbd-C/ov-full: round 1: logged-diffs-3: ' "$t/out")" "1 1"
 # without ov-* on a configuration of the run: no verify devices
-run nm_bench_rounds=1 nm_bench_verify=1 nm_bench_configs=drbd-C nm_bench_workloads=w4k-q1,ov-full nm_bench_time=3 nm_bench_ramp=1
+run nm_bench_rounds=1 nm_bench_verify=1 nm_bench_configs=nm-A nm_bench_workloads=w4k-q1,ov-full nm_bench_time=3 nm_bench_ramp=1
 want "no ov devices" "$(ls "$t/cfg" | wc -l) $(grep -c 'ov_mb=\|ovread=' "$t/out")" "0 0"
 
 # ---- bad settings fail early

@@ -365,10 +365,10 @@ e=$(bench_estimate 1 10 2 "nm-C drbd-C drbd-Cdef" "w4k-q1 $BENCH_RESYNC")
 # --nbd on bare and nm-Cmac: nbd points only on bare (2 x 27 + 20 half-s)
 e=$(bench_estimate 1 10 2 "bare nm-Cmac" "$BENCH_NBD")
 [ "$e" = 142 ] && ok || bad "estimate --nbd: $e"
-for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-A/w4k-q1 nm-C/ov-full; do
+for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-A/w4k-q1 nm-C/ov-full drbd-C/ov-full; do
 	bench_applies "${p%/*}" "${p#*/}" && ok || bad "bench_applies $p"
 done
-for p in nm-A/rs-full bare/rs-part drbd-Cdef/w4k-q1 drbd-Cdef/nbd-w1m nm-disc/nbd-w4k bare/ov-full nm-A/ov-full drbd-C/ov-full drbd-Cdef/ov-full; do
+for p in nm-A/rs-full bare/rs-part drbd-Cdef/w4k-q1 drbd-Cdef/nbd-w1m nm-disc/nbd-w4k bare/ov-full nm-A/ov-full drbd-A/ov-full drbd-Cdef/ov-full; do
 	bench_applies "${p%/*}" "${p#*/}" && bad "bench_applies $p" || ok
 done
 o=$(bench_want_workloads "" 1 1)
@@ -380,13 +380,13 @@ o=$(bench_want_workloads "" 1 1 1)
 [ "$o" = "$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD $BENCH_VERIFY" ] && ok || bad "bench_want_workloads all: $o"
 [ "$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "" 0 0 1)")" = "$BENCH_WORKLOADS ov-full" ] && ok || bad "select --verify"
 # --verify, 1 round, nm-C drbd-C: w4k-q1 on both (2 x 27 half-s), ov-full
-# on nm-C only (70 half-s): 124 / 2 = 62, + 10 + 5 + 3 (its read limit), +
+# on both (2 x 70 half-s): 194 / 2 = 97, + 10 + 5 + 3 (its read limit), +
 # 90 + 40 (filling its devices)
 e=$(bench_estimate 1 10 2 "nm-C drbd-C" "w4k-q1 ov-full")
-[ "$e" = 210 ] && ok || bad "estimate --verify: $e"
+[ "$e" = 245 ] && ok || bad "estimate --verify: $e"
 # ov-full selected but on no configuration of the run: no verify costs
 # (90 + 27 / 2 + 5 + 5)
-e=$(bench_estimate 1 10 2 "drbd-C" "w4k-q1 ov-full")
+e=$(bench_estimate 1 10 2 "nm-A" "w4k-q1 ov-full")
 [ "$e" = 113 ] && ok || bad "estimate ov-full without nm-C: $e"
 
 echo "test-report: ${awks[*]}: $pass passed, $failn failed"

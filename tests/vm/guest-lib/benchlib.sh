@@ -10,7 +10,8 @@
 #   BENCH_NBD             the NBD export workloads (--nbd: on bare, nm-C,
 #                         drbd-C, through nbd-server and /dev/nbd0)
 #   BENCH_VERIFY          the online verify workloads (--verify: ov-full on
-#                         nm-C, on a pair of its own of 1 GiB per node)
+#                         nm-C and drbd-C, on a pair of its own of 1 GiB
+#                         per node)
 #   BENCH_ALL_WORKLOADS   all of them, in report order
 #   BENCH_GROUPS          every configuration, in groups of configurations
 #                         measured back to back (a netmirror config next to
@@ -21,7 +22,7 @@
 #                         rs-app and nbd-* the application's fio options
 #   bench_applies CFG WL  true if workload WL runs on configuration CFG
 #                         (rs-* only on nm-C drbd-C drbd-Cdef; nbd-* only
-#                         on bare nm-C drbd-C; ov-* only on nm-C;
+#                         on bare nm-C drbd-C; ov-* only on nm-C drbd-C;
 #                         drbd-Cdef runs only rs-*);
 #                         otherwise the point is skipped without a sample
 #   bench_want_workloads LIST RESYNC NBD [VERIFY]   LIST (the --workloads
@@ -84,7 +85,7 @@ bench_applies() {
 	case $2 in
 	rs-*) case $1 in nm-C|drbd-C|drbd-Cdef) return 0 ;; esac; return 1 ;;
 	nbd-*) case $1 in bare|nm-C|drbd-C) return 0 ;; esac; return 1 ;;
-	ov-*) [ "$1" = nm-C ] ;;
+	ov-*) case $1 in nm-C|drbd-C) return 0 ;; esac; return 1 ;;
 	*) [ "$1" != drbd-Cdef ] ;;
 	esac
 }

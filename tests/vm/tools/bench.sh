@@ -193,7 +193,15 @@ if [ "$HAS_OV" = 1 ]; then
 	nl_make nlv1 "$OV_MB" "$OV_MODE"
 	nl_make nlv2 8 "$OV_MODE"
 	nl_make nlv3 8 "$OV_MODE"
-	V0=/dev/nlv0 V1=/dev/nlv1 VM0=/dev/nlv2 VM1=/dev/nlv3
+	V0=/dev/nlv0 V1=/dev/nlv1 VM0=/dev/nlv2 VM1=/dev/nlv3 VM2='' VM3=''
+	# DRBD's external metadata (drbd-C's ov-full)
+	case " $CONFIGS " in
+	*" drbd-C "*)
+		nl_make nlv4 8 "$OV_MODE"
+		nl_make nlv5 8 "$OV_MODE"
+		VM2=/dev/nlv4 VM3=/dev/nlv5
+		;;
+	esac
 	OVS=$(( $(dev_size "$V0") / 512 ))
 	OV_DESC="null_blk,memory_backed=1,$([ "$BACKING" = brd ] && echo irqmode=0 || echo irqmode=2,completion_nsec=20000)"
 	t=$(cut -d' ' -f1 /proc/uptime)
@@ -828,7 +836,8 @@ rs_app() { # R CFG
 	emit "sample r=$r cfg=$c wl=rs-app $win $RS_TIMES done=$done${all:+ app_iops_all=$all}"
 }
 
-# ---- ov-full: online verify of a 1 GiB pair of its own (V0, V1; nm-C)
+# ---- ov-full: online verify of a 1 GiB pair of its own (V0, V1): nm-C's
+# netmirror pair nmva/nmvb, or drbd-C's DRBD minors 2/3
 OV_TMO=${nm_bench_ov_timeout:-600}
 # DEV: F_ov F_ovs F_ovt F_ovd: verify, verify_sectors, verify_total,
 # verify_diffs of a netmirror device, one dmsetup call
@@ -842,35 +851,47 @@ nm_ov_f() {
 	shift 3
 	eval "F_ov=\${$((NM_SF_verify + 1))} F_ovs=\${$((NM_SF_verify_sectors + 1))} F_ovt=\${$((NM_SF_verify_total + 1))} F_ovd=\${$((NM_SF_verify_diffs + 1))}"
 }
-# the kernel log after the marker RS_MARK: OV_KT0 OV_KRUN OV_KEND (the
-# marker's, "verify started"'s and "verify done"'s times, seconds), OV_KMS
-# OV_KDIFFS (the done line's "N sectors in M ms (K KiB/s), D blocks
-# differ"), or empty; the done line may come a moment after the polls saw
-# the verify over: up to 5 more looks 0.1 s apart
-ov_klog() { # DMDEV
-	local try=0 l d
+# The kernel log after the marker RS_MARK: OV_KT0 OV_KRUN OV_KEND (the
+# marker's, the start line's and the done line's times, seconds),
+# OV_KDIFFS (blocks found differing) and OV_KMS (the kernel's own ms), or
+# empty.  nm DMDEV: netmirror's "verify started: " and "verify done: N
+# sectors in M ms (K KiB/s), D blocks differ" of DMDEV (its 253:N); drbd
+# MINOR: DRBD 8.4's "block drbdN: Starting Online Verify from sector" and
+# "block drbdN: Online verify done (total N sec; ...)", D from its "Online
+# verify found D 4k block out of sync!" line (none: 0), no M.  The done
+# line may come a moment after the polls saw the verify over: up to 5 more
+# looks 0.1 s apart
+ov_klog() { # nm DMDEV | drbd MINOR
+	local try=0 l d s e f=''
 	OV_KT0='' OV_KRUN='' OV_KEND='' OV_KMS='' OV_KDIFFS=''
 	[ -n "$RS_MARK" ] || return 0
-	d=$(dmsetup info -c --noheadings -o major,minor "$1" 2>/dev/null | tr -d ' ')
-	[ -n "$d" ] || return 0
+	if [ "$1" = nm ]; then
+		d=$(dmsetup info -c --noheadings -o major,minor "$2" 2>/dev/null | tr -d ' ')
+		[ -n "$d" ] || return 0
+		s="netmirror: $d: verify started: " e="netmirror: $d: verify done: "
+	else
+		s="block drbd$2: Starting Online Verify from sector" e="block drbd$2: Online verify done" f="block drbd$2: Online verify found "
+	fi
 	while :; do
-		l=$(dmesg 2>/dev/null | awk -v mark="$RS_MARK" -v s="netmirror: $d: verify started: " -v e="netmirror: $d: verify done: " '
+		l=$(dmesg 2>/dev/null | awk -v mark="$RS_MARK" -v s="$s" -v e="$e" -v f="$f" -v mode="$1" '
 			function ts(l,   x) {
 				if (!match(l, /^\[ *[0-9]+\.[0-9]+\]/)) return ""
 				x = substr(l, 2, RLENGTH - 2); gsub(/ /, "", x); return x
 			}
 			!m { n = length($0) - length(mark); if (n > 0 && substr($0, n + 1) == mark && substr($0, n, 1) == " ") { m = 1; t0 = ts($0) } next }
 			run == "" { if (index($0, s)) run = ts($0); next }
+			f != "" && end == "" && (i = index($0, f)) { split(substr($0, i + length(f)), a, " "); diffs = a[1] }
 			end == "" && (i = index($0, e)) {
 				end = ts($0)
-				split(substr($0, i + length(e)), a, " ")
-				sect = a[1]; ms = a[4]; diffs = a[8]
+				if (mode == "nm") { split(substr($0, i + length(e)), a, " "); ms = a[4]; diffs = a[8] }
+				else { ms = "-"; if (diffs == "") diffs = 0 }
 			}
-			END { if (t0 != "" && run != "" && end != "" && ms ~ /^[0-9]+$/ && diffs ~ /^[0-9]+$/) print t0, run, end, ms, diffs, sect }')
+			END { if (t0 != "" && run != "" && end != "" && ms ~ /^([0-9]+|-)$/ && diffs ~ /^[0-9]+$/) print t0, run, end, ms, diffs }')
 		if [ -n "$l" ]; then
 			# shellcheck disable=SC2086
 			set -- $l
 			OV_KT0=$1 OV_KRUN=$2 OV_KEND=$3 OV_KMS=$4 OV_KDIFFS=$5
+			[ "$OV_KMS" != - ] || OV_KMS=''
 			return 0
 		fi
 		try=$((try + 1))
@@ -880,23 +901,60 @@ ov_klog() { # DMDEV
 }
 ov_bad() { # R CFG WL WHY
 	emit "sample r=$1 cfg=$2 wl=$3 err=$4"
-	check_bad "verify/$2/$3" "round $1: $4: nmva $(dmsetup status nmva 2>/dev/null | cut -d' ' -f4-)"
+	check_bad "verify/$2/$3" "round $1: $4: $(ov_state "$2")"
 }
-ov_down() {
-	dmsetup remove nmva || fail "remove nmva"
-	dmsetup remove nmvb || fail "remove nmvb"
+ov_state() { # CFG
+	case $1 in
+	nm-*) echo "nmva $(dmsetup status nmva 2>/dev/null | cut -d' ' -f4-)" ;;
+	*) tr '\n' ' ' < /proc/drbd | sed 's/^.*srcversion: [^ ]* *//' ;;
+	esac
 }
-# ov-full: the pair nmva (primary, V0) / nmvb (V1), protocol C, ordering
-# flush, metadata as the run's netmirror pairs (VM0, VM1, zeroed: a first
-# connection), "sync none" (the copies are equal: no initial sync); the
-# "verify" message on nmva, polled every 0.1 s until its status leaves
-# "running".  secs: "verify started" to "verify done" in the kernel log
-# (clock=klog), else the message to the first poll that saw it over
+ov_down() { # CFG
+	case $1 in
+	nm-*)
+		dmsetup remove nmva || fail "remove nmva"
+		dmsetup remove nmvb || fail "remove nmvb"
+		;;
+	*)
+		$DRBDSETUP down r2 || fail "drbd down r2"
+		$DRBDSETUP down r3 || fail "drbd down r3"
+		;;
+	esac
+}
+# the sample and the check of a verify over: R CFG T0 T1 (polled, cs)
+# BYTES SECTORS TOTAL DIFFS ERR; ERR empty: DIFFS (and the log's) must be 0
+ov_emit() {
+	local r="$1" c="$2" w=ov-full err="$9"
+	[ -n "$err" ] || [ "$8" = 0 ] || err="diffs-$8"
+	[ -n "$err" ] || [ -z "$OV_KDIFFS" ] || [ "$OV_KDIFFS" = 0 ] || err="logged-diffs-$OV_KDIFFS"
+	emit "sample r=$r cfg=$c wl=$w $(awk -v b="$5" -v p0="$3" -v p1="$4" -v k0="$OV_KT0" -v krun="$OV_KRUN" \
+		-v kend="$OV_KEND" -v kms="$OV_KMS" 'BEGIN {
+		ps = (p1 - p0) / 100; s = ps; clk = "poll"; f = "%.2f"; res = 0.01
+		if (k0 != "" && krun != "" && kend != "" && krun + 0 >= k0 + 0 && kend + 0 >= krun + 0) {
+			s = kend - krun; clk = "klog"; f = "%.3f"; res = 0.000001
+		}
+		printf "ovsecs=" f, s
+		if (s < res) s = res
+		printf " ovmibs=%.2f ovmbs=%.2f", b / 1048576 / s, b / 1e6 / s
+		if (kms != "") printf " kms=%d kmibs=%.2f", kms, b / 1048576 / (kms > 0 ? kms / 1000 : 0.001)
+		printf " clock=%s psecs=%.2f", clk, ps }') bytes=$5 sectors=$6 total=$7 diffs=$8${OV_KDIFFS:+ kdiffs=$OV_KDIFFS}${err:+ err=$err}"
+	if [ -n "$err" ]; then
+		check_bad "verify/$c/$w" "round $r: $err: $(ov_state "$c")"
+	else
+		check_ok "verify/$c/$w"
+	fi
+}
+# ov-full on nm-C: the pair nmva (primary, V0) / nmvb (V1), protocol C,
+# ordering flush, metadata as the run's netmirror pairs (VM0, VM1, zeroed:
+# a first connection), "sync none" (the copies are equal: no initial
+# sync); the "verify" message on nmva, polled every 0.1 s until its status
+# leaves "running".  secs: "verify started" to "verify done" in the kernel
+# log (clock=klog), else the message to the first poll that saw it over
 # (clock=poll); MiB/s = the sectors compared x 512 / secs; kmibs over the
 # kernel's own ms of the done line.  A verify not "done", with sectors left
 # uncompared, or with a differing block (status or log): err=, and the
 # check verify/CFG/ov-full FAILs
-ov_full() { # R CFG
+ov_nm() { # R CFG
 	local r="$1" c="$2" w=ov-full ma='' mb='' na nb t0 t1 err=''
 	if [ "$META" = 1 ]; then
 		zero_meta "$VM0"
@@ -911,7 +969,7 @@ ov_full() { # R CFG
 		fail "create nmva"
 	if ! nm_wait_synced nmva 60 || ! nm_wait_synced nmvb 30; then
 		ov_bad "$r" "$c" $w not-connected
-		ov_down
+		ov_down "$c"
 		return 0
 	fi
 	log "bench round $r $c $w: nmva $(dmsetup status nmva | cut -d' ' -f4-) | nmvb $(dmsetup status nmvb | cut -d' ' -f4-)"
@@ -919,7 +977,7 @@ ov_full() { # R CFG
 	t0=$(now_cs)
 	if ! dmsetup message nmva 0 verify; then
 		ov_bad "$r" "$c" $w trigger-failed
-		ov_down
+		ov_down "$c"
 		return 0
 	fi
 	t1=$((t0 + OV_TMO * 100))
@@ -928,30 +986,74 @@ ov_full() { # R CFG
 	done
 	t1=$(now_cs)
 	nm_ov_f nmva
-	ov_klog nmva
+	ov_klog nm nmva
 	[ "$F_ov" = "done" ] || err="verify-$F_ov"
 	if [ -z "$err" ] && { [ "$F_ovs" != "$F_ovt" ] || [ "$F_ovt" != "$OVS" ]; }; then
 		err="incomplete-$F_ovs-of-$OVS"
 	fi
-	[ -n "$err" ] || [ "$F_ovd" = 0 ] || err="diffs-$F_ovd"
-	[ -n "$err" ] || [ -z "$OV_KDIFFS" ] || [ "$OV_KDIFFS" = 0 ] || err="logged-diffs-$OV_KDIFFS"
-	emit "sample r=$r cfg=$c wl=$w $(awk -v b="$((F_ovs * 512))" -v p0="$t0" -v p1="$t1" -v k0="$OV_KT0" -v krun="$OV_KRUN" \
-		-v kend="$OV_KEND" -v kms="$OV_KMS" 'BEGIN {
-		ps = (p1 - p0) / 100; s = ps; clk = "poll"; f = "%.2f"; res = 0.01
-		if (k0 != "" && krun != "" && kend != "" && krun + 0 >= k0 + 0 && kend + 0 >= krun + 0) {
-			s = kend - krun; clk = "klog"; f = "%.3f"; res = 0.000001
-		}
-		printf "ovsecs=" f, s
-		if (s < res) s = res
-		printf " ovmibs=%.2f ovmbs=%.2f", b / 1048576 / s, b / 1e6 / s
-		if (kms != "") printf " kms=%d kmibs=%.2f", kms, b / 1048576 / (kms > 0 ? kms / 1000 : 0.001)
-		printf " clock=%s psecs=%.2f", clk, ps }') bytes=$((F_ovs * 512)) sectors=$F_ovs total=$F_ovt diffs=$F_ovd${OV_KDIFFS:+ kdiffs=$OV_KDIFFS}${err:+ err=$err}"
-	if [ -n "$err" ]; then
-		check_bad "verify/$c/$w" "round $r: $err: nmva $(dmsetup status nmva | cut -d' ' -f4-)"
-	else
-		check_ok "verify/$c/$w"
+	ov_emit "$r" "$c" "$t0" "$t1" $((F_ovs * 512)) "$F_ovs" "$F_ovt" "$F_ovd" "$err"
+	ov_down "$c"
+}
+# ov-full on drbd-C: DRBD 8.4 minors 2 (V0) and 3 (V1), resources r2/r3,
+# external metadata (flexible, on VM2/VM3: the whole 1 GiB is DRBD's
+# device, as netmirror's), DRBD_FAST, connected over 127.0.0.1:7802/7803
+# with --protocol=C --verify-alg=crc32c (netmirror's digest); the initial
+# sync skipped (new-current-uuid --clear-bitmap: the copies are equal);
+# "drbdsetup verify 2" polled every 0.1 s until minor 2 is no longer
+# VerifyS.  secs: "Starting Online Verify" to "Online verify done" in the
+# kernel log, else polled; differing: minor 2's oos (KiB / 4) and the
+# log's "Online verify found" count; no kms (DRBD logs whole seconds)
+OV_DA=ipv4:127.0.0.1:7802 OV_DB=ipv4:127.0.0.1:7803
+ov_drbd() { # R CFG
+	local r="$1" c="$2" w=ov-full m dev md t0 t1 err='' cs oos bytes
+	for m in 2 3; do
+		if [ $m = 2 ]; then dev=$V0 md=$VM2; else dev=$V1 md=$VM3; fi
+		drbdmeta --force $m v08 "$md" flex-external create-md >/dev/null 2>&1 </dev/null ||
+			fail "drbdmeta create-md $m ($md)"
+		$DRBDSETUP new-resource r$m || fail "drbd new-resource r$m"
+		$DRBDSETUP new-minor r$m $m 0 || fail "drbd new-minor $m"
+		# shellcheck disable=SC2086
+		$DRBDSETUP attach $m "$dev" "$md" flexible $DRBD_FAST || fail "drbd attach $m ($dev, meta $md)"
+	done
+	$DRBDSETUP connect r2 $OV_DA $OV_DB --protocol=C --verify-alg=crc32c || fail "drbd connect r2"
+	$DRBDSETUP connect r3 $OV_DB $OV_DA --protocol=C --verify-alg=crc32c || fail "drbd connect r3"
+	if ! wait_for "[ \"\$($DRBDSETUP cstate 2)\" = Connected ]" 30; then
+		ov_bad "$r" "$c" $w not-connected
+		ov_down "$c"
+		return 0
 	fi
-	ov_down
+	$DRBDSETUP new-current-uuid 2 --clear-bitmap || fail "drbd new-current-uuid 2 --clear-bitmap"
+	if ! wait_for "[ \"\$($DRBDSETUP dstate 2)\" = UpToDate/UpToDate ] && [ \"\$($DRBDSETUP cstate 2)\" = Connected ]" 30; then
+		ov_bad "$r" "$c" $w not-uptodate
+		ov_down "$c"
+		return 0
+	fi
+	bytes=$(dev_size /dev/drbd2)
+	log "bench round $r $c $w: $(ov_state "$c")"
+	rs_mark "$c" $w
+	t0=$(now_cs)
+	if ! $DRBDSETUP verify 2; then
+		ov_bad "$r" "$c" $w trigger-failed
+		ov_down "$c"
+		return 0
+	fi
+	t1=$((t0 + OV_TMO * 100))
+	while cs=$($DRBDSETUP cstate 2) && { [ "$cs" = VerifyS ] || [ "$cs" = VerifyT ]; } && [ "$(now_cs)" -lt $t1 ]; do
+		sleep 0.1
+	done
+	t1=$(now_cs)
+	cs=$($DRBDSETUP cstate 2)
+	ov_klog drbd 2
+	[ "$cs" = Connected ] || err="verify-$cs"
+	oos=$(drbd_field 2 oos)
+	ov_emit "$r" "$c" "$t0" "$t1" "$bytes" $((bytes / 512)) $((bytes / 512)) $(( ${oos:-0} / 4 )) "$err"
+	ov_down "$c"
+}
+ov_full() { # R CFG
+	case $2 in
+	nm-*) ov_nm "$@" ;;
+	*) ov_drbd "$@" ;;
+	esac
 }
 
 # nbd-*: DEV exported by nbd-server on 127.0.0.1:7810 (a config file: an
