@@ -29,10 +29,11 @@
 #                 resync controller) and the disk read limit
 #   --nbd         also the NBD export workloads nbd-w1m, nbd-w4k (on bare,
 #                 nm-C, drbd-C, exported by nbd-server to /dev/nbd0)
-#   --verify      also the online verify workload ov-full (on nm-C: a pair
-#                 of its own on two 1 GiB memory-backed null_blk devices,
-#                 equal data, the "verify" message) and their read limit;
-#                 the VM gets 2 GiB more memory for them
+#   --verify      also the online verify workload ov-full (on nm-C and
+#                 drbd-C, each on a pair of its own on two 1 GiB
+#                 memory-backed null_blk devices with equal data: the
+#                 "verify" message, drbdsetup verify) and their read limit;
+#                 the VM gets 2304 MiB more memory for them
 #   --no-meta     netmirror without a metadata device
 #   --data        what fio writes (default scramble: random buffers, each
 #                 write stamped with its offset and time)

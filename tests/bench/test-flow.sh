@@ -450,7 +450,7 @@ NMS_OV_DIFFS=3 run nm_bench_rounds=1 nm_bench_verify=1 nm_bench_configs=drbd-C n
 want "ov drbd diffs" "$(grep -c '^NMLOG: bench sample r=1 cfg=drbd-C wl=ov-full ovsecs=3.995 .* diffs=0 kdiffs=3 err=logged-diffs-3$' "$t/out") $(count '^NMCHECK: FAIL verify/drbd-C/ov-full: round 1: logged-diffs-3: ' "$t/out")" "1 1"
 # without ov-* on a configuration of the run: no verify devices
 run nm_bench_rounds=1 nm_bench_verify=1 nm_bench_configs=nm-A nm_bench_workloads=w4k-q1,ov-full nm_bench_time=3 nm_bench_ramp=1
-want "no ov devices" "$(ls "$t/cfg" | wc -l) $(grep -c 'ov_mb=\|ovread=' "$t/out")" "0 0"
+want "no ov devices" "$(find "$t/cfg" -mindepth 1 -maxdepth 1 | wc -l) $(grep -c 'ov_mb=\|ovread=' "$t/out")" "0 0"
 
 # ---- bad settings fail early
 run_bad() {

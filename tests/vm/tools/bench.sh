@@ -31,14 +31,17 @@
 # = first seen running: clock=poll; the polling also tells when it is over);
 # its MiB/s over the transfer and over the total.  nm_bench_nbd=1: nbd-w1m,
 # nbd-w4k (the device through nbd-server and /dev/nbd0) on bare, nm-C,
-# drbd-C.  nm_bench_verify=1: ov-full on nm-C: a netmirror pair of its own
-# (nmva/nmvb, protocol C, "sync none") on two memory-backed null_blk devices
-# of nm_bench_ov_size MiB (default 1024) holding the same data (filled once
-# per run), the "verify" message on the primary, timed from the kernel
-# log's "verify started" to its "verify done" line (clock=klog; polled
-# otherwise); a verify that does not end "done", leaves sectors uncompared
-# or finds a differing block FAILs its check verify/nm-C/ov-full; plus the
-# verify device's read limit per round.
+# drbd-C.  nm_bench_verify=1: ov-full on nm-C and drbd-C, each on a pair of
+# its own on two memory-backed null_blk devices of nm_bench_ov_size MiB
+# (default 1024) holding the same data (filled once per run): nm-C's
+# netmirror nmva/nmvb (protocol C, "sync none"), the "verify" message on the
+# primary, timed from the kernel log's "verify started" to its "verify
+# done" line; drbd-C's DRBD minors 2/3 (external metadata, verify-alg
+# crc32c, initial sync skipped), "drbdsetup verify 2", from "Starting Online
+# Verify" to "Online verify done" (clock=klog; polled otherwise); a verify
+# that does not end, leaves sectors uncompared or finds a differing block
+# FAILs its check verify/CFG/ov-full; plus the verify device's read limit
+# per round.
 # benchlib.sh's bench_applies says which point runs where.
 # Rounds: $nm_bench_rounds; each round measures every configuration once,
 # every workload on it, in an order rotated every round; netmirror pairs are
