@@ -23,6 +23,9 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$t"' EXIT
 mkdir -p "$t/tests" "$t/cfg" "$t/tmp" "$t/printk" "$t/sys/block/ram0" "$t/sys/block/dm-0" "$t/sys/block/drbd0"
 # block device counters (field 5: writes completed) and the clock
 for d in ram0 dm-0 drbd0; do echo "1 0 8 0 500 0 4000 0 0 0 0" > "$t/sys/block/$d/stat"; done
+# ov-full's DRBD minor 2: its size in sectors (a Secondary cannot be opened)
+mkdir -p "$t/sys/block/drbd2"
+echo 2097152 > "$t/sys/block/drbd2/size"
 echo "100.00 50.00" > "$t/uptime"
 echo N > "$t/printk/time"
 cp "$top"/tests/vm/guest-lib/bench* "$t/tests/"
@@ -216,7 +219,8 @@ wait_for() { :; }
 wait_eval() { eval "$1"; }
 load_netmirror() { :; }
 brd_setup() { echo "brd_setup $*" >> $T/calls; }
-dev_size() { case $1 in /dev/drbd0) echo 133136384 ;; /dev/nlv[01]|/dev/drbd2) echo 1073741824 ;; /dev/nlv*) echo 8388608 ;; *) echo 134217728 ;; esac; }
+# (a Secondary DRBD device cannot be opened, as in the kernel: minor 2 of ov-full)
+dev_size() { case $1 in /dev/drbd0) echo 133136384 ;; /dev/nlv[01]) echo 1073741824 ;; /dev/drbd2) echo "blockdev: can't open '/dev/drbd2': Wrong medium type" >&2; return 1 ;; /dev/nlv*) echo 8388608 ;; *) echo 134217728 ;; esac; }
 nm_wait_synced() { :; }
 nm_local_pair() { echo "nm_local_pair $*" >> $T/calls; }
 nm_local_unpair() { echo "nm_local_unpair" >> $T/calls; }

@@ -1031,7 +1031,9 @@ ov_drbd() { # R CFG
 		ov_down "$c"
 		return 0
 	fi
-	bytes=$(dev_size /dev/drbd2)
+	# sysfs: a Secondary DRBD device cannot be opened (blockdev fails
+	# with "Wrong medium type")
+	bytes=$(( $(cat /sys/block/drbd2/size 2>/dev/null || echo 0) * 512 ))
 	log "bench round $r $c $w: $(ov_state "$c")"
 	rs_mark "$c" $w
 	t0=$(now_cs)
@@ -1048,6 +1050,7 @@ ov_drbd() { # R CFG
 	cs=$($DRBDSETUP cstate 2)
 	ov_klog drbd 2
 	[ "$cs" = Connected ] || err="verify-$cs"
+	[ "$bytes" = $((OVS * 512)) ] || err=${err:-size-$bytes}
 	oos=$(drbd_field 2 oos)
 	ov_emit "$r" "$c" "$t0" "$t1" "$bytes" $((bytes / 512)) $((bytes / 512)) $(( ${oos:-0} / 4 )) "$err"
 	ov_down "$c"
