@@ -380,10 +380,10 @@ o=$(bench_want_workloads "" 1 1 1)
 [ "$o" = "$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD $BENCH_VERIFY" ] && ok || bad "bench_want_workloads all: $o"
 [ "$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "" 0 0 1)")" = "$BENCH_WORKLOADS ov-full" ] && ok || bad "select --verify"
 # --verify, 1 round, nm-C drbd-C: w4k-q1 on both (2 x 27 half-s), ov-full
-# on both (2 x 70 half-s): 194 / 2 = 97, + 10 + 5 + 3 (its read limit), +
-# 90 + 40 (filling its devices)
+# on both (70 + 100 half-s): 224 / 2 = 112, + 10 + 5 + 3 (its read
+# limit), + 90 + 40 (filling its devices)
 e=$(bench_estimate 1 10 2 "nm-C drbd-C" "w4k-q1 ov-full")
-[ "$e" = 245 ] && ok || bad "estimate --verify: $e"
+[ "$e" = 260 ] && ok || bad "estimate --verify: $e"
 # ov-full selected but on no configuration of the run: no verify costs
 # (90 + 27 / 2 + 5 + 5)
 e=$(bench_estimate 1 10 2 "nm-A" "w4k-q1 ov-full")

@@ -144,10 +144,11 @@ bench_round_order() {
 # in testbed-notes.md), rs-part ~8 s (drbd-Cdef ~10 s), rs-app TIME + RAMP
 # + ~8 s (drbd-Cdef + ~25 s: the rest of the resync after the application).
 # NBD: ~10 s per configuration to start and stop nbd-server and nbd-client.
-# ov-full: ~35 s (its 1 GiB pair created without a sync, the verify of
-# 1 GiB: 30 s at 34 MiB/s in the first short run, on a loaded host; the
-# pair removed); with ov-*: ~3 s of verify device read limit per round, and
-# ~40 s once (two 1 GiB null_blk devices filled and copied: 40.7 s).
+# ov-full: ~35 s on nm-C, ~50 s on drbd-C (its 1 GiB pair created without
+# a sync, the verify of 1 GiB, the pair removed; first short runs on a
+# loaded host: netmirror's verify 15-30 s, DRBD's 40 s); with ov-*: ~3 s of
+# verify device read limit per round, and ~40 s once (two 1 GiB null_blk
+# devices filled and copied: 21-41 s).
 # Per round: ~5 s per configuration (a netmirror pair's creation and full
 # sync of 128 MiB, a DRBD reconnect and resync, the md5 of both replicas),
 # ~5 s of loopback TCP limits, ~3 s of disk read limit with rs-*.  Once:
@@ -168,6 +169,7 @@ bench_estimate() {
 			*/rs-full|*/rs-part) h=$((h + 16)) ;;
 			*/rs-app) h=$((h + 2 * (t + ramp) + 16)) ;;
 			*/nbd-*) h=$((h + 2 * (t + ramp) + 3)); nbd=1 ;;
+			drbd-*/ov-*) h=$((h + 100)) ;;
 			*/ov-*) h=$((h + 70)) ;;
 			*) h=$((h + 2 * (t + ramp) + 3)) ;;
 			esac
