@@ -5,7 +5,7 @@
 #   tests/bench/run.sh [--no-build] [--quick] [--rounds N] [--time S] [--ramp S]
 #                      [--backing brd|nullb|nullb-cache] [--nullb-cache MB]
 #                      [--configs LIST] [--workloads LIST] [--cmac] [--cthr] [--cackthr] [--no-meta]
-#                      [--resync] [--nbd]
+#                      [--resync] [--nbd] [--verify]
 #                      [--data scramble|refill|pattern] [--dry-run]
 #   tests/bench/run.sh --report SAMPLES   reprint the report of a finished run
 #
@@ -29,6 +29,11 @@
 #                 resync controller) and the disk read limit
 #   --nbd         also the NBD export workloads nbd-w1m, nbd-w4k (on bare,
 #                 nm-C, drbd-C, exported by nbd-server to /dev/nbd0)
+#   --verify      also the online verify workload ov-full (on nm-C and
+#                 drbd-C, each on a pair of its own on two 1 GiB
+#                 memory-backed null_blk devices with equal data: the
+#                 "verify" message, drbdsetup verify) and their read limit;
+#                 the VM gets 2304 MiB more memory for them
 #   --no-meta     netmirror without a metadata device
 #   --data        what fio writes (default scramble: random buffers, each
 #                 write stamped with its offset and time)
@@ -48,7 +53,7 @@ main() {
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck disable=SC1091
 . "$top/tests/vm/guest-lib/benchlib.sh"
-build=1 rounds=7 time=10 ramp=2 backing=brd nlcache=16 configs='' workloads='' cmac=0 cthr=0 cackthr=0 resync=0 nbd=0 meta=1 data=scramble dry=0
+build=1 rounds=7 time=10 ramp=2 backing=brd nlcache=16 configs='' workloads='' cmac=0 cthr=0 cackthr=0 resync=0 nbd=0 verify=0 meta=1 data=scramble dry=0
 quick() { rounds=2 time=3 ramp=1; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -66,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--cackthr) cackthr=1 ;;
 	--resync) resync=1 ;;
 	--nbd) nbd=1 ;;
+	--verify) verify=1 ;;
 	--no-meta) meta=0 ;;
 	--data) data=${2:?--data scramble|refill|pattern}; shift ;;
 	--dry-run) dry=1 ;;
@@ -90,7 +96,7 @@ want=${configs:-$BENCH_CONFIGS}
 [ $cackthr = 1 ] && want="$want nm-Cackthr"
 [ $resync = 1 ] && [ -z "$configs" ] && want="$want drbd-Cdef"
 cl=$(bench_groups "$(echo "$want" | tr ',' ' ')" | tr ',' ' ')
-wl=$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "$workloads" $resync $nbd)")
+wl=$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "$workloads" $resync $nbd $verify)")
 [ -n "$cl" ] || { echo "run.sh: no known configuration in '$want' (known: $BENCH_CONFIGS drbd-Cdef $BENCH_OPTIONAL)" >&2; return 2; }
 [ -n "$wl" ] || { echo "run.sh: no known workload in '$workloads' (known: $BENCH_ALL_WORKLOADS)" >&2; return 2; }
 nc=$(echo "$cl" | wc -w)
@@ -99,18 +105,21 @@ est=$(bench_estimate "$rounds" "$time" "$ramp" "$cl" "$wl")
 tmo=$((est * 3 / 2 + 300))
 g=$top/tests/vm/tools/bench.sh
 mem=$(head -n 30 "$g" | sed -n 's/^#[[:space:]]*mem:[[:space:]]*//p' | head -1)
+mem=${mem:-1024}
+# ov-*: two 1 GiB null_blk devices held in memory (and 2 x 8 MiB metadata)
+case " $wl " in *" ov-"*) mem=$((mem + 2 * 1024 + 256)) ;; esac
 sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] && sha=$sha-dirty
 envs=(--env "nm_timeout=$tmo" --env "nm_bench_rounds=$rounds" --env "nm_bench_time=$time"
 	--env "nm_bench_ramp=$ramp" --env "nm_bench_backing=$backing" --env "nm_bench_nullb_cache=$nlcache"
-	--env "nm_bench_meta=$meta" --env "nm_bench_cmac=$cmac" --env "nm_bench_cthr=$cthr" --env "nm_bench_cackthr=$cackthr" --env "nm_bench_resync=$resync" --env "nm_bench_nbd=$nbd" --env "nm_bench_data=$data" --env "nm_bench_git=$sha")
+	--env "nm_bench_meta=$meta" --env "nm_bench_cmac=$cmac" --env "nm_bench_cthr=$cthr" --env "nm_bench_cackthr=$cackthr" --env "nm_bench_resync=$resync" --env "nm_bench_nbd=$nbd" --env "nm_bench_verify=$verify" --env "nm_bench_data=$data" --env "nm_bench_git=$sha")
 [ -n "$configs" ] && envs+=(--env "nm_bench_configs=$(echo "$configs" | tr ' ' ',')")
 [ -n "$workloads" ] && envs+=(--env "nm_bench_workloads=$(echo "$workloads" | tr ' ' ',')")
 echo "run.sh: $rounds rounds x $nc configurations x $nw workloads x (${time} s + ${ramp} s ramp):" \
 	"estimated $((est / 60)) min $((est % 60)) s of VM time (guest timeout ${tmo} s)"
 echo "run.sh: configurations: $cl; workloads: $wl"
 if [ $dry = 1 ]; then
-	echo "run.sh: would run: tests/vm/vm.sh --name bench --tests bench --timeout $((tmo + 120)) --mem ${mem:-1024} ${envs[*]}"
+	echo "run.sh: would run: tests/vm/vm.sh --name bench --tests bench --timeout $((tmo + 120)) --mem $mem ${envs[*]}"
 	return 0
 fi
 if [ $build = 1 ]; then
@@ -128,7 +137,7 @@ hostload() {
 load0=$(hostload)
 date0=$(date -u '+%Y-%m-%d %H:%M UTC')
 # like tests/vm/run-test.sh, with the options on the kernel command line
-"$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((tmo + 120)) --mem "${mem:-1024}" "${envs[@]}"
+"$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((tmo + 120)) --mem "$mem" "${envs[@]}"
 rc=$?
 load1=$(hostload)
 [ -f "$log" ] || { echo "run.sh: no console log $log" >&2; return 1; }
@@ -144,7 +153,7 @@ accel=$(grep -o -- '-accel [^ ]*' "$log.cmd" 2>/dev/null | head -1)
 {
 	echo "# host: $date0, ${qemu:-qemu ?} ${accel:-}, $((SECONDS - t0)) s of VM time (estimate $est s)"
 	echo "# host load before: $load0; after: $load1"
-	echo "# command: tests/bench/run.sh --rounds $rounds --time $time --ramp $ramp --backing $backing${configs:+ --configs $configs}${workloads:+ --workloads $workloads}$([ $cmac = 1 ] && echo ' --cmac')$([ $cthr = 1 ] && echo ' --cthr')$([ $cackthr = 1 ] && echo ' --cackthr')$([ $resync = 1 ] && echo ' --resync')$([ $nbd = 1 ] && echo ' --nbd')$([ $meta = 0 ] && echo ' --no-meta') --data $data; guest test status $rc"
+	echo "# command: tests/bench/run.sh --rounds $rounds --time $time --ramp $ramp --backing $backing${configs:+ --configs $configs}${workloads:+ --workloads $workloads}$([ $cmac = 1 ] && echo ' --cmac')$([ $cthr = 1 ] && echo ' --cthr')$([ $cackthr = 1 ] && echo ' --cackthr')$([ $resync = 1 ] && echo ' --resync')$([ $nbd = 1 ] && echo ' --nbd')$([ $verify = 1 ] && echo ' --verify')$([ $meta = 0 ] && echo ' --no-meta') --data $data; guest test status $rc"
 } > "$out/host.tmp"
 awk -v h="$out/host.tmp" 'function host(  l) { while ((getline l < h) > 0) print l; done = 1 }
 	!done && !/^#/ { host() } { print } END { if (!done) host() }' "$out/results.txt" > "$out/results.tmp" &&

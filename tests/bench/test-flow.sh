@@ -23,6 +23,9 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$t"' EXIT
 mkdir -p "$t/tests" "$t/cfg" "$t/tmp" "$t/printk" "$t/sys/block/ram0" "$t/sys/block/dm-0" "$t/sys/block/drbd0"
 # block device counters (field 5: writes completed) and the clock
 for d in ram0 dm-0 drbd0; do echo "1 0 8 0 500 0 4000 0 0 0 0" > "$t/sys/block/$d/stat"; done
+# ov-full's DRBD minor 2: its size in sectors (a Secondary cannot be opened)
+mkdir -p "$t/sys/block/drbd2"
+echo 2097152 > "$t/sys/block/drbd2/size"
 echo "100.00 50.00" > "$t/uptime"
 echo N > "$t/printk/time"
 cp "$top"/tests/vm/guest-lib/bench* "$t/tests/"
@@ -109,6 +112,28 @@ dmesg() {
 	local p=''
 	printf '[    0.900000] nmbench trigger 11 nm-C rs-full\n[    1.000000] device-mapper: netmirror: 253:0: resync started: 256 regions to send\n[    1.200000] device-mapper: netmirror: 253:0: resync finished: the peer takes generation 0000000000000002\n'
 	printf '[    1.300000] block drbd0: Began resync as SyncSource (will sync 130016 KB [32504 bits set]).\n[    1.400000] block drbd0: Resync done (total 1 sec; paused 0 sec; 130016 K/sec)\n'
+	# ov-full (NMS_KLOG_OV=nodone: its done line missing): the marker, its
+	# "verify started" 1.0 ms after the message, "verify done" 4.0 ms
+	# before the status says done (the done line's ms: that span); DRBD's
+	# minor 2 lines after a drbd-C marker (NMS_OV_DIFFS: its "found" line)
+	if [ -s $T/tmp/ov_t0 ] && grep -q ' ov-full$' $T/tmp/kmsg 2>/dev/null; then
+		awk -v t0="$(cat $T/tmp/ov_t0)" -v now="$(clock_cs)" -v x="${NMS_OV_CS:-400}" -v m="$(cat $T/tmp/kmsg)" \
+			-v dd="${NMS_OV_DIFFS:-0}" -v k="${NMS_KLOG_OV:-}" 'BEGIN {
+			t0 /= 100; e = t0 + x / 100 - 0.004
+			printf "[%12.6f] %s\n", t0 - 0.0001, m
+			if (m ~ / drbd-/) {
+				printf "[%12.6f] block drbd2: Starting Online Verify from sector 0\n", t0 + 0.001
+				if (now < t0 * 100 + x || k == "nodone") exit
+				if (dd > 0) printf "[%12.6f] block drbd2: Online verify found %d 4k block out of sync!\n", e - 0.0001, dd
+				printf "[%12.6f] block drbd2: Online verify done (total 4 sec; paused 0 sec; 262144 K/sec)\n", e
+				exit
+			}
+			printf "[%12.6f] device-mapper: netmirror: 253:2: verify started: sectors 0..2097152 (1048576 KiB), crc32c\n", t0 + 0.001
+			if (now >= t0 * 100 + x && k != "nodone")
+				printf "[%12.6f] device-mapper: netmirror: 253:2: verify done: 2097152 sectors in %d ms (%d KiB/s), %d blocks differ\n", e, (e - t0 - 0.001) * 1000 + 0.5, 1048576 / (e - t0 - 0.001), dd
+		}'
+		return 0
+	fi
 	[ -s $T/tmp/kmsg ] && [ -s $T/tmp/rs_t0 ] && p=$(rs_phase)
 	[ -n "$p" ] || return 0
 	awk -v t0="$(cat $T/tmp/rs_t0)" -v c="${NMS_CONNECT_CS:-30}" -v x="${NMS_TRANSFER_CS:-50}" -v p="$p" \
@@ -135,11 +160,25 @@ dmesg() {
 		}'
 }
 # dmsetup status of nma/nmb in the current phase (fields: role connection
-# disks regions 1 0 pending 1 1 0 - 0 0 resync_bytes - running); nmb's
+# disks regions 1 0 pending 1 1 0 - 0 0 resync_bytes - running verify
+# verify_sectors verify_total verify_diffs verify_kibs verify_eta); nmb's
 # resync_bytes: 128 MiB per resync of nmb (NMS_N of them), half of it
-# while running
+# while running.  nmva (ov-full's primary, 1 GiB): its verify, after the
+# message, runs NMS_OV_CS (default 400) cs, then is done with
+# NMS_OV_DIFFS (default 0) blocks differing
 nm_status_line() {
-	local p n rsb=0
+	local p n rsb=0 ov="none 0 0 0 0 0"
+	if [ "$1" = nmva ] || [ "$1" = nmvb ]; then
+		if [ "$1" = nmva ] && [ -s $T/tmp/ov_t0 ]; then
+			if [ $(( $(clock_cs) - $(cat $T/tmp/ov_t0) )) -lt "${NMS_OV_CS:-400}" ]; then
+				ov="running 1048576 2097152 0 262144 4"
+			else
+				ov="done 2097152 2097152 ${NMS_OV_DIFFS:-0} 0 0"
+			fi
+		fi
+		echo "0 2097152 netmirror $([ "$1" = nmva ] && echo primary || echo secondary) connected uptodate/uptodate 2048/2048 1 0 0 1 1 0 - 0 0 0 - running $ov"
+		return 0
+	fi
 	n=$(cat $T/tmp/nm_n 2>/dev/null || echo 0)
 	p=$(rs_phase)
 	case $1/$p in
@@ -152,7 +191,7 @@ nm_status_line() {
 	nmb/*) p="secondary connected uptodate/uptodate 256/256" rsb=$((n * 134217728)) ;;
 	*) p="primary connected uptodate/uptodate 256/256" ;;
 	esac
-	echo "0 262144 netmirror $p 1 0 0 1 1 0 - 0 0 $rsb - running"
+	echo "0 262144 netmirror $p 1 0 0 1 1 0 - 0 0 $rsb - running $ov"
 }
 sleep() {
 	local d
@@ -180,13 +219,16 @@ wait_for() { :; }
 wait_eval() { eval "$1"; }
 load_netmirror() { :; }
 brd_setup() { echo "brd_setup $*" >> $T/calls; }
-dev_size() { case $1 in /dev/drbd0) echo 133136384 ;; *) echo 134217728 ;; esac; }
+# (a Secondary DRBD device cannot be opened, as in the kernel: minor 2 of ov-full)
+dev_size() { case $1 in /dev/drbd0) echo 133136384 ;; /dev/nlv[01]) echo 1073741824 ;; /dev/drbd2) echo "blockdev: can't open '/dev/drbd2': Wrong medium type" >&2; return 1 ;; /dev/nlv*) echo 8388608 ;; *) echo 134217728 ;; esac; }
+nm_wait_synced() { :; }
 nm_local_pair() { echo "nm_local_pair $*" >> $T/calls; }
 nm_local_unpair() { echo "nm_local_unpair" >> $T/calls; }
 nm_status() { case $2 in connection) echo standalone ;; pending) echo 0 ;; esac; }
 DD=true HEAD=head MD5SUM=md5sum
 # /tests/nm-status-fields.sh (generated from nm_params.h)
 NM_SF_role=0 NM_SF_connection=1 NM_SF_disks=2 NM_SF_regions=3 NM_SF_pending=6 NM_SF_resync_bytes=13
+NM_SF_verify=16 NM_SF_verify_sectors=17 NM_SF_verify_total=18 NM_SF_verify_diffs=19
 pidof() { return 1; }
 # the machine
 modprobe() { :; }
@@ -198,19 +240,32 @@ drbdsetup_stub() {
 	case "$1 $2" in
 	"invalidate 1"|"connect r1") rs_trig ;;
 	"disconnect $DB") : > $T/tmp/disc; drbd_write ;;
+	# ov-full on drbd-C: minor 2 VerifyS for NMS_OV_CS cs after "verify 2"
+	"verify 2") clock_cs > $T/tmp/ov_t0 ;;
+	"down r2") rm -f $T/tmp/ov_t0 ;;
+	"cstate 2")
+		if [ -s $T/tmp/ov_t0 ] && [ $(( $(clock_cs) - $(cat $T/tmp/ov_t0) )) -lt "${NMS_OV_CS:-400}" ]; then
+			echo VerifyS
+		else
+			echo Connected
+		fi
+		return 0
+		;;
 	esac
 	case $1 in cstate) echo Connected ;; dstate) echo UpToDate/UpToDate ;; esac
 }
 dmsetup() {
 	echo "dmsetup $*" >> $T/calls
 	case "$1 $2 $4" in
-	"info "*) case "$*" in *major,minor*) echo "253:  0" ;; *) echo "  0" ;; esac ;;
+	"info "*) case "$*" in *major,minor\ nmva) echo "253:  2" ;; *major,minor*) echo "253:  0" ;; *) echo "  0" ;; esac ;;
 	"message "*" latency") printf 'p_queue count=10 p50_us=5 p90_us=6 p99_us=7 max_us=8\ns_ack count=0\n' ;;
 	"message nmb invalidate"|"message nmb connect")
 		echo $(( $(cat $T/tmp/nm_n 2>/dev/null || echo 0) + 1 )) > $T/tmp/nm_n
 		rs_trig
 		;;
 	"message nmb disconnect") : > $T/tmp/disc ;;
+	"message nmva verify") clock_cs > $T/tmp/ov_t0 ;;
+	"remove nmva ") rm -f $T/tmp/ov_t0 ;;
 	"status "*) nm_status_line "$2" ;;
 	esac
 	return 0
@@ -230,6 +285,9 @@ fio() {
 	case $name in
 	rw4k-q32) cp $FIX/fio-3.33-rw4k-q32.json "$out" ;;
 	w1m-q1) cp $FIX/fio-3.33-w1m-q1.json "$out" ;;
+	# the verify device's read limit: the write fixture with "read" and
+	# "write" swapped (501 IOPS, 2.05 MB/s read)
+	ovread) sed 's/"read" :/"tmp" :/; s/"write" :/"read" :/; s/"tmp" :/"write" :/' $FIX/fio-3.33-w4k-dsync.json > "$out" ;;
 	*) cp $FIX/fio-3.33-w4k-dsync.json "$out" ;;
 	esac
 }
@@ -238,6 +296,7 @@ EOF
 # run ENV...: the guest script with these nm_bench_* settings
 run() {
 	rm -f "$t/calls" "$t"/tmp/*
+	rm -rf "${t:?}"/cfg/*
 	busybox sh -c ". $t/stubs.sh; drbd_write"
 	env "$@" busybox sh -c ". $t/stubs.sh; . $t/tests/bench.sh" > "$t/out" 2> "$t/err"
 	rc=$?
@@ -354,6 +413,49 @@ want "late rs-app" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=rs-app windo
 want "late goal" "$(grep -c '^NMBENCH:   nm-C rs-app IOPS/w4k-q1 IOPS: not measured (the resync was not seen running while the application ran: 1 of 1 rounds); nm-C resync MiB/s during rs-app: not measured$' "$t/out")" 1
 want "late checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
 
+# ---- the online verify (--verify): ov-full on nm-C and drbd-C, 2 rounds;
+# nm-C's pair nmva/nmvb and drbd-C's minors 2/3 on the 1 GiB null_blk
+# devices, filled once and copied.
+# The stubbed verify runs 4.00 s (polled: the message to the first poll
+# that saw it done); the kernel log's "verify started" 1 ms after the
+# message and "verify done" 4 ms before the end: 3.995 s, 2^30 B / 3.995 s
+# = 256.32 MiB/s = 268.77 MB/s; the done line's 3995 ms: 256.32 MiB/s;
+# the read limit (the stubbed fio's) 2.05 MB/s: verify / read = 131
+run nm_bench_rounds=2 nm_bench_verify=1 nm_bench_configs=nm-C,drbd-C nm_bench_workloads=w4k-q1,ov-full nm_bench_time=3 nm_bench_ramp=1
+want "ov samples" "$(grep -c '^NMLOG: bench sample r=[12] cfg=nm-C wl=ov-full ovsecs=3.995 ovmibs=256.32 ovmbs=268.77 kms=3995 kmibs=256.32 clock=klog psecs=4.00 bytes=1073741824 sectors=2097152 total=2097152 diffs=0 kdiffs=0$' "$t/out")" 2
+want "ov drbd samples" "$(grep -c '^NMLOG: bench sample r=[12] cfg=drbd-C wl=ov-full ovsecs=3.995 ovmibs=256.32 ovmbs=268.77 clock=klog psecs=4.00 bytes=1073741824 sectors=2097152 total=2097152 diffs=0 kdiffs=0$' "$t/out")" 2
+want "ov no fio" "$(grep -c 'wl=ov-full' "$t/calls") $(grep -c '^NMLOG: bench sample .*wl=ov-full' "$t/out")" "0 4"
+want "ov checks" "$(count '^NMCHECK: PASS verify/nm-C/ov-full$' "$t/out") $(count '^NMCHECK: PASS verify/drbd-C/ov-full$' "$t/out") $(count '^NMCHECK: FAIL' "$t/out")" "2 2 0"
+want "ov drbd setup" "$(grep -c '^drbdsetup attach 2 /dev/nlv0 /dev/nlv4 flexible --c-plan-ahead=0 --resync-rate=4194304$' "$t/calls") $(grep -c '^drbdsetup attach 3 /dev/nlv1 /dev/nlv5 flexible ' "$t/calls") $(grep -c '^drbdsetup connect r2 ipv4:127.0.0.1:7802 ipv4:127.0.0.1:7803 --protocol=C --verify-alg=crc32c$' "$t/calls") $(grep -c '^drbdsetup connect r3 ipv4:127.0.0.1:7803 ipv4:127.0.0.1:7802 --protocol=C --verify-alg=crc32c$' "$t/calls")" "2 2 2 2"
+want "ov drbd verify" "$(grep -c '^drbdsetup new-current-uuid 2 --clear-bitmap$' "$t/calls") $(grep -c '^drbdsetup verify 2$' "$t/calls") $(grep -c '^drbdsetup down r[23]$' "$t/calls")" "2 2 4"
+want "ov tables" "$(grep -c '^dmsetup create nmvb --table 0 2097152 netmirror /dev/nlv1 127.0.0.1:7791 C flush 6 listen 127.0.0.1:7792 sync none meta /dev/nlv3$' "$t/calls") $(grep -c '^dmsetup create nmva --table 0 2097152 netmirror /dev/nlv0 127.0.0.1:7792 C flush 8 listen 127.0.0.1:7791 role primary sync none meta /dev/nlv2$' "$t/calls")" "2 2"
+want "ov message" "$(grep -c '^dmsetup message nmva 0 verify$' "$t/calls") $(grep -c '^dmsetup remove nmv[ab]$' "$t/calls")" "2 4"
+want "ov devices" "$(cd "$t/cfg" && for f in nlv0/* nlv2/size; do echo "$f=$(cat "$f")"; done | tr '\n' ' ')" \
+	"nlv0/blocksize=512 nlv0/irqmode=0 nlv0/memory_backed=1 nlv0/power=1 nlv0/size=1024 nlv2/size=8 "
+want "ov fill" "$(grep -c -- '^fio --name=ovfill --filename=/dev/nlv0 --rw=write --bs=1m --ioengine=psync --direct=1 --size=1024m ' "$t/calls")" 1
+want "ov read limit" "$(grep -c '^NMLOG: bench limit r=[12] ovread=2.05 rr4k=' "$t/out") $(grep -c -- '^fio --name=ovread --filename=/dev/nlv0 --rw=read --bs=1m ' "$t/calls")" "2 2"
+want "ov meta" "$(grep -c '^NMLOG: bench meta .* ov_mb=1024 ov_backing=null_blk,memory_backed=1,irqmode=0 configs=nm-C,drbd-C workloads=w4k-q1,ov-full$' "$t/out")" 1
+want "ov marker" "$(cat "$t/tmp/kmsg")" "nmbench trigger 4 nm-C ov-full"
+want "ov drbd meta devices" "$(cat "$t/cfg/nlv4/size") $(cat "$t/cfg/nlv5/size")" "8 8"
+want "ov report" "$(grep -c '^NMBENCH: verify MiB/s *256 \[256\.\.256\] *256 \[256\.\.256\]$' "$t/out") $(grep -c '^NMBENCH: blocks differing *0 (2/2 rounds with none) *0 (2/2 rounds with none)$' "$t/out") $(grep -c '^NMBENCH: verify differences: none (4 verifies)$' "$t/out") $(grep -c '^NMBENCH: \(nm\|drbd\)-C ov-full MB/s / verify device read MB/s *131 \[131\.\.131\]$' "$t/out") $(grep -c '^NMBENCH: nm-C/drbd-C ov-full MiB/s *1\.00 \[1\.00\.\.1\.00\]$' "$t/out")" "1 1 1 2 1"
+want "ov all samples" "$(count '^NMLOG: bench sample ' "$t/out")" 8
+
+# ---- blocks differ (NMS_OV_DIFFS=3), nullb backing (the verify devices
+# with its timer completion), the done line missing in the kernel log: the
+# polled time; the check FAILs, the report says so
+NMS_OV_DIFFS=3 NMS_KLOG_OV=nodone run nm_bench_rounds=1 nm_bench_verify=1 nm_bench_backing=nullb nm_bench_configs=nm-C nm_bench_workloads=ov-full
+want "ov diffs sample" "$(grep -c '^NMLOG: bench sample r=1 cfg=nm-C wl=ov-full ovsecs=4.00 ovmibs=256.00 ovmbs=268.44 clock=poll psecs=4.00 bytes=1073741824 sectors=2097152 total=2097152 diffs=3 err=diffs-3$' "$t/out")" 1
+want "ov diffs check" "$(count '^NMCHECK: FAIL verify/nm-C/ov-full: round 1: diffs-3: ' "$t/out")" 1
+want "ov diffs report" "$(grep -c '^NMBENCH: verify differences: ERROR: ' "$t/out") $(grep -c '^NMBENCH:   nm-C round 1: 3 blocks differ (status 3, log -)$' "$t/out") $(grep -c '^NMBENCH:   round 1 nm-C ov-full: diffs-3$' "$t/out")" "1 1 1"
+want "ov nullb" "$(cat "$t/cfg/nlv0/irqmode") $(cat "$t/cfg/nlv0/completion_nsec")" "2 20000"
+# DRBD's verify finds blocks (its "found" line; the stubbed oos stays 0):
+# logged-diffs
+NMS_OV_DIFFS=3 run nm_bench_rounds=1 nm_bench_verify=1 nm_bench_configs=drbd-C nm_bench_workloads=ov-full
+want "ov drbd diffs" "$(grep -c '^NMLOG: bench sample r=1 cfg=drbd-C wl=ov-full ovsecs=3.995 .* diffs=0 kdiffs=3 err=logged-diffs-3$' "$t/out") $(count '^NMCHECK: FAIL verify/drbd-C/ov-full: round 1: logged-diffs-3: ' "$t/out")" "1 1"
+# without ov-* on a configuration of the run: no verify devices
+run nm_bench_rounds=1 nm_bench_verify=1 nm_bench_configs=nm-A nm_bench_workloads=w4k-q1,ov-full nm_bench_time=3 nm_bench_ramp=1
+want "no ov devices" "$(find "$t/cfg" -mindepth 1 -maxdepth 1 | wc -l) $(grep -c 'ov_mb=\|ovread=' "$t/out")" "0 0"
+
 # ---- bad settings fail early
 run_bad() {
 	if ! env "$@" busybox sh -c ". $t/stubs.sh; . $t/tests/bench.sh" > "$t/out" 2> "$t/err" &&
@@ -369,6 +471,7 @@ run_bad nm_bench_backing=tape
 run_bad nm_bench_data=zero
 run_bad nm_bench_configs=nothing
 run_bad nm_bench_workloads=r4k
+run_bad nm_bench_ov_size=1G
 
 echo "test-flow: $pass passed, $failn failed"
 [ $failn = 0 ]

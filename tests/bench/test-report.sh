@@ -246,6 +246,61 @@ for AWK in "${awks[@]}"; do
 		"  nm-C rs-app IOPS/w4k-q1 IOPS: not measured (the resync was not seen running while the application ran: 2 of 2 rounds); nm-C resync MiB/s during rs-app: not measured"
 	expect_re "$tmp/out6" '^IOPS +n/a$' '^nm-C rs-app IOPS / nm-C w4k-q1 IOPS \(idle\) +n/a$' '^connect s +5\.00 \[5\.00\.\.5\.00\]$'
 
+	# ---- the online verify (ov-full), 3 rounds: nm-C 300 200 250 MB/s
+	# (286.10 190.73 238.42 MiB/s) against the verify device's read 1000
+	# 800 500 MB/s: 0.30 0.25 0.50 (median 0.300), the disk read 600 400
+	# 250: 0.5 0.5 1.0 (0.500); drbd-C 143.05 95.37 59.60 MiB/s: nm-C/drbd-C
+	# 2.0 2.0 4.0 (2.00).  nm-C round 3 polled (no kernel-log time, no kms):
+	# 2/3 by the kernel log, kernel's MiB/s n=2 (mean of the two: 238)
+	{
+		echo "meta rounds=3 ov_mb=1024 ov_backing=null_blk,memory_backed=1,irqmode=0 configs=nm-C,drbd-C workloads=w4k-q1,ov-full"
+		for r in 1 2 3; do
+			echo "limit r=$r ovread=$(echo "1000 800 500" | cut -d' ' -f$r) diskread=$(echo "600 400 250" | cut -d' ' -f$r) stream=200"
+			echo "sample r=$r cfg=nm-C wl=w4k-q1 iops=100"
+			echo "sample r=$r cfg=nm-C wl=ov-full ovsecs=$(echo "3.579 5.369 4.29" | cut -d' ' -f$r) ovmibs=$(echo "286.10 190.73 238.42" | cut -d' ' -f$r) ovmbs=$(echo "300 200 250" | cut -d' ' -f$r)$([ $r = 3 ] || echo " kms=1 kmibs=$(echo "285 191" | cut -d' ' -f$r)") clock=$([ $r = 3 ] && echo poll || echo klog) psecs=4.3 bytes=1073741824 sectors=2097152 total=2097152 diffs=0$([ $r = 3 ] || echo " kdiffs=0")"
+			echo "sample r=$r cfg=drbd-C wl=ov-full ovsecs=9 ovmibs=$(echo "143.05 95.37 59.60" | cut -d' ' -f$r) ovmbs=1 clock=klog diffs=0"
+		done
+	} > "$tmp/s7"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s7" > "$tmp/out7" 2> "$tmp/err7" || bad "$AWK: report (ov) exited non-zero"
+	[ -s "$tmp/err7" ] && bad "$AWK: report (ov) wrote to stderr: $(head -3 "$tmp/err7")"
+	[ $verbose = 1 ] && { echo "==== $AWK (ov)"; cat "$tmp/out7"; }
+	expect "$tmp/out7" \
+		"# verify (ov-*): 1024 MiB per node on null_blk,memory_backed=1,irqmode=0" \
+		"verify differences: none (6 verifies)"
+	expect_re "$tmp/out7" \
+		'^verify device read MB/s \(fio 1 MiB O_DIRECT sequential\) +800 \[500\.\.1000\]$' \
+		'^### ov-full: online verify of the whole device ' \
+		'^metric +nm-C +drbd-C$' \
+		'^verify MiB/s +238 \[191\.\.286\] +95\.4 \[59\.6\.\.143\]$' \
+		'^verify s +4\.29 \[3\.58\.\.5\.37\] +9\.00 \[9\.00\.\.9\.00\]$' \
+		"^MiB/s \\(kernel's ms\\) +238 \\[191\\.\\.285\\] n=2 +-$" \
+		'^blocks differing +0 \(3/3 rounds with none\) +0 \(3/3 rounds with none\)$' \
+		'^kernel-log clock \(rounds\) +2/3 +3/3$' \
+		'^nm-C ov-full MB/s / verify device read MB/s +0\.300 \[0\.250\.\.0\.500\]$' \
+		'^nm-C ov-full MB/s / disk read MB/s +0\.500 \[0\.500\.\.1\.00\]$' \
+		'^nm-C/drbd-C ov-full MiB/s +2\.00 \[2\.00\.\.4\.00\]$' \
+		'^\(MiB/s = bytes compared / verify s; '
+	# the verify is not in the write ratio tables
+	grep -q '^pair .*ov-full' "$tmp/out7" && bad "$AWK: ov-full in a ratio table"
+	# blocks found differing (the two copies are equal): an error, in the
+	# report and in its failed runs; a verify that failed has no values
+	{
+		echo "meta rounds=4"
+		echo "sample r=1 cfg=nm-C wl=ov-full ovsecs=4 ovmibs=256 ovmbs=268 clock=klog diffs=0 kdiffs=0"
+		echo "sample r=2 cfg=nm-C wl=ov-full ovsecs=4 ovmibs=256 ovmbs=268 clock=klog diffs=5 kdiffs=5 err=diffs-5"
+		echo "sample r=3 cfg=nm-C wl=ov-full ovsecs=4 ovmibs=256 ovmbs=268 clock=klog diffs=0 kdiffs=2 err=logged-diffs-2"
+		echo "sample r=4 cfg=nm-C wl=ov-full err=not-connected"
+	} > "$tmp/s8"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s8" > "$tmp/out8"
+	expect "$tmp/out8" \
+		"verify differences: ERROR: the two copies are equal, the verify must find none" \
+		"  nm-C round 2: 5 blocks differ (status 5, log 5)" \
+		"  nm-C round 3: 2 blocks differ (status 0, log 2)" \
+		"  round 2 nm-C ov-full: diffs-5" \
+		"  round 4 nm-C ov-full: not-connected"
+	expect_re "$tmp/out8" '^blocks differing +5 \(2/3 rounds with none\)$' '^verify MiB/s +256 \[256\.\.256\] n=3$'
+	grep -q '^verify differences: none' "$tmp/out8" && bad "$AWK: differences reported as none"
+
 	# ---- one fio run (fixtures: fio 3.33's JSON, the fio of the guest image)
 	snap="100 1000 50 10.0 600 3000 5050 20.0"
 	for f in "$fix"/fio-3.33-*.json; do
@@ -310,15 +365,29 @@ e=$(bench_estimate 1 10 2 "nm-C drbd-C drbd-Cdef" "w4k-q1 $BENCH_RESYNC")
 # --nbd on bare and nm-Cmac: nbd points only on bare (2 x 27 + 20 half-s)
 e=$(bench_estimate 1 10 2 "bare nm-Cmac" "$BENCH_NBD")
 [ "$e" = 142 ] && ok || bad "estimate --nbd: $e"
-for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-A/w4k-q1; do
+for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-A/w4k-q1 nm-C/ov-full drbd-C/ov-full; do
 	bench_applies "${p%/*}" "${p#*/}" && ok || bad "bench_applies $p"
 done
-for p in nm-A/rs-full bare/rs-part drbd-Cdef/w4k-q1 drbd-Cdef/nbd-w1m nm-disc/nbd-w4k; do
+for p in nm-A/rs-full bare/rs-part drbd-Cdef/w4k-q1 drbd-Cdef/nbd-w1m nm-disc/nbd-w4k bare/ov-full nm-A/ov-full drbd-A/ov-full drbd-Cdef/ov-full; do
 	bench_applies "${p%/*}" "${p#*/}" && bad "bench_applies $p" || ok
 done
 o=$(bench_want_workloads "" 1 1)
 [ "$o" = "$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD" ] && ok || bad "bench_want_workloads: $o"
 [ "$(bench_want_workloads "w4k-q1,rs-app" 0 1)" = "w4k-q1,rs-app" ] && ok || bad "bench_want_workloads with a list"
+o=$(bench_want_workloads "" 0 0 1)
+[ "$o" = "$BENCH_WORKLOADS $BENCH_VERIFY" ] && ok || bad "bench_want_workloads --verify: $o"
+o=$(bench_want_workloads "" 1 1 1)
+[ "$o" = "$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD $BENCH_VERIFY" ] && ok || bad "bench_want_workloads all: $o"
+[ "$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "" 0 0 1)")" = "$BENCH_WORKLOADS ov-full" ] && ok || bad "select --verify"
+# --verify, 1 round, nm-C drbd-C: w4k-q1 on both (2 x 27 half-s), ov-full
+# on both (70 + 100 half-s): 224 / 2 = 112, + 10 + 5 + 3 (its read
+# limit), + 90 + 40 (filling its devices)
+e=$(bench_estimate 1 10 2 "nm-C drbd-C" "w4k-q1 ov-full")
+[ "$e" = 260 ] && ok || bad "estimate --verify: $e"
+# ov-full selected but on no configuration of the run: no verify costs
+# (90 + 27 / 2 + 5 + 5)
+e=$(bench_estimate 1 10 2 "nm-A" "w4k-q1 ov-full")
+[ "$e" = 113 ] && ok || bad "estimate ov-full without nm-C: $e"
 
 echo "test-report: ${awks[*]}: $pass passed, $failn failed"
 [ $failn = 0 ]

@@ -45,6 +45,18 @@
 #                         ended in the window; poll: resynced in the window /
 #                         its length) and MiB resynced in the window
 #   sample r=R cfg=C wl=nbd-w1m|nbd-w4k ...   fio through nbd-server/nbd0
+#   sample r=R cfg=C wl=ov-full ovsecs= ovmibs= ovmbs= [kms= kmibs=] clock=
+#                         psecs= bytes= sectors= total= diffs= [kdiffs=] [err=]
+#                         an online verify of a pair of its own (1 GiB per
+#                         node): seconds from its "verify started" to its
+#                         "verify done" kernel log line (clock=klog; poll:
+#                         the message to the first poll that saw it over,
+#                         psecs), MiB/s and MB/s of the compared bytes over
+#                         them, kmibs over the kernel's own ms (kms, the done
+#                         line's); diffs: status verify_diffs, kdiffs: the
+#                         done line's count (both must be 0: else err=)
+#   limit r=R ovread=     fio 1 MiB O_DIRECT sequential read of a verify
+#                         device, MB/s
 #   integrity r=R cfg=C ok=yes|no    md5 of both replicas after config C
 #   stage r=R cfg=C wl=W node=a|b name=STAGE count=N p50= p90= p99= max=
 #                         netmirror's "latency" message (us)
@@ -162,6 +174,20 @@ function xratios(a, wa, b, wb, m,   r, n, x, y) {
 	}
 	return n
 }
+# per round: config C's ov-full MB/s / limit K of that round
+function ov_limit_ratios(c, k,   r, n, x, y) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		x = get(c, "ov-full", "ovmbs", r)
+		y = limit(k, r)
+		if (x != "" && y != "" && y > 0) xs[++n] = x / y
+	}
+	return n
+}
+function anylimit(k,   r) {
+	for (r = 1; r <= R; r++) if (limit(k, r) != "") return 1
+	return 0
+}
 # any value of workload W (any config, any metric but err)?
 function anywl(w,   k, p) {
 	for (k in val) {
@@ -187,7 +213,7 @@ function nowin(c,   r, n) {
 # a cell of config C, workload W, metric M: "n/a" when no round has a value
 # because no round of rs-app had a window; rs-*'s "seen": rounds that saw
 # the resync running / rounds with a sample
-function wcell(c, w, m,   n, r, y) {
+function wcell(c, w, m,   n, r, y, x, t) {
 	if (m == "seen") {
 		n = y = 0
 		for (r = 1; r <= R; r++) if ((c SUBSEP w SUBSEP m SUBSEP r) in val) { n++; if (val[c, w, m, r] == "yes") y++ }
@@ -196,8 +222,20 @@ function wcell(c, w, m,   n, r, y) {
 	# rounds timed by the kernel log / rounds with times (no clock: poll)
 	if (m == "clock") {
 		n = y = 0
-		for (r = 1; r <= R; r++) if ((c SUBSEP w SUBSEP "connect" SUBSEP r) in val) { n++; if (val[c, w, m, r] == "klog") y++ }
+		for (r = 1; r <= R; r++) if ((c SUBSEP w SUBSEP (w ~ /^ov-/ ? "ovsecs" : "connect") SUBSEP r) in val) { n++; if (val[c, w, m, r] == "klog") y++ }
 		return n ? y "/" n : "-"
+	}
+	# ov-*: the blocks found differing over the rounds, and in how many
+	# rounds none were ("0 (3/3 rounds)")
+	if (m == "diffs") {
+		n = y = 0
+		for (r = 1; r <= R; r++) {
+			x = get(c, w, m, r)
+			if (x == "") continue
+			n++; t += x
+			if (x == 0) y++
+		}
+		return n ? t " (" y "/" n " rounds with none)" : "-"
 	}
 	n = collect(c, w, m)
 	if (!n && w == "rs-app" && m != "secs" && m != "connect" && m != "transfer" && nowin(c)) return "n/a"
@@ -274,6 +312,11 @@ BEGIN {
 	rsnote = "(s, MiB/s: kernel-log timestamps in the rounds that \"kernel-log clock\" counts (the source's resync start and end lines, a marker at the trigger); else 0.1 s polling, started = first seen running)"
 	desc["nbd-w1m"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w1m-q1"
 	desc["nbd-w4k"] = "through NBD (nbd-server on the device, /dev/nbd0 in the VM): w4k-q1"
+	rows["ov-full"] = "ovmibs ovsecs kmibs diffs clock"
+	label["ovmibs"] = "verify MiB/s"; label["ovsecs"] = "verify s"
+	label["kmibs"] = "MiB/s (kernel's ms)"; label["diffs"] = "blocks differing"
+	desc["ov-full"] = "online verify of the whole device (a pair of its own; s = \"verify started\" to \"verify done\" in the kernel log)"
+	ovnote = "(MiB/s = bytes compared / verify s; kernel's ms: the \"verify done\" line's own count; blocks differing must be 0 in every round)"
 	maxr = 0
 }
 
@@ -351,6 +394,7 @@ END {
 	print "# netmirror vs DRBD 8.4 write benchmark: fio, O_DIRECT, one VM, loopback TCP"
 	printf "# git %s  kernel %s  %s  %s CPUs  %s MiB\n", d(meta["git"]), d(meta["kernel"]), d(meta["fio"]), d(meta["ncpu"]), d(meta["mem"])
 	printf "# backing %s, %s MiB per device; netmirror metadata device: %s; data: %s\n", d(meta["backing"]), d(meta["size_mb"]), d(meta["meta"]), d(meta["data"])
+	if (meta["ov_mb"] != "") printf "# verify (ov-*): %s MiB per node on %s\n", meta["ov_mb"], d(meta["ov_backing"])
 	printf "# %d rounds, configurations interleaved (order rotated every round); %s s measured after a %s s ramp per point\n", R, d(meta["time"]), d(meta["ramp"])
 	print "# cell = median [min..max] of the rounds (n=K: only K rounds have a value); MB/s = 10^6 B/s; latencies are fio clat percentiles"
 	print "# CPU us/write: busy time of all CPUs of the VM (both nodes, fio, kernel threads, interrupts) per write"
@@ -361,6 +405,7 @@ END {
 	tab_reset()
 	nl = split("rr4k:request/response 4096 -> 32 B p50 us|rr4k_p99:request/response 4096 -> 32 B p99 us|rr512:request/response 512 -> 32 B p50 us|rr512_p99:request/response 512 -> 32 B p99 us|stream:one stream MB/s", lrow, "|")
 	for (r = 1; r <= R; r++) if (limit("diskread", r) != "") { lrow[++nl] = "diskread:disk read MB/s (fio 1 MiB O_DIRECT sequential)"; break }
+	for (r = 1; r <= R; r++) if (limit("ovread", r) != "") { lrow[++nl] = "ovread:verify device read MB/s (fio 1 MiB O_DIRECT sequential)"; break }
 	for (i = 1; i <= nl; i++) {
 		k = substr(lrow[i], 1, index(lrow[i], ":") - 1)
 		n = 0
@@ -391,15 +436,16 @@ END {
 		# the resync and NBD blocks: only the configurations they ran on
 		split("", bc); nb = 0
 		for (j = 1; j <= nc; j++)
-			if ((w !~ /^(rs|nbd)-/ && cfg[j] != "drbd-Cdef") || anycw(cfg[j], w)) bc[++nb] = cfg[j]
+			if ((w !~ /^(rs|nbd|ov)-/ && cfg[j] != "drbd-Cdef") || anycw(cfg[j], w)) bc[++nb] = cfg[j]
 		for (j = 1; j <= nb; j++) tab_set(1, j + 1, bc[j])
 		nm = split((w in rows) ? rows[w] : "iops mbs p50 p99 cpu", mets, " ")
 		for (k = 1; k <= nm; k++) {
 			tab_set(k + 1, 1, (mets[k] in label) ? label[mets[k]] : mets[k])
-			for (j = 1; j <= nb; j++) tab_set(k + 1, j + 1, w ~ /^rs-/ ? wcell(bc[j], w, mets[k]) : cell(collect(bc[j], w, mets[k])))
+			for (j = 1; j <= nb; j++) tab_set(k + 1, j + 1, w ~ /^(rs|ov)-/ ? wcell(bc[j], w, mets[k]) : cell(collect(bc[j], w, mets[k])))
 		}
 		tab_print()
 		if (w ~ /^rs-/) print rsnote
+		if (w ~ /^ov-/) print ovnote
 	}
 	if (fails != "") {
 		print ""
@@ -414,7 +460,7 @@ END {
 	tab_reset()
 	tab_set(1, 1, "pair")
 	nfw = 0
-	for (i = 1; i <= nw; i++) if (wl[i] !~ /^(rs|nbd)-/) fw[++nfw] = wl[i]
+	for (i = 1; i <= nw; i++) if (wl[i] !~ /^(rs|nbd|ov)-/) fw[++nfw] = wl[i]
 	for (i = 1; i <= nfw; i++) tab_set(1, i + 1, fw[i])
 	row = 1
 	for (k = 1; k <= np; k++) {
@@ -501,6 +547,39 @@ END {
 			tab_set(row, 3, cell(xratios(c, "nbd-w4k", c, "w4k-q1", "iops")))
 		}
 		tab_print()
+	}
+
+	# ---- online verify: against the read limits, and nm-C/drbd-C
+	if (anywl("ov-full")) {
+		print ""
+		print "## verify: median [min..max] of per-round ratios (MB/s = 10^6 B/s; the read limits above, same round)"
+		tab_reset()
+		row = 0
+		split("nm-C drbd-C", oc, " ")
+		for (k = 1; k <= 2; k++) {
+			if (!anycw(oc[k], "ov-full")) continue
+			tab_set(++row, 1, oc[k] " ov-full MB/s / verify device read MB/s")
+			tab_set(row, 2, cell(ov_limit_ratios(oc[k], "ovread")))
+			if (anylimit("diskread")) {
+				tab_set(++row, 1, oc[k] " ov-full MB/s / disk read MB/s")
+				tab_set(row, 2, cell(ov_limit_ratios(oc[k], "diskread")))
+			}
+		}
+		if (anycw("nm-C", "ov-full") && anycw("drbd-C", "ov-full")) {
+			tab_set(++row, 1, "nm-C/drbd-C ov-full MiB/s")
+			tab_set(row, 2, cell(ratios("nm-C", "drbd-C", "ov-full", "ovmibs")))
+		}
+		tab_print()
+		# a difference between two copies that are equal is an error
+		bad = ""; nok = 0
+		for (i = 1; i <= nc; i++) for (r = 1; r <= R; r++) {
+			x = get(cfg[i], "ov-full", "diffs", r); y = get(cfg[i], "ov-full", "kdiffs", r)
+			if (x == "" && y == "") continue
+			if (x + 0 != 0 || y + 0 != 0) bad = bad sprintf("  %s round %d: %s blocks differ (status %s, log %s)\n", cfg[i], r, (x + 0 > y + 0) ? x : y, x == "" ? "-" : x, y == "" ? "-" : y)
+			else nok++
+		}
+		if (bad != "") printf "verify differences: ERROR: the two copies are equal, the verify must find none\n%s", bad
+		else printf "verify differences: none (%d verifies)\n", nok
 	}
 
 	# ---- goals (issue 12), each with the numbers it used

@@ -9,6 +9,9 @@
 #                         rs-app on nm-C, drbd-C and drbd-Cdef)
 #   BENCH_NBD             the NBD export workloads (--nbd: on bare, nm-C,
 #                         drbd-C, through nbd-server and /dev/nbd0)
+#   BENCH_VERIFY          the online verify workloads (--verify: ov-full on
+#                         nm-C and drbd-C, on a pair of its own of 1 GiB
+#                         per node)
 #   BENCH_ALL_WORKLOADS   all of them, in report order
 #   BENCH_GROUPS          every configuration, in groups of configurations
 #                         measured back to back (a netmirror config next to
@@ -19,11 +22,13 @@
 #                         rs-app and nbd-* the application's fio options
 #   bench_applies CFG WL  true if workload WL runs on configuration CFG
 #                         (rs-* only on nm-C drbd-C drbd-Cdef; nbd-* only
-#                         on bare nm-C drbd-C; drbd-Cdef runs only rs-*);
+#                         on bare nm-C drbd-C; ov-* only on nm-C drbd-C;
+#                         drbd-Cdef runs only rs-*);
 #                         otherwise the point is skipped without a sample
-#   bench_want_workloads LIST RESYNC NBD   LIST (the --workloads subset) if
-#                         not empty, else BENCH_WORKLOADS plus BENCH_RESYNC
-#                         if RESYNC=1 plus BENCH_NBD if NBD=1
+#   bench_want_workloads LIST RESYNC NBD [VERIFY]   LIST (the --workloads
+#                         subset) if not empty, else BENCH_WORKLOADS plus
+#                         BENCH_RESYNC if RESYNC=1 plus BENCH_NBD if NBD=1
+#                         plus BENCH_VERIFY if VERIFY=1
 #   bench_select ALL WANT the words of ALL that are in WANT (" " or ","
 #                         separated); all of ALL if WANT is empty
 #   bench_groups CONFIGS  BENCH_GROUPS (+ nm-Cmac if CONFIGS has it) reduced
@@ -41,7 +46,8 @@
 BENCH_WORKLOADS="w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync"
 BENCH_RESYNC="rs-full rs-part rs-app"
 BENCH_NBD="nbd-w1m nbd-w4k"
-BENCH_ALL_WORKLOADS="$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD"
+BENCH_VERIFY="ov-full"
+BENCH_ALL_WORKLOADS="$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD $BENCH_VERIFY"
 # drbd-Cdef (--resync, or named in --configs): drbd-C with DRBD 8.4's
 # default resync controller (drbdsetup-84 disk-options --set-defaults:
 # c-plan-ahead 20, resync-rate 250k, c-fill-target 100s, c-max-rate 102400k,
@@ -67,6 +73,8 @@ bench_fio_args() {
 	# the partial resync's writes while disconnected (bench.sh adds --io_size)
 	rs-part) echo "--rw=randwrite --bs=64k --ioengine=psync --iodepth=1 --randseed=4242" ;;
 	rs-full) echo "" ;;
+	# the verify runs no fio (message verify on a 1 GiB pair of its own)
+	ov-full) echo "" ;;
 	nbd-w1m) bench_fio_args w1m-q1 ;;
 	nbd-w4k) bench_fio_args w4k-q1 ;;
 	*) return 1 ;;
@@ -77,6 +85,7 @@ bench_applies() {
 	case $2 in
 	rs-*) case $1 in nm-C|drbd-C|drbd-Cdef) return 0 ;; esac; return 1 ;;
 	nbd-*) case $1 in bare|nm-C|drbd-C) return 0 ;; esac; return 1 ;;
+	ov-*) case $1 in nm-C|drbd-C) return 0 ;; esac; return 1 ;;
 	*) [ "$1" != drbd-Cdef ] ;;
 	esac
 }
@@ -86,7 +95,7 @@ bench_want_workloads() {
 		echo "$1"
 		return 0
 	fi
-	echo "$BENCH_WORKLOADS$([ "$2" = 1 ] && echo " $BENCH_RESYNC")$([ "$3" = 1 ] && echo " $BENCH_NBD")"
+	echo "$BENCH_WORKLOADS$([ "$2" = 1 ] && echo " $BENCH_RESYNC")$([ "$3" = 1 ] && echo " $BENCH_NBD")$([ "${4:-0}" = 1 ] && echo " $BENCH_VERIFY")"
 }
 
 bench_select() {
@@ -135,13 +144,18 @@ bench_round_order() {
 # in testbed-notes.md), rs-part ~8 s (drbd-Cdef ~10 s), rs-app TIME + RAMP
 # + ~8 s (drbd-Cdef + ~25 s: the rest of the resync after the application).
 # NBD: ~10 s per configuration to start and stop nbd-server and nbd-client.
+# ov-full: ~35 s on nm-C, ~50 s on drbd-C (its 1 GiB pair created without
+# a sync, the verify of 1 GiB, the pair removed; first short runs on a
+# loaded host: netmirror's verify 15-30 s, DRBD's 40 s); with ov-*: ~3 s of
+# verify device read limit per round, and ~40 s once (two 1 GiB null_blk
+# devices filled and copied: 21-41 s).
 # Per round: ~5 s per configuration (a netmirror pair's creation and full
 # sync of 128 MiB, a DRBD reconnect and resync, the md5 of both replicas),
 # ~5 s of loopback TCP limits, ~3 s of disk read limit with rs-*.  Once:
 # ~90 s (boot, modules, filling the ramdisks, DRBD's metadata and first
 # sync).  Estimates, not measurements: the first full run should replace them.
 bench_estimate() {
-	local rounds="$1" t="$2" ramp="$3" c w h=0 nc=0 nbd rs=0
+	local rounds="$1" t="$2" ramp="$3" c w h=0 nc=0 nbd rs=0 ov=0
 	# h: half-seconds of one round's points
 	for c in $4; do
 		nc=$((nc + 1))
@@ -155,11 +169,13 @@ bench_estimate() {
 			*/rs-full|*/rs-part) h=$((h + 16)) ;;
 			*/rs-app) h=$((h + 2 * (t + ramp) + 16)) ;;
 			*/nbd-*) h=$((h + 2 * (t + ramp) + 3)); nbd=1 ;;
+			drbd-*/ov-*) h=$((h + 100)) ;;
+			*/ov-*) h=$((h + 70)) ;;
 			*) h=$((h + 2 * (t + ramp) + 3)) ;;
 			esac
-			case $w in rs-*) rs=1 ;; esac
+			case $w in rs-*) rs=1 ;; ov-*) ov=1 ;; esac
 		done
 		[ $nbd = 1 ] && h=$((h + 20))
 	done
-	echo $((90 + rounds * (h / 2 + 5 * nc + 5 + 3 * rs)))
+	echo $((90 + 40 * ov + rounds * (h / 2 + 5 * nc + 5 + 3 * rs + 3 * ov)))
 }

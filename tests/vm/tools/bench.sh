@@ -31,7 +31,18 @@
 # = first seen running: clock=poll; the polling also tells when it is over);
 # its MiB/s over the transfer and over the total.  nm_bench_nbd=1: nbd-w1m,
 # nbd-w4k (the device through nbd-server and /dev/nbd0) on bare, nm-C,
-# drbd-C.  benchlib.sh's bench_applies says which point runs where.
+# drbd-C.  nm_bench_verify=1: ov-full on nm-C and drbd-C, each on a pair of
+# its own on two memory-backed null_blk devices of nm_bench_ov_size MiB
+# (default 1024) holding the same data (filled once per run): nm-C's
+# netmirror nmva/nmvb (protocol C, "sync none"), the "verify" message on the
+# primary, timed from the kernel log's "verify started" to its "verify
+# done" line; drbd-C's DRBD minors 2/3 (external metadata, verify-alg
+# crc32c, initial sync skipped), "drbdsetup verify 2", from "Starting Online
+# Verify" to "Online verify done" (clock=klog; polled otherwise); a verify
+# that does not end, leaves sectors uncompared or finds a differing block
+# FAILs its check verify/CFG/ov-full; plus the verify device's read limit
+# per round.
+# benchlib.sh's bench_applies says which point runs where.
 # Rounds: $nm_bench_rounds; each round measures every configuration once,
 # every workload on it, in an order rotated every round; netmirror pairs are
 # created for each configuration of each round (full sync first), DRBD is
@@ -53,7 +64,8 @@
 #       (default 16) per device (flushes and FUA cost something)
 #   nm_bench_size=128 (MiB per device)  nm_bench_meta=1  nm_bench_cmac=0
 #   nm_bench_data=scramble | refill | pattern   (what fio writes, all non-zero)
-#   nm_bench_resync=0 nm_bench_nbd=0   the opt-in workloads (above)
+#   nm_bench_resync=0 nm_bench_nbd=0 nm_bench_verify=0   the opt-in workloads
+#   nm_bench_ov_size=1024 (MiB per node of ov-*'s devices)
 #   nm_bench_configs=nm-C,drbd-C,... nm_bench_workloads=w4k-q1,...   subsets
 #       (comma-separated: a kernel command line word has no spaces)
 #   nm_bench_git=<sha>   printed in the header
@@ -67,8 +79,9 @@ SIZE_MB=${nm_bench_size:-128}
 META=${nm_bench_meta:-1}
 DATA=${nm_bench_data:-scramble}
 NLCACHE=${nm_bench_nullb_cache:-16}
-for v in "$ROUNDS" "$TIME" "$RAMP" "$SIZE_MB" "$NLCACHE"; do
-	case $v in ''|*[!0-9]*) fail "bench: not a whole number: '$v' (nm_bench_rounds/time/ramp/size/nullb_cache)" ;; esac
+OV_MB=${nm_bench_ov_size:-1024}
+for v in "$ROUNDS" "$TIME" "$RAMP" "$SIZE_MB" "$NLCACHE" "$OV_MB"; do
+	case $v in ''|*[!0-9]*) fail "bench: not a whole number: '$v' (nm_bench_rounds/time/ramp/size/nullb_cache/ov_size)" ;; esac
 done
 if [ "$ROUNDS" -lt 1 ] || [ "$TIME" -lt 1 ]; then fail "bench: rounds and time must be >= 1"; fi
 case $DATA in
@@ -84,7 +97,7 @@ WANT_CONFIGS=${nm_bench_configs:-$BENCH_CONFIGS}
 [ "${nm_bench_resync:-0}" = 1 ] && [ -z "${nm_bench_configs:-}" ] && WANT_CONFIGS="$WANT_CONFIGS drbd-Cdef"
 CGROUPS=$(bench_groups "$(echo "$WANT_CONFIGS" | tr ',' ' ')")
 CONFIGS=$(echo "$CGROUPS" | tr ',' ' ')
-WANT_WL=$(bench_want_workloads "${nm_bench_workloads:-}" "${nm_bench_resync:-0}" "${nm_bench_nbd:-0}")
+WANT_WL=$(bench_want_workloads "${nm_bench_workloads:-}" "${nm_bench_resync:-0}" "${nm_bench_nbd:-0}" "${nm_bench_verify:-0}")
 WORKLOADS=$(bench_select "$BENCH_ALL_WORKLOADS" "$WANT_WL")
 [ -n "$CONFIGS" ] || fail "bench: no known configuration in '$WANT_CONFIGS'"
 [ -n "$WORKLOADS" ] || fail "bench: no known workload in '${nm_bench_workloads:-}'"
@@ -93,6 +106,13 @@ NW=$(echo "$WORKLOADS" | wc -w)
 EST=$(bench_estimate "$ROUNDS" "$TIME" "$RAMP" "$CONFIGS" "$WORKLOADS")
 HAS_RS=0
 case " $WORKLOADS " in *" rs-"*) HAS_RS=1 ;; esac
+# ov-* on a configuration of this run: the verify's devices are needed
+HAS_OV=0
+for c in $CONFIGS; do
+	for w in $WORKLOADS; do
+		case $w in ov-*) bench_applies "$c" "$w" && HAS_OV=1 ;; esac
+	done
+done
 # rs-part: MiB written (random 64 KiB writes) while the pair is disconnected
 PART_MB=$((SIZE_MB / 8))
 [ "$PART_MB" -ge 1 ] || PART_MB=1
@@ -121,14 +141,19 @@ modprobe drbd usermode_helper=/bin/true || fail "modprobe drbd failed"
 # ---- backing devices: D0/D1 netmirror's pair (nm-disc and bare use D0),
 # D2/D3 DRBD's (internal metadata), M0/M1 netmirror's metadata devices
 NL_CFG=/sys/kernel/config/nullb
-nl_make() { # NAME MB: a configfs null_blk /dev/NAME
+nl_make() { # NAME MB [inline|timer]: a configfs null_blk /dev/NAME; inline: no
+	# timer (irqmode 0: completed in submit_bio, as brd) and no cache
 	local d="$NL_CFG/$1"
 	mkdir "$d" || fail "mkdir $d"
-	if ! { echo "$2" > "$d/size" && echo 512 > "$d/blocksize" && echo 1 > "$d/memory_backed" &&
-		echo 2 > "$d/irqmode" && echo 20000 > "$d/completion_nsec"; }; then
+	if ! { echo "$2" > "$d/size" && echo 512 > "$d/blocksize" && echo 1 > "$d/memory_backed"; }; then
 		fail "configure null_blk $1"
 	fi
-	if [ "$BACKING" = nullb-cache ]; then
+	if [ "${3:-}" = inline ]; then
+		echo 0 > "$d/irqmode" || fail "null_blk $1: irqmode 0"
+	elif ! { echo 2 > "$d/irqmode" && echo 20000 > "$d/completion_nsec"; }; then
+		fail "configure null_blk $1"
+	fi
+	if [ "$BACKING" = nullb-cache ] && [ "${3:-}" != inline ]; then
 		echo "$NLCACHE" > "$d/cache_size" || fail "null_blk $1: cache_size"
 	fi
 	echo 1 > "$d/power" || fail "null_blk $1: power 1"
@@ -155,6 +180,41 @@ nullb|nullb-cache)
 *) fail "bench: nm_bench_backing=$BACKING (want brd, nullb or nullb-cache)" ;;
 esac
 S=$(( $(dev_size "$D0") / 512 ))
+# ov-*: V0/V1 (OV_MB each) under the verify's own pair, VM0/VM1 its
+# metadata: configfs null_blk, memory_backed (every block written is held
+# and read back from memory); irqmode 0 with brd (completed in submit_bio,
+# as brd), the backing's timer completion with nullb/nullb-cache (no
+# cache).  V0 is filled with fio's data once, then copied to V1: the two
+# copies are equal, and the pair is created with "sync none"
+OV_DESC=''
+if [ "$HAS_OV" = 1 ]; then
+	[ -d $NL_CFG ] || modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
+	[ -d $NL_CFG ] || mount -t configfs none /sys/kernel/config || fail "mount configfs"
+	[ -d $NL_CFG ] || fail "no null_blk configfs ($NL_CFG)"
+	OV_MODE=$([ "$BACKING" = brd ] && echo inline || echo timer)
+	nl_make nlv0 "$OV_MB" "$OV_MODE"
+	nl_make nlv1 "$OV_MB" "$OV_MODE"
+	nl_make nlv2 8 "$OV_MODE"
+	nl_make nlv3 8 "$OV_MODE"
+	V0=/dev/nlv0 V1=/dev/nlv1 VM0=/dev/nlv2 VM1=/dev/nlv3 VM2='' VM3=''
+	# DRBD's external metadata (drbd-C's ov-full)
+	case " $CONFIGS " in
+	*" drbd-C "*)
+		nl_make nlv4 8 "$OV_MODE"
+		nl_make nlv5 8 "$OV_MODE"
+		VM2=/dev/nlv4 VM3=/dev/nlv5
+		;;
+	esac
+	OVS=$(( $(dev_size "$V0") / 512 ))
+	OV_DESC="null_blk,memory_backed=1,$([ "$BACKING" = brd ] && echo irqmode=0 || echo irqmode=2,completion_nsec=20000)"
+	t=$(cut -d' ' -f1 /proc/uptime)
+	# shellcheck disable=SC2086
+	fio --name=ovfill --filename="$V0" --rw=write --bs=1m --ioengine=psync --direct=1 --size="${OV_MB}m" \
+		--invalidate=0 --disk_util=0 $FIO_DATA --output-format=json --output=/tmp/fio-ovfill.json > /tmp/fio.err 2>&1 ||
+		fail "fill $V0: $(tr '\n' ' ' < /tmp/fio.err | cut -c1-300)"
+	$DD if="$V0" of="$V1" bs=1M count=$((OVS / 2048)) iflag=direct oflag=direct status=none || fail "copy $V0 to $V1"
+	log "bench: verify devices $V0 $V1: $OVS sectors each ($OV_DESC), filled and copied in $(awk -v a="$t" '{ printf "%.1f", $1 - a }' /proc/uptime) s"
+fi
 # fill every data device once: no measurement pays for page allocation
 for d in $D0 $D1 $D2 $D3; do
 	# exactly its size: dd past the end fails with ENOSPC
@@ -166,7 +226,7 @@ else
 	NM_META_A="" NM_META_B=""
 fi
 
-emit "meta git=${nm_bench_git:-unknown} kernel=$(uname -r) fio=$(fio --version 2>/dev/null | tr ' ' _) ncpu=$NCPU mem=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 )) backing=$BACKING_DESC size_mb=$SIZE_MB meta=$([ "$META" = 1 ] && echo yes || echo no) data=$DATA rounds=$ROUNDS time=$TIME ramp=$RAMP$([ "$HAS_RS" = 1 ] && echo " part_mb=$PART_MB") configs=$(csv "$CONFIGS") workloads=$(csv "$WORKLOADS")"
+emit "meta git=${nm_bench_git:-unknown} kernel=$(uname -r) fio=$(fio --version 2>/dev/null | tr ' ' _) ncpu=$NCPU mem=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 )) backing=$BACKING_DESC size_mb=$SIZE_MB meta=$([ "$META" = 1 ] && echo yes || echo no) data=$DATA rounds=$ROUNDS time=$TIME ramp=$RAMP$([ "$HAS_RS" = 1 ] && echo " part_mb=$PART_MB")$([ "$HAS_OV" = 1 ] && echo " ov_mb=$((OVS / 2048)) ov_backing=$OV_DESC") configs=$(csv "$CONFIGS") workloads=$(csv "$WORKLOADS")"
 
 # ---- DRBD 8.4: minor 0 (D2, primary) <-> minor 1 (D3), created once; each
 # configuration reconnects it with its protocol (or leaves it disconnected)
@@ -427,7 +487,16 @@ limits() { # R
 		dr=$(awk -v dir=read -f /tests/bench-fio.awk /tmp/fio-read.json 2>/dev/null | sed -n 's/.*mbs=\([0-9.]*\).*/\1/p')
 		[ -n "$dr" ] || log "bench: disk read limit failed: $(head -c 300 /tmp/fio.err)"
 	fi
-	emit "limit r=$1${dr:+ diskread=$dr} rr4k=$(echo "$rr4k" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr4k_p99=$(echo "$rr4k" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') rr512=$(echo "$rr512" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr512_p99=$(echo "$rr512" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') stream=$(echo "$st" | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p')"
+	local ovr=
+	# the verify's: a sequential read of one of its devices (V0: the
+	# primary's copy; nothing uses it between the points)
+	if [ "$HAS_OV" = 1 ]; then
+		fio --name=ovread --filename="$V0" --rw=read --bs=1m --ioengine=psync --direct=1 \
+			--time_based=1 --runtime=2 --invalidate=0 --output-format=json --output=/tmp/fio-read.json > /tmp/fio.err 2>&1
+		ovr=$(awk -v dir=read -f /tests/bench-fio.awk /tmp/fio-read.json 2>/dev/null | sed -n 's/.*mbs=\([0-9.]*\).*/\1/p')
+		[ -n "$ovr" ] || log "bench: verify device read limit failed: $(head -c 300 /tmp/fio.err)"
+	fi
+	emit "limit r=$1${dr:+ diskread=$dr}${ovr:+ ovread=$ovr} rr4k=$(echo "$rr4k" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr4k_p99=$(echo "$rr4k" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') rr512=$(echo "$rr512" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr512_p99=$(echo "$rr512" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') stream=$(echo "$st" | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p')"
 }
 
 # ---- resync points (rs-*: nm-C, drbd-C, drbd-Cdef) and the NBD export
@@ -770,6 +839,229 @@ rs_app() { # R CFG
 	emit "sample r=$r cfg=$c wl=rs-app $win $RS_TIMES done=$done${all:+ app_iops_all=$all}"
 }
 
+# ---- ov-full: online verify of a 1 GiB pair of its own (V0, V1): nm-C's
+# netmirror pair nmva/nmvb, or drbd-C's DRBD minors 2/3
+OV_TMO=${nm_bench_ov_timeout:-600}
+# DEV: F_ov F_ovs F_ovt F_ovd: verify, verify_sectors, verify_total,
+# verify_diffs of a netmirror device, one dmsetup call
+F_ov='' F_ovs='' F_ovt='' F_ovd=''
+# shellcheck disable=SC2154
+nm_ov_f() {
+	local s
+	s=$(dmsetup status "$1" 2>/dev/null) || return 1
+	# shellcheck disable=SC2086
+	set -- $s
+	shift 3
+	eval "F_ov=\${$((NM_SF_verify + 1))} F_ovs=\${$((NM_SF_verify_sectors + 1))} F_ovt=\${$((NM_SF_verify_total + 1))} F_ovd=\${$((NM_SF_verify_diffs + 1))}"
+}
+# The kernel log after the marker RS_MARK: OV_KT0 OV_KRUN OV_KEND (the
+# marker's, the start line's and the done line's times, seconds),
+# OV_KDIFFS (blocks found differing) and OV_KMS (the kernel's own ms), or
+# empty.  nm DMDEV: netmirror's "verify started: " and "verify done: N
+# sectors in M ms (K KiB/s), D blocks differ" of DMDEV (its 253:N); drbd
+# MINOR: DRBD 8.4's "block drbdN: Starting Online Verify from sector" and
+# "block drbdN: Online verify done (total N sec; ...)", D from its "Online
+# verify found D 4k block out of sync!" line (none: 0), no M.  The done
+# line may come a moment after the polls saw the verify over: up to 5 more
+# looks 0.1 s apart
+ov_klog() { # nm DMDEV | drbd MINOR
+	local try=0 l d s e f=''
+	OV_KT0='' OV_KRUN='' OV_KEND='' OV_KMS='' OV_KDIFFS=''
+	[ -n "$RS_MARK" ] || return 0
+	if [ "$1" = nm ]; then
+		d=$(dmsetup info -c --noheadings -o major,minor "$2" 2>/dev/null | tr -d ' ')
+		[ -n "$d" ] || return 0
+		s="netmirror: $d: verify started: " e="netmirror: $d: verify done: "
+	else
+		s="block drbd$2: Starting Online Verify from sector" e="block drbd$2: Online verify done" f="block drbd$2: Online verify found "
+	fi
+	while :; do
+		l=$(dmesg 2>/dev/null | awk -v mark="$RS_MARK" -v s="$s" -v e="$e" -v f="$f" -v mode="$1" '
+			function ts(l,   x) {
+				if (!match(l, /^\[ *[0-9]+\.[0-9]+\]/)) return ""
+				x = substr(l, 2, RLENGTH - 2); gsub(/ /, "", x); return x
+			}
+			!m { n = length($0) - length(mark); if (n > 0 && substr($0, n + 1) == mark && substr($0, n, 1) == " ") { m = 1; t0 = ts($0) } next }
+			run == "" { if (index($0, s)) run = ts($0); next }
+			f != "" && end == "" && (i = index($0, f)) { split(substr($0, i + length(f)), a, " "); diffs = a[1] }
+			end == "" && (i = index($0, e)) {
+				end = ts($0)
+				if (mode == "nm") { split(substr($0, i + length(e)), a, " "); ms = a[4]; diffs = a[8] }
+				else { ms = "-"; if (diffs == "") diffs = 0 }
+			}
+			END { if (t0 != "" && run != "" && end != "" && ms ~ /^([0-9]+|-)$/ && diffs ~ /^[0-9]+$/) print t0, run, end, ms, diffs }')
+		if [ -n "$l" ]; then
+			# shellcheck disable=SC2086
+			set -- $l
+			OV_KT0=$1 OV_KRUN=$2 OV_KEND=$3 OV_KMS=$4 OV_KDIFFS=$5
+			[ "$OV_KMS" != - ] || OV_KMS=''
+			return 0
+		fi
+		try=$((try + 1))
+		[ $try -le 5 ] || return 0
+		sleep 0.1
+	done
+}
+ov_bad() { # R CFG WL WHY
+	emit "sample r=$1 cfg=$2 wl=$3 err=$4"
+	check_bad "verify/$2/$3" "round $1: $4: $(ov_state "$2")"
+}
+ov_state() { # CFG
+	case $1 in
+	nm-*) echo "nmva $(dmsetup status nmva 2>/dev/null | cut -d' ' -f4-)" ;;
+	*) tr '\n' ' ' < /proc/drbd | sed 's/^.*srcversion: [^ ]* *//' ;;
+	esac
+}
+ov_down() { # CFG
+	case $1 in
+	nm-*)
+		dmsetup remove nmva || fail "remove nmva"
+		dmsetup remove nmvb || fail "remove nmvb"
+		;;
+	*)
+		$DRBDSETUP down r2 || fail "drbd down r2"
+		$DRBDSETUP down r3 || fail "drbd down r3"
+		;;
+	esac
+}
+# the sample and the check of a verify over: R CFG T0 T1 (polled, cs)
+# BYTES SECTORS TOTAL DIFFS ERR; ERR empty: DIFFS (and the log's) must be 0
+ov_emit() {
+	local r="$1" c="$2" w=ov-full err="$9"
+	[ -n "$err" ] || [ "$8" = 0 ] || err="diffs-$8"
+	[ -n "$err" ] || [ -z "$OV_KDIFFS" ] || [ "$OV_KDIFFS" = 0 ] || err="logged-diffs-$OV_KDIFFS"
+	emit "sample r=$r cfg=$c wl=$w $(awk -v b="$5" -v p0="$3" -v p1="$4" -v k0="$OV_KT0" -v krun="$OV_KRUN" \
+		-v kend="$OV_KEND" -v kms="$OV_KMS" 'BEGIN {
+		ps = (p1 - p0) / 100; s = ps; clk = "poll"; f = "%.2f"; res = 0.01
+		if (k0 != "" && krun != "" && kend != "" && krun + 0 >= k0 + 0 && kend + 0 >= krun + 0) {
+			s = kend - krun; clk = "klog"; f = "%.3f"; res = 0.000001
+		}
+		printf "ovsecs=" f, s
+		if (s < res) s = res
+		printf " ovmibs=%.2f ovmbs=%.2f", b / 1048576 / s, b / 1e6 / s
+		if (kms != "") printf " kms=%d kmibs=%.2f", kms, b / 1048576 / (kms > 0 ? kms / 1000 : 0.001)
+		printf " clock=%s psecs=%.2f", clk, ps }') bytes=$5 sectors=$6 total=$7 diffs=$8${OV_KDIFFS:+ kdiffs=$OV_KDIFFS}${err:+ err=$err}"
+	if [ -n "$err" ]; then
+		check_bad "verify/$c/$w" "round $r: $err: $(ov_state "$c")"
+	else
+		check_ok "verify/$c/$w"
+	fi
+}
+# ov-full on nm-C: the pair nmva (primary, V0) / nmvb (V1), protocol C,
+# ordering flush, metadata as the run's netmirror pairs (VM0, VM1, zeroed:
+# a first connection), "sync none" (the copies are equal: no initial
+# sync); the "verify" message on nmva, polled every 0.1 s until its status
+# leaves "running".  secs: "verify started" to "verify done" in the kernel
+# log (clock=klog), else the message to the first poll that saw it over
+# (clock=poll); MiB/s = the sectors compared x 512 / secs; kmibs over the
+# kernel's own ms of the done line.  A verify not "done", with sectors left
+# uncompared, or with a differing block (status or log): err=, and the
+# check verify/CFG/ov-full FAILs
+ov_nm() { # R CFG
+	local r="$1" c="$2" w=ov-full ma='' mb='' na nb t0 t1 err=''
+	if [ "$META" = 1 ]; then
+		zero_meta "$VM0"
+		zero_meta "$VM1"
+		ma="meta $VM0" mb="meta $VM1"
+	fi
+	# shellcheck disable=SC2086
+	na=$((6 + $(echo $ma | wc -w))) nb=$((4 + $(echo $mb | wc -w)))
+	dmsetup create nmvb --table "0 $OVS netmirror $V1 127.0.0.1:7791 C flush $nb listen 127.0.0.1:7792 sync none${mb:+ $mb}" ||
+		fail "create nmvb"
+	dmsetup create nmva --table "0 $OVS netmirror $V0 127.0.0.1:7792 C flush $na listen 127.0.0.1:7791 role primary sync none${ma:+ $ma}" ||
+		fail "create nmva"
+	if ! nm_wait_synced nmva 60 || ! nm_wait_synced nmvb 30; then
+		ov_bad "$r" "$c" $w not-connected
+		ov_down "$c"
+		return 0
+	fi
+	log "bench round $r $c $w: nmva $(dmsetup status nmva | cut -d' ' -f4-) | nmvb $(dmsetup status nmvb | cut -d' ' -f4-)"
+	rs_mark "$c" $w
+	t0=$(now_cs)
+	if ! dmsetup message nmva 0 verify; then
+		ov_bad "$r" "$c" $w trigger-failed
+		ov_down "$c"
+		return 0
+	fi
+	t1=$((t0 + OV_TMO * 100))
+	while nm_ov_f nmva && [ "$F_ov" = running ] && [ "$(now_cs)" -lt $t1 ]; do
+		sleep 0.1
+	done
+	t1=$(now_cs)
+	nm_ov_f nmva
+	ov_klog nm nmva
+	[ "$F_ov" = "done" ] || err="verify-$F_ov"
+	if [ -z "$err" ] && { [ "$F_ovs" != "$F_ovt" ] || [ "$F_ovt" != "$OVS" ]; }; then
+		err="incomplete-$F_ovs-of-$OVS"
+	fi
+	ov_emit "$r" "$c" "$t0" "$t1" $((F_ovs * 512)) "$F_ovs" "$F_ovt" "$F_ovd" "$err"
+	ov_down "$c"
+}
+# ov-full on drbd-C: DRBD 8.4 minors 2 (V0) and 3 (V1), resources r2/r3,
+# external metadata (flexible, on VM2/VM3: the whole 1 GiB is DRBD's
+# device, as netmirror's), DRBD_FAST, connected over 127.0.0.1:7802/7803
+# with --protocol=C --verify-alg=crc32c (netmirror's digest); the initial
+# sync skipped (new-current-uuid --clear-bitmap: the copies are equal);
+# "drbdsetup verify 2" polled every 0.1 s until minor 2 is no longer
+# VerifyS.  secs: "Starting Online Verify" to "Online verify done" in the
+# kernel log, else polled; differing: minor 2's oos (KiB / 4) and the
+# log's "Online verify found" count; no kms (DRBD logs whole seconds)
+OV_DA=ipv4:127.0.0.1:7802 OV_DB=ipv4:127.0.0.1:7803
+ov_drbd() { # R CFG
+	local r="$1" c="$2" w=ov-full m dev md t0 t1 err='' cs oos bytes
+	for m in 2 3; do
+		if [ $m = 2 ]; then dev=$V0 md=$VM2; else dev=$V1 md=$VM3; fi
+		drbdmeta --force $m v08 "$md" flex-external create-md >/dev/null 2>&1 </dev/null ||
+			fail "drbdmeta create-md $m ($md)"
+		$DRBDSETUP new-resource r$m || fail "drbd new-resource r$m"
+		$DRBDSETUP new-minor r$m $m 0 || fail "drbd new-minor $m"
+		# shellcheck disable=SC2086
+		$DRBDSETUP attach $m "$dev" "$md" flexible $DRBD_FAST || fail "drbd attach $m ($dev, meta $md)"
+	done
+	$DRBDSETUP connect r2 $OV_DA $OV_DB --protocol=C --verify-alg=crc32c || fail "drbd connect r2"
+	$DRBDSETUP connect r3 $OV_DB $OV_DA --protocol=C --verify-alg=crc32c || fail "drbd connect r3"
+	if ! wait_for "[ \"\$($DRBDSETUP cstate 2)\" = Connected ]" 30; then
+		ov_bad "$r" "$c" $w not-connected
+		ov_down "$c"
+		return 0
+	fi
+	$DRBDSETUP new-current-uuid 2 --clear-bitmap || fail "drbd new-current-uuid 2 --clear-bitmap"
+	if ! wait_for "[ \"\$($DRBDSETUP dstate 2)\" = UpToDate/UpToDate ] && [ \"\$($DRBDSETUP cstate 2)\" = Connected ]" 30; then
+		ov_bad "$r" "$c" $w not-uptodate
+		ov_down "$c"
+		return 0
+	fi
+	# sysfs: a Secondary DRBD device cannot be opened (blockdev fails
+	# with "Wrong medium type")
+	bytes=$(( $(cat /sys/block/drbd2/size 2>/dev/null || echo 0) * 512 ))
+	log "bench round $r $c $w: $(ov_state "$c")"
+	rs_mark "$c" $w
+	t0=$(now_cs)
+	if ! $DRBDSETUP verify 2; then
+		ov_bad "$r" "$c" $w trigger-failed
+		ov_down "$c"
+		return 0
+	fi
+	t1=$((t0 + OV_TMO * 100))
+	while cs=$($DRBDSETUP cstate 2) && { [ "$cs" = VerifyS ] || [ "$cs" = VerifyT ]; } && [ "$(now_cs)" -lt $t1 ]; do
+		sleep 0.1
+	done
+	t1=$(now_cs)
+	cs=$($DRBDSETUP cstate 2)
+	ov_klog drbd 2
+	[ "$cs" = Connected ] || err="verify-$cs"
+	[ "$bytes" = $((OVS * 512)) ] || err=${err:-size-$bytes}
+	oos=$(drbd_field 2 oos)
+	ov_emit "$r" "$c" "$t0" "$t1" "$bytes" $((bytes / 512)) $((bytes / 512)) $(( ${oos:-0} / 4 )) "$err"
+	ov_down "$c"
+}
+ov_full() { # R CFG
+	case $2 in
+	nm-*) ov_nm "$@" ;;
+	*) ov_drbd "$@" ;;
+	esac
+}
+
 # nbd-*: DEV exported by nbd-server on 127.0.0.1:7810 (a config file: an
 # export named "bench", sync = true: every write reaches DEV before its
 # reply, flush passed on), nbd-client's /dev/nbd0 in the same VM; started at
@@ -819,6 +1111,7 @@ while [ $R -le "$ROUNDS" ]; do
 			rs-full) rs_full $R "$c" ;;
 			rs-part) rs_part $R "$c" ;;
 			rs-app) rs_app $R "$c" ;;
+			ov-full) ov_full $R "$c" ;;
 			nbd-*)
 				nbd_up
 				DEV0=$DEV DEV=/dev/nbd0
