@@ -5,19 +5,12 @@
 # "PASS unit/cli/<case>" / "FAIL ..." to $NM_RESULTS if set.
 set -u
 NM=${1:?path to nmsetup}
-pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-result() {	# result NAME OK [detail]
-	if [ "$2" = 1 ]; then
-		echo "PASS $1"; pass=$((pass + 1))
-		[ -z "${NM_RESULTS:-}" ] || echo "PASS unit/cli/$1" >> "$NM_RESULTS"
-	else
-		echo "FAIL $1: ${3:-}"; fail=$((fail + 1))
-		[ -z "${NM_RESULTS:-}" ] || echo "FAIL unit/cli/$1" >> "$NM_RESULTS"
-	fi
-}
+NM_UNIT_GROUP=cli
+# shellcheck source=tests/unit/results.sh
+. "$(dirname "$0")/results.sh"
 
 # out NAME EXPECTED_RC EXPECTED_STDOUT -- ARGS...
 out() {

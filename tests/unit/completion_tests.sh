@@ -7,19 +7,12 @@
 set -u
 NM=$(cd "$(dirname "${1:?path to nmsetup}")" && pwd)/$(basename "$1")
 COMPLETION=$(cd "$(dirname "$0")/../../tools/bash-completion" && pwd)/nmsetup
-pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-result() {	# result NAME OK [detail]
-	if [ "$2" = 1 ]; then
-		echo "PASS $1"; pass=$((pass + 1))
-		[ -z "${NM_RESULTS:-}" ] || echo "PASS unit/completion/$1" >> "$NM_RESULTS"
-	else
-		echo "FAIL $1: ${3:-}"; fail=$((fail + 1))
-		[ -z "${NM_RESULTS:-}" ] || echo "FAIL unit/completion/$1" >> "$NM_RESULTS"
-	fi
-}
+NM_UNIT_GROUP=completion
+# shellcheck source=tests/unit/results.sh
+. "$(dirname "$0")/results.sh"
 
 # shellcheck source=/dev/null
 . "$COMPLETION"

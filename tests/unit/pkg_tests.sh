@@ -9,20 +9,12 @@
 set -u
 NM=$(cd "$(dirname "${1:?path to nmsetup}")" && pwd)/$(basename "$1")
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-result() {	# result NAME OK|SKIP [detail]
-	case $2 in
-	1) echo "PASS $1"; pass=$((pass + 1))
-	   [ -z "${NM_RESULTS:-}" ] || echo "PASS unit/pkg/$1" >> "$NM_RESULTS" ;;
-	SKIP) echo "SKIP $1: ${3:-}"
-	   [ -z "${NM_RESULTS:-}" ] || echo "SKIP unit/pkg/$1" >> "$NM_RESULTS" ;;
-	*) echo "FAIL $1: ${3:-}"; fail=$((fail + 1))
-	   [ -z "${NM_RESULTS:-}" ] || echo "FAIL unit/pkg/$1" >> "$NM_RESULTS" ;;
-	esac
-}
+NM_UNIT_GROUP=pkg
+# shellcheck source=tests/unit/results.sh
+. "$(dirname "$0")/results.sh"
 eq() {	# eq NAME GOT WANT
 	if [ "$2" = "$3" ]; then result "$1" 1; else result "$1" 0 "got [$2], want [$3]"; fi
 }
