@@ -48,6 +48,7 @@ for src in "$VMDIR"/src/*.c; do
 		dep=$TOP/libdmnet/libdmnet.a
 	fi
 	if [ ! -x "$b" ] || [ "$src" -nt "$b" ] || [ "$TOP/dm-mirror-net/nm_params.h" -nt "$b" ] || [ "$dep" -nt "$b" ] ||
+	   [ "$TOP/dm-mirror-net/nm_wire.h" -nt "$b" ] ||
 	   [ "$VMDIR/src/vmutil.h" -nt "$b" ]; then
 		$CC -O2 -g -Wall -Wextra -Werror -static -I"$TOP/dm-mirror-net" -o "$b.tmp.$$" "$src" "${dmnet[@]}" -lm
 		mv "$b.tmp.$$" "$b"
