@@ -483,6 +483,8 @@ void __nm_ov_link_down(struct nm_dev *nm);
 int nm_peer_csum(struct nm_dev *nm, const struct nm_p_csum *c, u32 len);
 int nm_ov_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp);
 const char *nm_ov_state_name(enum nm_ov_state s);
+void nm_blk_map_host(const __be64 *wire, unsigned long *out);
+void nm_blk_map_wire(const unsigned long *diff, __be64 *wire);
 int nm_csum_digests(struct nm_dev *nm, u16 alg, struct page **pages,
 		    u32 bytes, u8 *out);
 int nm_csum_send(struct nm_dev *nm, sector_t sector, u32 bytes, u16 alg,

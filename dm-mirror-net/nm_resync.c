@@ -358,13 +358,14 @@ static bool nm_rs_is_zero(struct nm_dev *nm, unsigned int slot, u32 bytes)
  * busy until the region's P_RS_ACK or the link's end.  A region that
  * reads all zeroes goes as a P_RS_ZERO, without its data (as DRBD 9's
  * rs-discard-granularity): the target zeroes the range, or leaves it
- * if it reads zeroes there already.  With @diff (csums: the blocks whose
+ * if it reads zeroes there already (@zero: the caller checked the slot,
+ * nm_rs_is_zero).  With @diff (csums: the blocks whose
  * digests the target found different), only those blocks go, as a
  * P_RS_BLOCKS (none: the region is in sync); all of them, a P_RS_DATA.
  */
 static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		      unsigned long region, sector_t sector, u32 bytes,
-		      const unsigned long *diff, u32 gen)
+		      const unsigned long *diff, bool zero, u32 gen)
 {
 	struct {
 		struct nm_hdr h;
@@ -375,8 +376,7 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 	} __packed pkt;
 	struct kvec vec = { .iov_base = &pkt };
 	unsigned int i, nr = DIV_ROUND_UP(bytes, PAGE_SIZE);
-	u32 fixed = sizeof(pkt.d), left = 0, sent = 0;
-	bool zero = false;
+	u32 fixed = sizeof(pkt.d), left, sent = 0;
 	u16 type;
 	int r;
 
@@ -386,14 +386,11 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		memset(&pkt.b, 0, sizeof(pkt.b));
 		pkt.b.sector = cpu_to_be64(sector);
 		pkt.b.size = cpu_to_be32(bytes);
-		for_each_set_bit(i, diff, nr) {
-			pkt.b.mask[i / 64] |= cpu_to_be64(1ULL << (i % 64));
-			left += min_t(u32, bytes - i * PAGE_SIZE, PAGE_SIZE);
-		}
+		nm_blk_map_wire(diff, pkt.b.mask);
+		left = nm_blk_bytes(pkt.b.mask, bytes);
 		fixed = sizeof(pkt.b);
 		type = NM_P_RS_BLOCKS;
 	} else {
-		zero = nm_rs_is_zero(nm, slot, bytes);
 		memset(&pkt.d, 0, sizeof(pkt.d));
 		pkt.d.id = cpu_to_be64(region);
 		pkt.d.sector = cpu_to_be64(sector);
@@ -454,7 +451,6 @@ int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 {
 	sector_t sector = be64_to_cpu(rp->sector);
 	u32 size = be32_to_cpu(rp->size), status = be32_to_cpu(rp->status);
-	u32 b, nb = nm_csum_blocks(size);
 	unsigned long region = sector >> nm->rg.shift, fl;
 	unsigned int i;
 	int slot = -1;
@@ -468,10 +464,12 @@ int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 		spin_unlock_irqrestore(&nm->lock, fl);
 		return -EPROTO;		/* nothing asked */
 	}
-	bitmap_zero(nm->rs_slot_diff[slot], NM_CSUM_MAX_BLOCKS);
-	for (b = 0; b < nb; b++)
-		if (status || nm_blk_bit(rp->diff, b))
-			__set_bit(b, nm->rs_slot_diff[slot]);
+	if (status) {
+		bitmap_zero(nm->rs_slot_diff[slot], NM_CSUM_MAX_BLOCKS);
+		bitmap_set(nm->rs_slot_diff[slot], 0, nm_csum_blocks(size));
+	} else {
+		nm_blk_map_host(rp->diff, nm->rs_slot_diff[slot]);
+	}
 	nm->rs_slot_state[slot] = NM_RSS_DIFF;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (status)
@@ -646,7 +644,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	DECLARE_BITMAP(diff, NM_CSUM_MAX_BLOCKS);
 	struct nm_p_count c;
 	unsigned long fl, region;
-	bool start = false, done = false;
+	bool start = false, done = false, zero;
 	sector_t sector;
 	u32 bytes, gen;
 	int r, slot;
@@ -699,7 +697,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 			sector = (sector_t)region << nm->rg.shift;
 			bytes = nm_rs_region_bytes(nm, sector);
 			r = nm_rs_send(nm, slot, region, sector, bytes, diff,
-				       gen);
+				       false, gen);
 			if (r) {
 				nm_rs_step_failed(nm, region, gen, r);
 				return;
@@ -753,11 +751,12 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		    -ENOTCONN;
 		if (r && r != -ENOTCONN)
 			nm_detach(nm, r);	/* our disk failed under the read */
-		if (!r && nm->csums && !nm_rs_is_zero(nm, slot, bytes))
+		zero = !r && nm_rs_is_zero(nm, slot, bytes);
+		if (!r && nm->csums && !zero)
 			r = nm_rs_csum_send(nm, slot, sector, bytes, gen);
 		else if (!r)
 			r = nm_rs_send(nm, slot, region, sector, bytes, NULL,
-				       gen);
+				       zero, gen);
 		if (r) {
 			nm_rs_step_failed(nm, region, gen, r);
 			return;

@@ -461,7 +461,8 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	spin_unlock_irq(&nm->lock);
 	atomic_inc(&nm->peer_inflight);
 	if (resync) {
-		atomic64_add(zero ? 0 : data, &nm->resync_bytes);
+		/* as before csums: a zero region counts its range */
+		atomic64_add(zero ? size : data, &nm->resync_bytes);
 		atomic64_add(zero ? 0 : data, &nm->rs_sent);
 	} else {
 		atomic64_inc(&nm->writes_received);

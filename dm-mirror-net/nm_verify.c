@@ -379,8 +379,11 @@ static void nm_ov_mark(struct nm_dev *nm, sector_t sector,
 		nm_err_limit(nm, "verify: cannot record the differences on the metadata device");
 }
 
-/* The wire's diff words (bit i of word w: block 64w + i) and a bitmap. */
-static void nm_ov_diff_host(const __be64 *wire, unsigned long *out)
+/*
+ * A block map's wire words (bit i of word w: block 64w + i: a P_CSUM_REPLY's
+ * diff, a P_RS_BLOCKS's mask) and a bitmap; verify and the csums resync.
+ */
+void nm_blk_map_host(const __be64 *wire, unsigned long *out)
 {
 	unsigned int b;
 
@@ -390,7 +393,7 @@ static void nm_ov_diff_host(const __be64 *wire, unsigned long *out)
 			__set_bit(b, out);
 }
 
-static void nm_ov_diff_wire(const unsigned long *diff, __be64 *wire)
+void nm_blk_map_wire(const unsigned long *diff, __be64 *wire)
 {
 	u64 w[NM_CSUM_MAX_BLOCKS / 64] = { 0 };
 	unsigned long b;
@@ -488,7 +491,7 @@ out_pages:
 	if (!bitmap_empty(diff, nb)) {
 		if (!rs)
 			nm_ov_mark(nm, sector, diff, nb, false);
-		nm_ov_diff_wire(diff, rp.diff);
+		nm_blk_map_wire(diff, rp.diff);
 	}
 reply:
 	rp.status = cpu_to_be32(status);
@@ -505,7 +508,7 @@ int nm_ov_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 	u32 nb = nm_csum_blocks(size);
 	bool stop = false;
 
-	nm_ov_diff_host(rp->diff, diff);
+	nm_blk_map_host(rp->diff, diff);
 	n = bitmap_weight(diff, nb);
 	spin_lock_irqsave(&nm->lock, fl);
 	if (!nm->ov_inflight || region >= nm->rg.nr ||
