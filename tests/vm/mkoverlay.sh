@@ -11,7 +11,9 @@
 #                                 field of dm-mirror-net/nm_params.h (made
 #                                 by build/vm/bin/nmfields; nmlib's nm_status)
 #   /usr/bin/{nmrpc,pattern,...}  built from tests/vm/src/*.c (static) into
-#                                 build/vm/bin/ (nmparse: with libdmnet.a)
+#                                 build/vm/bin/ (nmparse: with libdmnet.a;
+#                                 nmcorpus: dynamic, with libdevmapper and
+#                                 the libraries it needs)
 #   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it, or
 #                                 $NM_KO (e.g. the DKMS build of make dkms:
 #                                 NM_KO=$(scripts/dkms.sh build))
@@ -42,15 +44,22 @@ for src in "$VMDIR"/src/*.c; do
 	b=$BIN/$(basename "$src" .c)
 	dmnet=()
 	dep=$TOP/dm-mirror-net/nm_params.h
+	link=(-static)
 	if grep -q '^#include "libdmnet.h"' "$src"; then
 		[ -f "$TOP/libdmnet/libdmnet.a" ] || { rm -f "$b"; continue; }
 		dmnet=(-I"$TOP/libdmnet" "$TOP/libdmnet/libdmnet.a")
 		dep=$TOP/libdmnet/libdmnet.a
 	fi
+	# "mkoverlay: dynamic -ldevmapper" in a helper's source: linked with the
+	# host's libdevmapper (there is no static one), copied below with it
+	if grep -q '^ \* mkoverlay: dynamic -ldevmapper$' "$src"; then
+		link=()
+		dmnet+=(-ldevmapper)
+	fi
 	if [ ! -x "$b" ] || [ "$src" -nt "$b" ] || [ "$TOP/dm-mirror-net/nm_params.h" -nt "$b" ] || [ "$dep" -nt "$b" ] ||
 	   [ "$TOP/dm-mirror-net/nm_wire.h" -nt "$b" ] ||
 	   [ "$VMDIR/src/vmutil.h" -nt "$b" ]; then
-		$CC -O2 -g -Wall -Wextra -Werror -static -I"$TOP/dm-mirror-net" -o "$b.tmp.$$" "$src" "${dmnet[@]}" -lm
+		$CC -O2 -g -Wall -Wextra -Werror "${link[@]}" -I"$TOP/dm-mirror-net" -o "$b.tmp.$$" "$src" "${dmnet[@]}" -lm
 		mv "$b.tmp.$$" "$b"
 	fi
 done
@@ -72,6 +81,13 @@ done
 mkdir -p "$ST/tests/corpus"
 cp "$TOP"/tests/corpus/*.txt "$ST/tests/corpus/"
 cp "$BIN"/* "$ST/usr/bin/"
+# the libraries of the dynamically linked helpers
+for b in "$BIN"/*; do
+	ldd "$b" >/dev/null 2>&1 || continue	# static
+	for l in $(ldd "$b" | awk '/=> \//{print $3}'); do
+		cp -L "$l" "$ST/usr/lib/x86_64-linux-gnu/"
+	done
+done
 
 ko=${NM_KO:-$TOP/dm-mirror-net/dm-netmirror.ko}
 if [ -n "${NM_KO:-}" ] && [ ! -f "$NM_KO" ]; then

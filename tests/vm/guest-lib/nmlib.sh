@@ -39,9 +39,11 @@
 # like wait_for, but evaluates CMD in this shell (so it can call functions)
 wait_eval() {
 	local cmd=$1 t=$((${2:-30} * ${nm_tscale:-1})) end
-	end=$(( $(cut -d. -f1 /proc/uptime) + t ))
+	_nm_up
+	end=$((nm_up + t))
 	while ! eval "$cmd" >/dev/null 2>&1; do
-		[ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1
+		_nm_up
+		[ "$nm_up" -lt "$end" ] || return 1
 		sleep 0.2
 	done
 	return 0
@@ -50,7 +52,21 @@ wait_eval() {
 . /tests/nm-status-fields.sh
 
 nm_status_pick() {
-	local f=$1 half= i
+	local l
+	read -r l
+	nm_status_of "$l" "$1"
+}
+
+# STATUS FIELD: the field of a "dmsetup status" line, printed; _nm_sf sets
+# $nm_sv instead (neither forks nor execs: the pollers call them in loops,
+# and under TCG each fork costs tens of ms)
+nm_status_of() {
+	_nm_sf "$1" "$2"
+	echo "$nm_sv"
+}
+
+_nm_sf() {
+	local f=$2 half= i
 	case $f in
 	disk) f=disks half=1 ;;
 	peer_disk) f=disks half=2 ;;
@@ -58,14 +74,27 @@ nm_status_pick() {
 	total_regions) f=regions half=2 ;;
 	esac
 	eval "i=\${NM_SF_$f:-}"
-	# a failed check too: this runs in a pipeline's subshell
-	[ -n "$i" ] || { check_bad "nm_status/$1" "no status field '$1' in nm_params.h"; fail "nm_status: no status field '$1'"; }
+	# a failed check too: this may run in a pipeline's subshell
+	[ -n "$i" ] || { check_bad "nm_status/$2" "no status field '$2' in nm_params.h"; fail "nm_status: no status field '$2'"; }
 	# "0 SECTORS netmirror FIELD0 FIELD1 ..."
-	awk -v n=$((i + 4)) -v h="$half" '{ if (h != "") { split($n, p, "/"); print p[h] } else print $n }'
+	set -f
+	# shellcheck disable=SC2086
+	set -- $1
+	set +f
+	nm_sv=
+	[ $# -ge $((i + 4)) ] || return 0
+	shift $((i + 3))
+	nm_sv=$1
+	case $half in
+	1) nm_sv=${nm_sv%%/*} ;;
+	2) nm_sv=${nm_sv#*/} ;;
+	esac
 }
 
 nm_status() {
-	dmsetup status "$1" | nm_status_pick "$2"
+	local l
+	l=$(dmsetup status "$1") || return 1
+	nm_status_of "$l" "$2"
 }
 
 nm_wait_conn() {
@@ -74,8 +103,12 @@ nm_wait_conn() {
 
 # DEV: connected, every region in sync (now)
 nm_synced() {
-	[ "$(nm_status "$1" connection)" = connected ] &&
-		[ "$(nm_status "$1" in_sync_regions)" = "$(nm_status "$1" total_regions)" ]
+	local l
+	l=$(dmsetup status "$1") || return 1
+	_nm_sf "$l" connection
+	[ "$nm_sv" = connected ] || return 1
+	_nm_sf "$l" regions
+	[ "${nm_sv%%/*}" = "${nm_sv#*/}" ]
 }
 
 # DEV WORD: standalone with last_error WORD (a refused link)
@@ -86,7 +119,7 @@ nm_standalone() {
 
 # connected, and every region in sync (the resync after a connect is over)
 nm_wait_synced() {
-	wait_eval "[ \"\$(nm_status $1 connection)\" = connected ] && [ \"\$(nm_status $1 in_sync_regions)\" = \"\$(nm_status $1 total_regions)\" ]" "${2:-60}"
+	wait_eval "nm_synced $1" "${2:-60}"
 }
 
 nm_local_pair() {
