@@ -17,8 +17,12 @@ mode=--direct
 for proto in A B C; do
 	for ord in flush drain none; do
 		seed=$((seed + 1))
-		on_peer "dmsetup create nm0 --table '0 $S netmirror /dev/ram0 $A $proto $ord'" || fail "peer create ($proto $ord)"
-		dmsetup create nm0 --table "0 $S netmirror /dev/ram0 $B $proto $ord 2 role primary" || fail "create ($proto $ord)"
+		# the first pair resyncs in full; each later one starts on disks
+		# the pair before left byte-identical (its identical check), so
+		# "sync none" is true there and spares an 80 MiB resync each
+		if [ "$seed" = 201 ]; then sn= nb=2; else sn=" sync none" nb=4; fi
+		on_peer "dmsetup create nm0 --table '0 $S netmirror /dev/ram0 $A $proto $ord${sn:+ 2$sn}'" || fail "peer create ($proto $ord)"
+		dmsetup create nm0 --table "0 $S netmirror /dev/ram0 $B $proto $ord $nb role primary$sn" || fail "create ($proto $ord)"
 		# the link within 30 s; the first full resync of 80 MiB over the
 		# emulated wire may take longer (a debug kernel: 108 s once)
 		wait_eval "[ \"\$(nm_status nm0 connection)\" = connected ] || [ \"\$(nm_status nm0 connection)\" = sync_source ]" 30 ||
