@@ -2,7 +2,7 @@
 # table line of table-lines.txt is created ("dmsetup create") and reprinted
 # exactly ("dmsetup table"), or refused with exactly its text in the kernel
 # log; every message of messages.txt sent to a live device is taken or
-# refused with its text; and libdmnet (nmparse) gives the kernel's verdict
+# refused with its text; and libdmnet (linked into nmcorpus) gives the kernel's verdict
 # and text for every line (agree/table/<name>, agree/message/<name>).  Then
 # the refusals only the kernel can see (devices, keys), canonical order,
 # I/O through a standalone primary, and rmmod.
