@@ -11,7 +11,7 @@
 #                                 field of dm-mirror-net/nm_params.h (made
 #                                 by build/vm/bin/nmfields; nmlib's nm_status)
 #   /usr/bin/{nmrpc,pattern,...}  built from tests/vm/src/*.c (static) into
-#                                 build/vm/bin/ (nmparse: with libdmnet.a;
+#                                 build/vm/bin/ (nmcorpus: with libdmnet.a,
 #                                 nmcorpus: dynamic, with libdevmapper and
 #                                 the libraries it needs)
 #   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it, or
@@ -38,7 +38,7 @@ mkdir -p "$BIN"
 
 # helper binaries (static: no dependence on the base layer's libraries)
 CC=${CC:-gcc}
-# (a helper that includes libdmnet.h, e.g. nmparse, links libdmnet.a and is
+# (a helper that includes libdmnet.h, e.g. nmcorpus, links libdmnet.a and is
 # built only when libdmnet is)
 for src in "$VMDIR"/src/*.c; do
 	b=$BIN/$(basename "$src" .c)
