@@ -12,8 +12,8 @@
 #                                 by build/vm/bin/nmfields; nmlib's nm_status)
 #   /usr/bin/{nmrpc,pattern,...}  built from tests/vm/src/*.c (static) into
 #                                 build/vm/bin/ (nmcorpus: with libdmnet.a,
-#                                 nmcorpus: dynamic, with libdevmapper and
-#                                 the libraries it needs)
+#                                 and dynamic, with libdevmapper and the
+#                                 libraries it needs)
 #   /lib/modules/$KVER/extra/dm-netmirror.ko   if dm-mirror-net/ has it, or
 #                                 $NM_KO (e.g. the DKMS build of make dkms:
 #                                 NM_KO=$(scripts/dkms.sh build))
