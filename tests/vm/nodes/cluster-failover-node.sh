@@ -91,9 +91,15 @@ if [ "$phase" = 1 ]; then
 	grep 'crm-fence-peer' /var/log/messages | tail -n 3 | sed 's/^/NMLOG: /'
 	peer "nmsetup connect r0" || fail "peer: connect"
 	check_wait fence/resynced 60 "nm_synced r0 && [ \"\$(nm_status r0 peer_disk)\" = uptodate ]"
+	t_sync=$(el)
+	# the fence daemon removes the constraint on the resync's end (its
+	# --unfence-handler), not a monitor some time later
 	# (a failed query is no answer: the constraints are read, then searched)
-	check_wait fence/unfenced 90 "$TIMEOUT 15 cibadmin -Q -o constraints > /tmp/cons.xml && ! grep -q nm-fence-r0-clone /tmp/cons.xml" ||
+	check_wait fence/unfenced 30 "$TIMEOUT 15 cibadmin -Q -o constraints > /tmp/cons.xml && ! grep -q nm-fence-r0-clone /tmp/cons.xml" ||
 		dump_both
+	log "unfenced $(( $(el) - t_sync ))s after the resync's end"
+	check fence/unfenced-by-daemon sh -c "sed -n '/(peer fenced): resume_io/,\$p' /run/resource-agents/netmirror-r0*.fence.log | grep -q 'unfence handler exit 0'"
+	sed 's/^/NMLOG: fence daemon: /' /run/resource-agents/netmirror-r0*.fence.log
 	check_eq fence/still-alpha "$(cl_promoted r0-clone)" alpha
 	log "fence and unfence done at $(el)s"
 
