@@ -23,7 +23,7 @@ load_netmirror
 . /tests/clusterlib.sh
 phase=${nm_phase:-1}
 SEED=4242
-LOADSZ=32M
+LOADSZ=16M
 P=". /tests/lib.sh; . /tests/clusterlib.sh; . /tests/nmlib.sh;"
 peer() { on_peer "$P $*"; }
 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -106,15 +106,30 @@ if [ "$phase" = 1 ]; then
 	# --- the verifying load, its log of acknowledged writes streamed to beta
 	peer "mkfifo /tmp/ncin; (sleep 100000 > /tmp/ncin &); (nc -l -p 7100 < /tmp/ncin > /tmp/acked.0 2>/dev/null &)" ||
 		fail "peer: nc listener"
-	$DD if=/dev/zero of=/srv/r0/load bs=1M count=32 conv=fsync status=none || fail "preallocate the load file"
+	$DD if=/dev/zero of=/srv/r0/load bs=1M count=16 conv=fsync status=none || fail "preallocate the load file"
 	sync
 	: > /tmp/w.0
 	(tail -f /tmp/w.0 | nc 169.254.0.2 7100 > /dev/null 2>&1 &)
 	seqw write /srv/r0/load $SEED --size $LOADSZ --sync --log /tmp/w --quiet > /tmp/w.out 2>&1 &
-	sleep 5
+	wait_for "[ \$(wc -l < /tmp/w.0) -gt 40 ]" 30 ||
+		fail "the load is not writing ($(wc -l < /tmp/w.0) writes): $(cat /tmp/w.out)"
+	# the kill is to find a healthy pair: connected, both disks uptodate,
+	# no fence constraint.  A link lost under the load (a loaded host: the
+	# peer silent for the 3 s timeout) fences again, and beta, fenced, is
+	# rightly not promoted; the fence daemon removes the constraint once
+	# the resync after it has ended.
+	check_wait load/healthy 60 "[ \"\$(nm_status r0 connection)\" = connected ] && [ \"\$(nm_status r0 peer_disk)\" = uptodate ] &&
+		$TIMEOUT 15 cibadmin -Q -o constraints > /tmp/cons.xml && ! grep -q nm-fence-r0-clone /tmp/cons.xml" ||
+		{ dump_both; fail "the pair is not healthy before the kill"; }
+	lost=$(dmesg | grep -c 'fencing: link lost')
+	if [ "$lost" != 1 ]; then
+		sed 's/^/NMLOG: fence daemon: /' /run/resource-agents/netmirror-r0*.fence.log
+		echo "NMDUMP-BEGIN netmirror kernel log"
+		dmesg | grep netmirror | tail -n 30
+		echo "NMDUMP-END"
+	fi
 	n=$(wc -l < /tmp/w.0)
-	[ "$n" -gt 20 ] || fail "the load is not writing ($n writes): $(cat /tmp/w.out)"
-	log "load: $n writes acknowledged at $(el)s; killing alpha"
+	log "load: $n writes acknowledged at $(el)s; links lost in phase 1: $lost (the fence test's 1); killing alpha"
 	echo "NMMARK: crash-me 1"
 	sleep 600
 	fail "not killed"
