@@ -754,13 +754,15 @@ static int cmd_wait_sync(void)
  * of PROG and once at the start (a fence left by an earlier run).  It is
  * driven by the same events as the fence, so it is not late by a polling
  * interval, and a state reached while PROG still ran is seen on the status
- * read after it.  A failed UPROG (non-zero exit) is run again every
- * UNFENCE_RETRY seconds while the state holds.
+ * read after it.  A failed UPROG (non-zero exit) is run again while the
+ * state holds, UNFENCE_RETRY seconds later, then at twice the last delay
+ * (at most UNFENCE_RETRY_MAX seconds apart).
  *
  * --once: handle one freeze and exit (0 released, 3 not); with
  * --unfence-handler, exit 0 only once UPROG has succeeded after it.
  */
 #define UNFENCE_RETRY 5
+#define UNFENCE_RETRY_MAX 60
 
 /* SIGALRM only interrupts the wait for an event (a retry is due) */
 static void on_alarm(int sig)
@@ -813,6 +815,7 @@ static int cmd_fence(void)
 	int r, handled = 0;
 	/* UPROG to run at the next all-uptodate state; --once: exit after it */
 	int unfence_due = !!g.unfence, once_done = 0;
+	unsigned retry = UNFENCE_RETRY;
 
 	if (!g.handler)
 		die_usage("fence needs --handler PROG");
@@ -879,13 +882,15 @@ static int cmd_fence(void)
 			if (code == 0) {
 				printf("%s: unfence handler exit 0 (peer unfenced)\n", dev);
 				unfence_due = 0;
+				retry = UNFENCE_RETRY;
 				alarm(0);
 				if (once_done)
 					return EX_OK;
 			} else {
-				printf("%s: unfence handler exit %d: again in %d s\n", dev, code,
-				       UNFENCE_RETRY);
-				alarm(UNFENCE_RETRY);
+				printf("%s: unfence handler exit %d: again in %u s\n", dev, code,
+				       retry);
+				alarm(retry);
+				retry = retry * 2 > UNFENCE_RETRY_MAX ? UNFENCE_RETRY_MAX : retry * 2;
 			}
 			fflush(stdout);
 			continue;	/* the state may have changed meanwhile */
@@ -1652,9 +1657,10 @@ static const struct cmd cmds[] = {
 	  "(env NM_DEVICE, NM_PEER, NM_ROLE) to fence the peer; its exit 3, 4, 5 or 7\n"
 	  "(drbd's fence-peer codes: inconsistent, outdated, down, powered off) sends\n"
 	  "resume_io.  UPROG undoes the fence: run when NAME is connected with both\n"
-	  "disks uptodate, after each fence and once at the start (retried every 5 s\n"
-	  "while it fails).  Runs until SIGTERM; --once handles one freeze (exit 0\n"
-	  "released; with --unfence-handler, once UPROG has succeeded).", -1 },
+	  "disks uptodate, after each fence and once at the start (while it fails:\n"
+	  "again after 5 s, 10 s, ... 60 s).  Runs until SIGTERM; --once handles one\n"
+	  "freeze (exit 0 released; with --unfence-handler, once UPROG has succeeded).",
+	  -1 },
 	{ "options", cmd_options, F_JSON | F_DOC, 0, 1,
 	  "[--json|--man|--rst] [options|flags|messages|status]",
 	  "Print the table options, messages and status fields of nm_params.h\n"

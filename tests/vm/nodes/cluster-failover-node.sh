@@ -76,6 +76,12 @@ if [ "$phase" = 1 ]; then
 	check promoted/mounted grep -q ' /srv/r0 ext4 ' /proc/mounts
 	check_eq promoted/role "$(nm_status r0 role)" primary
 	log "alpha promoted, filesystem mounted at $(el)s"
+	# the load's file, now: the wait for the scores (beta's monitor, 20 s
+	# apart) overlaps it (1 MiB at a time: no burst of writes queued for
+	# the peer, which a loaded host may not acknowledge within the 3 s
+	# timeout)
+	$DD if=/dev/zero of=/srv/r0/load bs=1M count=16 oflag=dsync status=none || fail "preallocate the load file"
+	sync
 	check_wait scores/alpha 60 "[ \"\$(cl_score r0 alpha)\" = 10000 ]"
 	check_wait scores/beta 60 "[ \"\$(cl_score r0 beta)\" = 10000 ]"
 	check promoted/fence-daemon sh -c "ps | grep -v grep | grep -q 'nmsetup fence r0'"
@@ -111,10 +117,6 @@ if [ "$phase" = 1 ]; then
 	# --- the verifying load, its log of acknowledged writes streamed to beta
 	peer "mkfifo /tmp/ncin; (sleep 100000 > /tmp/ncin &); (nc -l -p 7100 < /tmp/ncin > /tmp/acked.0 2>/dev/null &)" ||
 		fail "peer: nc listener"
-	# (1 MiB at a time: no burst of writes queued for the peer, which a
-	# loaded host may not acknowledge within the 3 s timeout)
-	$DD if=/dev/zero of=/srv/r0/load bs=1M count=16 oflag=dsync status=none || fail "preallocate the load file"
-	sync
 	: > /tmp/w.0
 	(tail -f /tmp/w.0 | nc 169.254.0.2 7100 > /dev/null 2>&1 &)
 	seqw write /srv/r0/load $SEED --size $LOADSZ --sync --log /tmp/w --quiet > /tmp/w.out 2>&1 &
