@@ -815,7 +815,8 @@ static int cmd_fence(void)
 	int r, handled = 0;
 	/* UPROG to run at the next all-uptodate state; --once: exit after it */
 	int unfence_due = !!g.unfence, once_done = 0;
-	unsigned retry = UNFENCE_RETRY;
+	unsigned retry = UNFENCE_RETRY;		/* s until the next try */
+	double not_before = 0;			/* of that try (now()) */
 
 	if (!g.handler)
 		die_usage("fence needs --handler PROG");
@@ -834,7 +835,7 @@ static int cmd_fence(void)
 	sigemptyset(&sal.sa_mask);
 	sigaction(SIGALRM, &sal, NULL);
 	for (;;) {
-		int frozen, code;
+		int frozen, code, due;
 
 		r = nm_dm_status_event(dev, &s, &ev, err, sizeof(err));
 		if (r)
@@ -851,6 +852,8 @@ static int cmd_fence(void)
 				return fail(EX_DEVICE, "%s: cannot run the fence handler: %s", dev, strerror(errno));
 			/* whatever it did, it is undone once no copy is stale */
 			unfence_due = !!g.unfence;
+			retry = UNFENCE_RETRY;
+			not_before = 0;
 			if (fence_released(code)) {
 				printf("%s: fence handler exit %d (peer fenced): resume_io\n", dev, code);
 				r = nm_dm_message(dev, "resume_io", resp, sizeof(resp), err,
@@ -873,7 +876,12 @@ static int cmd_fence(void)
 			fflush(stdout);
 			continue;	/* its status again: the event may be ours */
 		}
-		if (unfence_due && s.ngroups > NM_SF_io && fence_all_uptodate(&s)) {
+		due = unfence_due && s.ngroups > NM_SF_io && fence_all_uptodate(&s);
+		if (due && now() < not_before) {
+			/* after a failed try, another event came first: the
+			 * next try when its delay is over */
+			alarm((unsigned)(not_before - now()) + 1);
+		} else if (due) {
 			printf("%s: connected, both disks uptodate: running the unfence handler\n", dev);
 			code = run_handler(g.unfence, dev, peer, nm_role_str(s.role));
 			if (code < 0)
@@ -889,6 +897,7 @@ static int cmd_fence(void)
 			} else {
 				printf("%s: unfence handler exit %d: again in %u s\n", dev, code,
 				       retry);
+				not_before = now() + retry;
 				alarm(retry);
 				retry = retry * 2 > UNFENCE_RETRY_MAX ? UNFENCE_RETRY_MAX : retry * 2;
 			}
