@@ -5,7 +5,7 @@
 #   make check      unit tests, then VM tests; ends with "N passed, N failed"
 #   make check-cluster   netmirror failed over by Pacemaker + Corosync in two
 #                   VMs (tests/vm/scenarios/cluster-failover.sh, docs/cluster.md;
-#                   not in make check: 4-7 min of wall time)
+#                   also in make check's suite; 2-3.5 min of wall time)
 #   make check-durability   the durability VM tests of issue 10
 #                   (tests/vm/durability.list; not in make check until they pass)
 #   make soak-durability   their fault soak at the issue's count: 30 faults

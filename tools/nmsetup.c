@@ -36,7 +36,7 @@ enum {
 	F_DOC = 1 << 3,		/* --man, --rst */
 	F_DISCARD = 1 << 4,	/* connect --discard-my-data */
 	F_FORCE = 1 << 5,	/* primary --force; create/up/adjust --force */
-	F_FENCE = 1 << 6,	/* fence --handler, --once */
+	F_FENCE = 1 << 6,	/* fence --handler, --unfence-handler, --once */
 	F_VWAIT = 1 << 7,	/* verify --wait */
 	F_EVENTS = 1 << 8,	/* events --now, --timestamps */
 	F_NGROUPS = 9
@@ -65,6 +65,7 @@ static struct {
 	int json, man, rst;
 	int discard;			/* connect --discard-my-data */
 	const char *handler;		/* fence --handler PROG */
+	const char *unfence;		/* fence --unfence-handler PROG */
 	int once;			/* fence --once */
 	int force;			/* primary: force_primary; create:
 					 * internal metadata over a signature */
@@ -736,23 +737,52 @@ static int cmd_wait_sync(void)
 }
 
 /*
- * fence NAME --handler PROG [--once]: DRBD's resource-level fencing for a
- * "fencing freeze" primary.  Waits for the device's events; when its writes
- * are held (io frozen) it runs PROG through /bin/sh with NM_DEVICE,
- * NM_PEER (the peer's address) and NM_ROLE in the environment.  PROG fences
- * the peer (runs "outdate" on it, or powers it off) and answers with
- * drbd's fence-peer exit codes: 3 the peer is inconsistent already, 4 it is
- * outdated now, 5 it is down or unreachable, 7 it was powered off
- * (STONITH): then "resume_io" releases the held writes.  Any other code
- * leaves them held (an administrator decides; the link coming back releases
- * them too).  --once: handle one freeze and exit (0 released, 3 not).
+ * fence NAME --handler PROG [--unfence-handler UPROG] [--once]: DRBD's
+ * resource-level fencing for a "fencing freeze" primary.  Waits for the
+ * device's events; when its writes are held (io frozen) it runs PROG through
+ * /bin/sh with NM_DEVICE, NM_PEER (the peer's address) and NM_ROLE in the
+ * environment.  PROG fences the peer (runs "outdate" on it, or powers it
+ * off) and answers with drbd's fence-peer exit codes: 3 the peer is
+ * inconsistent already, 4 it is outdated now, 5 it is down or unreachable,
+ * 7 it was powered off (STONITH): then "resume_io" releases the held
+ * writes.  Any other code leaves them held (an administrator decides; the
+ * link coming back releases them too).
+ *
+ * UPROG (DRBD 9's unfence-peer, crm-unfence-peer.sh) undoes the fence: it
+ * runs, the same way, as soon as the device is connected with both disks
+ * uptodate (the resync that followed the fence has ended), after each run
+ * of PROG and once at the start (a fence left by an earlier run).  It is
+ * driven by the same events as the fence, so it is not late by a polling
+ * interval, and a state reached while PROG still ran is seen on the status
+ * read after it.  A failed UPROG (non-zero exit) is run again while the
+ * state holds, UNFENCE_RETRY seconds later, then at twice the last delay
+ * (at most UNFENCE_RETRY_MAX seconds apart).
+ *
+ * --once: handle one freeze and exit (0 released, 3 not); with
+ * --unfence-handler, exit 0 only once UPROG has succeeded after it.
  */
+#define UNFENCE_RETRY 5
+#define UNFENCE_RETRY_MAX 60
+
+/* SIGALRM only interrupts the wait for an event (a retry is due) */
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
 static int fence_released(int code)
 {
 	return code == 3 || code == 4 || code == 5 || code == 7;
 }
 
-static int run_handler(const char *dev, const char *peer, const char *role)
+/* connected, both disks uptodate, nothing held: no copy is stale */
+static int fence_all_uptodate(const struct nm_status *s)
+{
+	return s->conn == DMNET_CONN_CONNECTED && s->disk == DMNET_DISK_UPTODATE &&
+	       s->peer_disk == DMNET_DISK_UPTODATE && strcmp(s->io, "frozen");
+}
+
+static int run_handler(const char *prog, const char *dev, const char *peer, const char *role)
 {
 	pid_t pid;
 	int st;
@@ -765,7 +795,7 @@ static int run_handler(const char *dev, const char *peer, const char *role)
 		setenv("NM_DEVICE", dev, 1);
 		setenv("NM_PEER", peer, 1);
 		setenv("NM_ROLE", role, 1);
-		execl("/bin/sh", "sh", "-c", g.handler, (char *)NULL);
+		execl("/bin/sh", "sh", "-c", prog, (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0)
@@ -778,10 +808,15 @@ static int cmd_fence(void)
 {
 	char err[NM_ERRLEN], dev[NM_NAME_MAX], peer[64] = "", resp[256];
 	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+	struct sigaction sal = { .sa_handler = on_alarm };
 	struct nm_status s;
 	struct nm_table t;
 	uint32_t ev;
 	int r, handled = 0;
+	/* UPROG to run at the next all-uptodate state; --once: exit after it */
+	int unfence_due = !!g.unfence, once_done = 0;
+	unsigned retry = UNFENCE_RETRY;		/* s until the next try */
+	double not_before = 0;			/* of that try (now()) */
 
 	if (!g.handler)
 		die_usage("fence needs --handler PROG");
@@ -797,8 +832,10 @@ static int cmd_fence(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&sal.sa_mask);
+	sigaction(SIGALRM, &sal, NULL);
 	for (;;) {
-		int frozen, code;
+		int frozen, code, due;
 
 		r = nm_dm_status_event(dev, &s, &ev, err, sizeof(err));
 		if (r)
@@ -808,10 +845,15 @@ static int cmd_fence(void)
 			handled = 0;	/* a new freeze gets the handler again */
 		if (frozen && !handled) {
 			handled = 1;
+			alarm(0);
 			printf("%s: writes held (peer %s lost): running the fence handler\n", dev, peer);
-			code = run_handler(dev, peer, nm_role_str(s.role));
+			code = run_handler(g.handler, dev, peer, nm_role_str(s.role));
 			if (code < 0)
 				return fail(EX_DEVICE, "%s: cannot run the fence handler: %s", dev, strerror(errno));
+			/* whatever it did, it is undone once no copy is stale */
+			unfence_due = !!g.unfence;
+			retry = UNFENCE_RETRY;
+			not_before = 0;
 			if (fence_released(code)) {
 				printf("%s: fence handler exit %d (peer fenced): resume_io\n", dev, code);
 				r = nm_dm_message(dev, "resume_io", resp, sizeof(resp), err,
@@ -822,8 +864,9 @@ static int cmd_fence(void)
 					r = 0;
 				if (r)
 					return fail(EX_DEVICE, "%s: resume_io: %s", dev, err);
-				if (g.once)
+				if (g.once && !g.unfence)
 					return EX_OK;
+				once_done = g.once;
 			} else {
 				printf("%s: fence handler exit %d: the peer is not fenced, writes stay held "
 				       "(resume_io once it is, or the link comes back)\n", dev, code);
@@ -832,6 +875,34 @@ static int cmd_fence(void)
 			}
 			fflush(stdout);
 			continue;	/* its status again: the event may be ours */
+		}
+		due = unfence_due && s.ngroups > NM_SF_io && fence_all_uptodate(&s);
+		if (due && now() < not_before) {
+			/* after a failed try, another event came first: the
+			 * next try when its delay is over */
+			alarm((unsigned)(not_before - now()) + 1);
+		} else if (due) {
+			printf("%s: connected, both disks uptodate: running the unfence handler\n", dev);
+			code = run_handler(g.unfence, dev, peer, nm_role_str(s.role));
+			if (code < 0)
+				return fail(EX_DEVICE, "%s: cannot run the unfence handler: %s", dev,
+					    strerror(errno));
+			if (code == 0) {
+				printf("%s: unfence handler exit 0 (peer unfenced)\n", dev);
+				unfence_due = 0;
+				retry = UNFENCE_RETRY;
+				alarm(0);
+				if (once_done)
+					return EX_OK;
+			} else {
+				printf("%s: unfence handler exit %d: again in %u s\n", dev, code,
+				       retry);
+				not_before = now() + retry;
+				alarm(retry);
+				retry = retry * 2 > UNFENCE_RETRY_MAX ? UNFENCE_RETRY_MAX : retry * 2;
+			}
+			fflush(stdout);
+			continue;	/* the state may have changed meanwhile */
 		}
 		if (interrupted)
 			return EX_OK;
@@ -1589,11 +1660,16 @@ static const struct cmd cmds[] = {
 	{ "adjust", cmd_adjust, F_FORCE, 1, 1, "RESOURCE [--force]",
 	  "Create the device, or reload it if its live table differs from the config\n"
 	  "(--force: as for create with --meta internal).", -1 },
-	{ "fence", cmd_fence, F_FENCE, 1, 1, "NAME|RESOURCE --handler PROG [--once]",
+	{ "fence", cmd_fence, F_FENCE, 1, 1,
+	  "NAME|RESOURCE --handler PROG [--unfence-handler UPROG] [--once]",
 	  "Resource-level fencing for \"fencing freeze\": when NAME holds writes, run PROG\n"
 	  "(env NM_DEVICE, NM_PEER, NM_ROLE) to fence the peer; its exit 3, 4, 5 or 7\n"
 	  "(drbd's fence-peer codes: inconsistent, outdated, down, powered off) sends\n"
-	  "resume_io.  Runs until SIGTERM; --once handles one freeze (exit 0 released).", -1 },
+	  "resume_io.  UPROG undoes the fence: run when NAME is connected with both\n"
+	  "disks uptodate, after each fence and once at the start (while it fails:\n"
+	  "again after 5 s, 10 s, ... 60 s).  Runs until SIGTERM; --once handles one\n"
+	  "freeze (exit 0 released; with --unfence-handler, once UPROG has succeeded).",
+	  -1 },
 	{ "options", cmd_options, F_JSON | F_DOC, 0, 1,
 	  "[--json|--man|--rst] [options|flags|messages|status]",
 	  "Print the table options, messages and status fields of nm_params.h\n"
@@ -1788,6 +1864,9 @@ int main(int argc, char **argv)
 		} else if (match(a, NULL, "--handler")) {
 			g.handler = optval(argc, argv, &i, "--handler");
 			seen(F_FENCE, "--handler");
+		} else if (match(a, NULL, "--unfence-handler")) {
+			g.unfence = optval(argc, argv, &i, "--unfence-handler");
+			seen(F_FENCE, "--unfence-handler");
 		} else if (match(a, NULL, "--once")) {
 			g.once = 1;
 			seen(F_FENCE, "--once");

@@ -70,6 +70,8 @@ code force-only-on-primary 1 "--force is not valid for connect" -- --dry-run con
 code fence-needs-handler 1 "fence needs --handler PROG" -- fence nm0
 code fence-once-only-on-fence 1 "--once is not valid for status" -- status --once
 code handler-only-on-fence 1 "--handler is not valid for connect" -- connect nm0 --handler /bin/true
+code unfence-handler-only-on-fence 1 "--unfence-handler is not valid for connect" -- connect nm0 --unfence-handler /bin/true
+code fence-unfence-needs-handler 1 "fence needs --handler PROG" -- fence nm0 --unfence-handler /bin/true
 out message-dry-run 0 "dmsetup message nm0 0 resync_rate 100" -- -n message nm0 resync_rate 100
 out conf-table-alpha 0 "0 2048 netmirror /dev/vdb 169.254.0.2:7789 C drain 4 listen 169.254.0.1:7789 role primary" -- \
 	-c "$C" --host alpha table r0

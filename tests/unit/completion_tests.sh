@@ -110,7 +110,7 @@ has up-options-all "nmsetup up --" --force --help --config --host --dry-run --ve
 lacks up-no-table-flags "nmsetup up --" --protocol --json --wait-timeout --version
 is status-json "nmsetup status --j" "--json"
 has wait-sync-timeout "nmsetup wait-sync --" --wait-timeout
-has fence-options "nmsetup fence --" --handler --once
+has fence-options "nmsetup fence --" --handler --unfence-handler --once
 has create-table-flags "nmsetup create -" --protocol --ordering --size --meta --region-size --role --fencing --force -o --option
 lacks down-nothing "nmsetup down --" --force --json --protocol
 is no-duplicates "nmsetup create --opt" "--option"

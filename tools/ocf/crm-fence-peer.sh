@@ -24,10 +24,12 @@
 #   1  not fenced: no CIB, no such clone, or a constraint of the peer's that
 #      excludes this node (the peer fenced us first: our data is the stale
 #      one; the writes stay held)
-# Unfence: removes the constraint (exit 0, also when there was none); the
-# agent runs it on the promoted node, once connected with both disks
-# uptodate (parameter unfence_if_all_uptodate), as crm-unfence-peer.sh after
-# DRBD's resync.
+# Unfence: removes the constraint (exit 0, also when there was none; 1 when
+# the CIB could not be read or changed); the agent's "nmsetup fence" daemon
+# runs it on the promoted node as its --unfence-handler, as soon as the
+# device is connected with both disks uptodate (parameter
+# unfence_if_all_uptodate), as DRBD runs crm-unfence-peer.sh after the
+# resync.
 #
 # The promotable clone is --clone ID, else the clone of the primitive
 # $NM_CRM_PRIMITIVE (set by the agent), else the clone of the
@@ -76,7 +78,17 @@ fi
 id=nm-fence-$clone
 
 if [ -n "$unfence" ]; then
-	cibadmin --query --xpath "//rsc_location[@id='$id']" > /dev/null 2>&1 || exit 0
+	cibadmin --query --xpath "//rsc_location[@id='$id']" > /dev/null 2>&1
+	rc=$?
+	case $rc in
+	0) ;;
+	105) exit 0 ;;	# CRM_EX_NOSUCH: no such constraint
+	*)
+		# not "nothing to remove": the caller tries again
+		say "could not read the CIB (cibadmin exit $rc): $id not removed"
+		exit 1
+		;;
+	esac
 	if cibadmin --delete --xml-text "<rsc_location id=\"$id\"/>" > /dev/null 2>&1; then
 		say "removed $id: ${NM_DEVICE:-$clone} is in sync, the peer may be promoted again"
 		exit 0

@@ -10,7 +10,11 @@
 #   refused: a handler exiting 1: the write stays held, --once exits 3; the
 #     administrator's outdate + resume_io release it;
 #   daemon: without --once, two freezes in a row are both fenced and
-#     released; SIGTERM ends it with 0;
+#     released; SIGTERM ends it with 0; its --unfence-handler runs once at
+#     the start (connected, both uptodate), not while the peer is away, and
+#     within seconds of each resync's end (the state change, not a poll);
+#     one that fails is run again (5 s later; under C only: the daemon
+#     does not depend on the protocol);
 #   nofencing: on a device without "fencing freeze" it refuses to start.
 # vms: 1
 # disks: none
@@ -27,7 +31,18 @@ EOF
 cat > /tmp/h-no.sh <<'EOF'
 exit 1
 EOF
-chmod +x /tmp/h-ok.sh /tmp/h-no.sh
+# the unfence handler: fails once when /tmp/u.fail exists
+cat > /tmp/h-unfence.sh <<'EOF'
+if [ -e /tmp/u.fail ]; then
+	rm -f /tmp/u.fail
+	echo "fail $NM_DEVICE" >> /tmp/u.env
+	exit 1
+fi
+echo "$NM_DEVICE $NM_PEER $NM_ROLE" >> /tmp/u.env
+EOF
+chmod +x /tmp/h-ok.sh /tmp/h-no.sh /tmp/h-unfence.sh
+# unfenced N: the unfence handler has succeeded N times
+unfenced() { [ "$(grep -c '^nma ' /tmp/u.env 2>/dev/null)" = "$1" ]; }
 
 # reconnect NAME: nmb connects, both in sync and identical
 reconnect() {
@@ -81,22 +96,30 @@ round() {
 	check_wait refused/released-by-hand 20 "ended_ok f2"
 	reconnect refused
 
-	# --- as a daemon: two freezes
-	rm -f /tmp/h.env
-	nmsetup fence nma --handler /tmp/h-ok.sh > /tmp/f3.out 2>&1 &
+	# --- as a daemon: two freezes, each undone after its resync (under C,
+	# the second unfence fails once and is run again)
+	rm -f /tmp/h.env /tmp/u.env /tmp/u.fail
+	nmsetup fence nma --handler /tmp/h-ok.sh --unfence-handler /tmp/h-unfence.sh > /tmp/f3.out 2>&1 &
 	fp=$!
-	sleep 1
+	check_wait daemon/unfence-at-start 10 "unfenced 1"
 	for i in 1 2; do
+		[ $i = 2 ] && [ "$P" = C ] && touch /tmp/u.fail
 		lose_link
 		held_write "d$i" "3$i" $((4 + 2 * i))
 		check_wait "daemon/released-$i" 30 "ended_ok d$i"
+		check "daemon/no-unfence-while-away-$i" unfenced $i
 		reconnect "daemon/$i"
+		# event-driven: seconds after the resync's end (a retry: 5 s more)
+		check_wait "daemon/unfenced-$i" 10 "unfenced $((i + 1))"
 	done
 	kill -TERM $fp
 	wait $fp
 	check_eq daemon/sigterm-exit "$?" 0
 	check_eq daemon/handler-runs "$(wc -l < /tmp/h.env)" 2
 	check_eq daemon/resumed "$(grep -c 'resume_io' /tmp/f3.out)" 2
+	check_eq daemon/unfence-env "$(tail -n 1 /tmp/u.env)" "nma 127.0.0.1:7790 primary"
+	check_eq daemon/unfence-retried "$(grep -c 'unfence handler exit 1: again' /tmp/f3.out)" "$([ "$P" = C ] && echo 1 || echo 0)"
+	log "daemon: $(tr '\n' ' ' < /tmp/f3.out)"
 
 	# --- no "fencing freeze": nothing to do
 	check_fail nofencing/refused nmsetup fence nmb --handler /tmp/h-ok.sh --once

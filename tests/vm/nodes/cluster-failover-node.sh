@@ -8,10 +8,13 @@
 #   corosync.conf, the CIB), alpha promoted (beta in standby until then), the filesystem mounted on alpha;
 #   checks promoted/*, scores/*; fence/*: beta drops the link, the fence
 #   handler places its constraint (only alpha may be promoted) and alpha's
-#   writes go on; beta reconnects, resyncs, and the monitor removes the
-#   constraint; then a verifying load (seqw: O_DSYNC 4 KiB writes into a
-#   file of the filesystem, each logged when acknowledged, the log streamed
-#   to beta with nc) and "NMMARK: crash-me 1": the host SIGKILLs this VM.
+#   writes go on; beta reconnects, resyncs, and the fence daemon removes the
+#   constraint at the resync's end (unfenced-by-daemon: its
+#   --unfence-handler, not a monitor); then a verifying load (seqw: O_DSYNC
+#   4 KiB writes into a file of the filesystem, each logged when
+#   acknowledged, the log streamed to beta with nc); load/healthy: the pair
+#   is connected, both uptodate, no fence constraint; "NMMARK: crash-me 1":
+#   the host SIGKILLs this VM.
 # Phase 2 (alpha booted again on the same disk): failover/*: Pacemaker on
 #   beta has promoted it and mounted the filesystem, every write logged as
 #   acknowledged before the kill is in the file; rejoin/*: only corosync
@@ -23,7 +26,7 @@ load_netmirror
 . /tests/clusterlib.sh
 phase=${nm_phase:-1}
 SEED=4242
-LOADSZ=32M
+LOADSZ=16M
 P=". /tests/lib.sh; . /tests/clusterlib.sh; . /tests/nmlib.sh;"
 peer() { on_peer "$P $*"; }
 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -73,9 +76,16 @@ if [ "$phase" = 1 ]; then
 	check promoted/mounted grep -q ' /srv/r0 ext4 ' /proc/mounts
 	check_eq promoted/role "$(nm_status r0 role)" primary
 	log "alpha promoted, filesystem mounted at $(el)s"
+	# the load's file, now: the wait for the scores (beta's monitor, 20 s
+	# apart) overlaps it (1 MiB at a time: no burst of writes queued for
+	# the peer, which a loaded host may not acknowledge within the 3 s
+	# timeout)
+	$DD if=/dev/zero of=/srv/r0/load bs=1M count=16 oflag=dsync status=none || fail "preallocate the load file"
+	sync
 	check_wait scores/alpha 60 "[ \"\$(cl_score r0 alpha)\" = 10000 ]"
 	check_wait scores/beta 60 "[ \"\$(cl_score r0 beta)\" = 10000 ]"
 	check promoted/fence-daemon sh -c "ps | grep -v grep | grep -q 'nmsetup fence r0'"
+	log "scores set at $(el)s"
 
 	# --- fence: beta drops the link; alpha's writes are held, the handler
 	# places its constraint and they go on
@@ -84,6 +94,7 @@ if [ "$phase" = 1 ]; then
 	ddp=$!
 	check_wait fence/constraint 60 "$TIMEOUT 15 cibadmin -Q --xpath \"//rsc_location[@id='nm-fence-r0-clone']\" 2>/dev/null | grep -q 'value=\"alpha\"'" ||
 		dump_both
+	log "fenced at $(el)s"
 	check_wait fence/writes-released 60 "! kill -0 $ddp 2>/dev/null"
 	wait $ddp
 	check_eq fence/write-ok "$?" 0
@@ -91,24 +102,43 @@ if [ "$phase" = 1 ]; then
 	grep 'crm-fence-peer' /var/log/messages | tail -n 3 | sed 's/^/NMLOG: /'
 	peer "nmsetup connect r0" || fail "peer: connect"
 	check_wait fence/resynced 60 "nm_synced r0 && [ \"\$(nm_status r0 peer_disk)\" = uptodate ]"
+	t_sync=$(el)
+	# the fence daemon removes the constraint on the resync's end (its
+	# --unfence-handler), not a monitor some time later
 	# (a failed query is no answer: the constraints are read, then searched)
-	check_wait fence/unfenced 90 "$TIMEOUT 15 cibadmin -Q -o constraints > /tmp/cons.xml && ! grep -q nm-fence-r0-clone /tmp/cons.xml" ||
+	check_wait fence/unfenced 30 "$TIMEOUT 15 cibadmin -Q -o constraints > /tmp/cons.xml && ! grep -q nm-fence-r0-clone /tmp/cons.xml" ||
 		dump_both
+	log "unfenced $(( $(el) - t_sync ))s after the resync's end"
+	check fence/unfenced-by-daemon sh -c "sed -n '/(peer fenced): resume_io/,\$p' /run/resource-agents/netmirror-r0*.fence.log | grep -q 'unfence handler exit 0'"
+	sed 's/^/NMLOG: fence daemon: /' /run/resource-agents/netmirror-r0*.fence.log
 	check_eq fence/still-alpha "$(cl_promoted r0-clone)" alpha
 	log "fence and unfence done at $(el)s"
 
 	# --- the verifying load, its log of acknowledged writes streamed to beta
 	peer "mkfifo /tmp/ncin; (sleep 100000 > /tmp/ncin &); (nc -l -p 7100 < /tmp/ncin > /tmp/acked.0 2>/dev/null &)" ||
 		fail "peer: nc listener"
-	$DD if=/dev/zero of=/srv/r0/load bs=1M count=32 conv=fsync status=none || fail "preallocate the load file"
-	sync
 	: > /tmp/w.0
 	(tail -f /tmp/w.0 | nc 169.254.0.2 7100 > /dev/null 2>&1 &)
 	seqw write /srv/r0/load $SEED --size $LOADSZ --sync --log /tmp/w --quiet > /tmp/w.out 2>&1 &
-	sleep 5
+	wait_for "[ \$(wc -l < /tmp/w.0) -gt 40 ]" 30 ||
+		fail "the load is not writing ($(wc -l < /tmp/w.0) writes): $(cat /tmp/w.out)"
+	# the kill is to find a healthy pair: connected, both disks uptodate,
+	# no fence constraint.  A link lost under the load (a loaded host: the
+	# peer silent for the 3 s timeout) fences again, and beta, fenced, is
+	# rightly not promoted; the fence daemon removes the constraint once
+	# the resync after it has ended.
+	check_wait load/healthy 60 "[ \"\$(nm_status r0 connection)\" = connected ] && [ \"\$(nm_status r0 peer_disk)\" = uptodate ] &&
+		$TIMEOUT 15 cibadmin -Q -o constraints > /tmp/cons.xml && ! grep -q nm-fence-r0-clone /tmp/cons.xml" ||
+		{ dump_both; fail "the pair is not healthy before the kill"; }
+	lost=$(dmesg | grep -c 'fencing: link lost')
+	if [ "$lost" != 1 ]; then
+		sed 's/^/NMLOG: fence daemon: /' /run/resource-agents/netmirror-r0*.fence.log
+		echo "NMDUMP-BEGIN netmirror kernel log"
+		dmesg | grep netmirror | tail -n 30
+		echo "NMDUMP-END"
+	fi
 	n=$(wc -l < /tmp/w.0)
-	[ "$n" -gt 20 ] || fail "the load is not writing ($n writes): $(cat /tmp/w.out)"
-	log "load: $n writes acknowledged at $(el)s; killing alpha"
+	log "load: $n writes acknowledged at $(el)s; links lost in phase 1: $lost (the fence test's 1); killing alpha"
 	echo "NMMARK: crash-me 1"
 	sleep 600
 	fail "not killed"
@@ -138,8 +168,6 @@ check_wait rejoin/resynced 180 "nm_synced r0 && [ \"\$(nm_status r0 disk)\" = up
 	dump_both
 log "alpha rejoined and resynced ($(nm_status r0 resync_bytes) bytes) at $(el)s"
 check_eq rejoin/beta-still-promoted "$(cl_promoted r0-clone)" beta
-check_wait rejoin/score-alpha 60 "[ \"\$(cl_score r0 alpha)\" = 10000 ]"
-check_wait rejoin/score-beta 60 "[ \"\$(cl_score r0 beta)\" = 10000 ]"
 check_eq rejoin/fs-on-beta "$(cl_running r0-fs)" beta
 # both backing disks: the data after the 1 MiB metadata area (beta writes
 # nothing now; compare until equal, a few times)
@@ -154,5 +182,8 @@ while :; do
 	break
 done
 check_eq rejoin/identical "$mine" "$theirs"
+# (after the comparison: alpha's score waits for its next monitor, 20 s apart)
+check_wait rejoin/score-alpha 60 "[ \"\$(cl_score r0 alpha)\" = 10000 ]"
+check_wait rejoin/score-beta 60 "[ \"\$(cl_score r0 beta)\" = 10000 ]"
 log "done at $(el)s"
 exit 0

@@ -7,7 +7,8 @@
 # phase 2 boots alpha again on the same disk: beta must have been promoted
 # with every acknowledged write, and alpha rejoins (corosync + pacemaker
 # only), resyncs, both disks identical.  Both VMs boot with the cluster
-# layer (scripts/mkclustercpio.sh).  make check-cluster.
+# layer (scripts/mkclustercpio.sh).  In the suite (make check); alone:
+# make check-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 vm_traps
