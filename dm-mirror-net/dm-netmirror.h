@@ -37,7 +37,8 @@
  *                   clearing of the persistent bitmap, resubmission of
  *                   writes deferred behind a region in resync.
  * Workqueue nm->wq (WQ_MEM_RECLAIM): marks regions in the metadata before
- * the first write into them is issued (nm_mark_work).
+ * the first write into them is issued (nm_mark_work); starts the writes
+ * held on a plug that was unplugged from schedule() (nm_merge.c).
  */
 #ifndef DM_NETMIRROR_H
 #define DM_NETMIRROR_H
@@ -460,7 +461,7 @@ static inline void nm_regions(struct nm_dev *nm, struct bio *bio,
 /*
  * Calls between files go one way:
  *   target -> conn -> {primary, secondary, resync} -> {state, link}
- *   -> {wire, meta}
+ *   -> {wire, meta}; target -> merge -> primary
  * (resync may call primary and secondary; the receive handler table in
  * nm_conn.c is the one hub).  scripts/callgraph.sh checks it.
  */
