@@ -3,7 +3,7 @@
 # a connected primary sends each run of adjacent ones as one write.  Two
 # nodes in one VM over 127.0.0.1; every data check compares the backing
 # devices with the data written.
-#   <P>/merged/...  A, B, C: 32 MiB buffered (dd, fsync) through the
+#   <P>/merged/...  A, B, C: 16 MiB buffered (dd, fsync) through the
 #     primary: on both disks, and far fewer writes sent than pages
 #     (writes_sent < pages/8);
 #   <P>/unmerged/... the same with merge_writes=N: one write per page
@@ -15,8 +15,8 @@
 #     O_DSYNC (FUA, on the peer when it returns) and fsyncs the device
 #     (PREFLUSH) again and again;
 #   suspend/...  C: a suspend and a noflush suspend during the write back;
-#   requeue/...  C with "fencing freeze": the link lost during the write
-#     back (held writes, merged ones among them), a noflush suspend
+#   requeue/...  C with "fencing freeze": the link lost during a 32 MiB
+#     write back (held writes, merged ones among them), a noflush suspend
 #     requeues them, resume_io releases them, the data is whole;
 #   disconnected/...  C, the secondary away: nothing is sent or held
 #     (merging is off), the data on the primary, resynced after.
@@ -30,10 +30,12 @@ brd_setup 40 4
 MW=/sys/module/dm_netmirror/parameters/merge_writes
 [ -w $MW ] || fail "no module parameter merge_writes"
 [ "$(cat $MW)" = Y ] || fail "merge_writes is not on by default"
-MB=32
+S=$((34 * 2048))	# sectors of each pair: 32 MiB of data, the O_DSYNC blocks after
+MB=16
 PAGES=$((MB * 256))
-$DD if=/dev/urandom of=/tmp/rnd bs=1M count=$((MB + 16)) status=none || fail "random source"
+$DD if=/dev/urandom of=/tmp/rnd bs=1M count=48 status=none || fail "random source"
 K=0
+t() { log "t=$(cut -d' ' -f1 /proc/uptime) $*"; }
 
 # next: the next case's data, /tmp/rnd from MiB $K on (each case differs)
 next() {
@@ -63,7 +65,8 @@ data() {
 }
 
 for P in A B C; do
-	nm_local_pair "$P" flush
+	t "$P"
+	nm_local_pair "$P" flush "$S"
 	echo Y > $MW
 	next
 	s0=$(nm_status nma writes_sent)
@@ -89,8 +92,9 @@ for P in A B C; do
 done
 
 # --- metadata marks: merged writes park on mark_wait and come back
+t marks
 nm_zero /dev/ram2 /dev/ram3
-nm_local_pair C flush "" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
+nm_local_pair C flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
 sleep 3		# the lazy clearing: regions unmarked, the next writes wait
 next
 s0=$(nm_status nma writes_sent)
@@ -98,19 +102,20 @@ buffered || fail "marks: buffered write"
 data marks
 n=$(( $(nm_status nma writes_sent) - s0 ))
 check "marks/fewer-writes" [ "$n" -gt 0 -a "$n" -lt $((PAGES / 8)) ]
-sleep 2
+sleep 1.5
 check "marks/pattern-write" pattern write /dev/mapper/nma 77 16M --size 32M --fsync --quiet
 check_wait "marks/pattern-identical" 30 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
 check "marks/pattern-secondary" pattern verify /dev/ram1 77 16M --size 32M --direct --quiet
 nm_local_unpair
 
 # --- FUA and flushes from another task during the write back
-nm_local_pair C flush
+t flush
+nm_local_pair C flush "$S"
 next
 ( buffered; echo $? > /tmp/bg.rc ) &
 i=0 bad=
 while [ $i -lt 20 ]; do
-	off=$(( 36 * 256 + i ))
+	off=$(( 32 * 256 + i ))
 	$DD if=/tmp/rnd of=/tmp/blk bs=4k skip=$((i * 7)) count=1 status=none
 	$DD if=/tmp/blk of=/dev/mapper/nma bs=4k seek=$off count=1 oflag=direct,dsync conv=notrunc status=none ||
 		fail "flush: dsync write $i"
@@ -126,7 +131,8 @@ data flush
 nm_local_unpair
 
 # --- suspend and noflush suspend during the write back
-nm_local_pair C flush
+t suspend
+nm_local_pair C flush "$S"
 next
 s0=$(nm_status nma writes_sent)
 ( buffered; echo $? > /tmp/bg.rc ) &
@@ -145,7 +151,9 @@ data suspend
 nm_local_unpair
 
 # --- fencing: held writes requeued by a noflush suspend, then released
-nm_local_pair C flush "" /dev/ram0 /dev/ram1 "fencing freeze"
+t requeue
+MB=32
+nm_local_pair C flush "$S" /dev/ram0 /dev/ram1 "fencing freeze"
 next
 dmesg -c > /dev/null
 s0=$(nm_status nma writes_sent)
@@ -169,9 +177,11 @@ dmsetup message nmb 0 connect || fail "connect nmb"
 check_wait requeue/resynced 60 "nm_synced nma && nm_synced nmb"
 data requeue
 nm_local_unpair
+MB=16
 
 # --- disconnected: nothing sent, nothing held
-nm_local_pair C flush
+t disconnected
+nm_local_pair C flush "$S"
 lose_link
 next
 s0=$(nm_status nma writes_sent)
@@ -182,4 +192,5 @@ dmsetup message nmb 0 connect || fail "connect nmb"
 check_wait disconnected/resynced 60 "nm_synced nma && nm_synced nmb"
 data disconnected
 nm_local_unpair
+t end
 exit 0
