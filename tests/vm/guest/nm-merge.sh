@@ -18,6 +18,9 @@
 #   requeue/...  C with "fencing freeze": the link lost during a 32 MiB
 #     write back (held writes, merged ones among them), a noflush suspend
 #     requeues them, resume_io releases them, the data is whole;
+#   ioerror/...  C, "on_io_error pass_on", the primary's disk failing
+#     (dm-flakey): the merged writes fail and so does every write they
+#     carry (the buffered write's fsync gets EIO);
 #   disconnected/...  C, the secondary away: nothing is sent or held
 #     (merging is off), the data on the primary, resynced after.
 # vms: 1
@@ -26,6 +29,7 @@
 # mem: 1024
 load_netmirror
 . /tests/nmlib.sh
+modprobe dm-flakey || fail "modprobe dm-flakey"
 brd_setup 40 4
 MW=/sys/module/dm_netmirror/parameters/merge_writes
 [ -w $MW ] || fail "no module parameter merge_writes"
@@ -177,7 +181,24 @@ dmsetup message nmb 0 connect || fail "connect nmb"
 check_wait requeue/resynced 60 "nm_synced nma && nm_synced nmb"
 data requeue
 nm_local_unpair
-MB=16
+
+# --- a failing local disk: every write of a merged one fails
+t ioerror
+MB=8
+PAGES=$((MB * 256))
+dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
+nm_local_pair C flush "$S" /dev/mapper/lowa /dev/ram1 "on_io_error pass_on"
+dmsetup reload lowa --table "0 $S flakey /dev/ram0 0 0 3600" && dmsetup resume lowa ||
+	fail "lowa: flakey"
+next
+s0=$(nm_status nma writes_sent)
+check_fail ioerror/buffered-fails buffered
+n=$(( $(nm_status nma writes_sent) - s0 ))
+log "ioerror: $n writes sent for $PAGES pages"
+check ioerror/merged [ "$n" -gt 0 -a "$n" -lt $((PAGES / 8)) ]
+check_eq ioerror/connected "$(nm_status nma connection)" connected
+nm_local_unpair
+dmsetup remove lowa || fail "remove lowa"
 
 # --- disconnected: nothing sent, nothing held
 t disconnected
