@@ -178,6 +178,14 @@ static void nm_unplug(struct blk_plug_cb *cb, bool from_schedule)
 	struct nm_plug *p = container_of(cb, struct nm_plug, cb);
 	struct nm_dev *nm = cb->data;
 
+	/*
+	 * Empty: its run was started before another write (nm_merge_map).
+	 * Nothing held it in flight since, so @nm may be gone: not touched.
+	 */
+	if (bio_list_empty(&p->bios)) {
+		kfree(p);
+		return;
+	}
 	if (from_schedule || current->bio_list) {
 		INIT_WORK(&p->work, nm_unplug_work);
 		queue_work(nm->wq, &p->work);
