@@ -142,7 +142,7 @@ static void nm_write_one(struct nm_dev *nm, struct bio *bio)
  * Start the run held in @p (may be empty), merged when it has two writes
  * or more.  @p is emptied before any write starts and not touched after:
  * a write that sleeps unplugs from schedule(), and if @p is still on the
- * plug it goes to nm->wq then.  Once the last write of a run from the
+ * plug it is freed then.  Once the last write of a run from the
  * unplug is started the device may go away: nothing touches @nm after.
  */
 static void nm_plug_flush(struct nm_dev *nm, struct nm_plug *p)
@@ -238,7 +238,7 @@ bool nm_merge_map(struct nm_dev *nm, struct bio *bio)
 		nm_plug_flush(nm, p);
 		/*
 		 * A sleep in there unplugs from schedule(): @p, still on the
-		 * plug, may have gone to nm->wq (empty) to be freed.
+		 * plug and empty, may have been freed.
 		 */
 		cb = blk_check_plugged(nm_unplug, nm, sizeof(*p));
 		if (!cb)
