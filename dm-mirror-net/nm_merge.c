@@ -7,9 +7,11 @@
  * (blkdev_writepages -> block_write_full_page) under a blk_plug.  A
  * request-based device merges them in its queue; a dm target is bio-based
  * and would send each as its own P_DATA and wait for each ack.  So map()
- * holds a plain write on the submitter's plug (blk_check_plugged, as
- * md/raid1 does) while the device is a connected primary; the held writes
- * form one run: each starts where the previous ends, all with the same
+ * holds a plain write that continues the previous write of the same plug
+ * on the submitter's plug (blk_check_plugged, as md/raid1 does) while the
+ * device is a connected primary (the first write goes at once: a lone
+ * O_DIRECT write, plugged by blkdev_write_iter, is never held); the held
+ * writes form one run: each starts where the previous ends, all with the same
  * flags, at most NM_MAX_DATA bytes and BIO_MAX_VECS pages.  A write that
  * does not continue the run, or any other write to the device, first
  * starts the run; so does the unplug.  A run of two or more becomes one
@@ -33,13 +35,19 @@
 #include <linux/workqueue.h>
 #include "dm-netmirror.h"
 
-/* The writes to one device held on one plug: one run, in order. */
+/*
+ * The writes to one device held on one plug: one run, in order; and where
+ * the last plain write issued or held on this plug ends.
+ */
 struct nm_plug {
 	struct blk_plug_cb cb;		/* cb.data: the struct nm_dev */
 	struct work_struct work;	/* unplugged from schedule(): nm->wq */
 	struct bio_list bios;		/* each starts where the previous ends */
 	unsigned int bytes;
 	unsigned int vecs;		/* single-page segments */
+	bool seen;			/* @next and @opf are set */
+	sector_t next;			/* end of the last write */
+	blk_opf_t opf;			/* its flags */
 };
 
 static void nm_unplug(struct blk_plug_cb *cb, bool from_schedule);
@@ -245,6 +253,21 @@ bool nm_merge_map(struct nm_dev *nm, struct bio *bio)
 			return false;
 		p = container_of(cb, struct nm_plug, cb);
 	}
+	/*
+	 * Only a write that continues the previous one is held: the first
+	 * (or only) write of a plug goes at once, so that a lone write
+	 * (O_DIRECT: blkdev_write_iter plugs every write) is not left for
+	 * the unplug from schedule() and a trip through nm->wq.
+	 */
+	if (bio_list_empty(&p->bios) &&
+	    (!p->seen || bio->bi_iter.bi_sector != p->next ||
+	     bio->bi_opf != p->opf)) {
+		p->seen = true;
+		p->next = bio_end_sector(bio);
+		p->opf = bio->bi_opf;
+		return false;
+	}
+	p->next = bio_end_sector(bio);
 	bio_list_add(&p->bios, bio);
 	p->bytes += bio->bi_iter.bi_size;
 	p->vecs += vecs;
