@@ -4,6 +4,7 @@
  *   nm_target.c     the dm target: ctr/dtr, map, status, messages
  *   nm_conn.c       the connection threads and the receive dispatch
  *   nm_primary.c    this node as primary: a request from map to completion
+ *   nm_merge.c      primary: adjacent writes under one plug become one
  *   nm_secondary.c  this node as secondary: applies writes, serves reads
  *   nm_resync.c     resync, both halves, bitmap exchange, lazy clearing
  *   nm_verify.c     online verify, both halves (P_CSUM_REQ/P_CSUM_REPLY)
@@ -36,7 +37,8 @@
  *                   clearing of the persistent bitmap, resubmission of
  *                   writes deferred behind a region in resync.
  * Workqueue nm->wq (WQ_MEM_RECLAIM): marks regions in the metadata before
- * the first write into them is issued (nm_mark_work).
+ * the first write into them is issued (nm_mark_work); starts the writes
+ * held on a plug that was unplugged from schedule() (nm_merge.c).
  */
 #ifndef DM_NETMIRROR_H
 #define DM_NETMIRROR_H
@@ -97,6 +99,29 @@ struct nm_req {
 	blk_status_t status;		/* local result */
 };
 
+/*
+ * One write made of adjacent writes that were held on their submitter's
+ * plug (nm_merge.c), from the device's merge_bs (front_pad: up to @bio).
+ * It goes through nm_map_write like any write, with @req as its per-bio
+ * data (nm_req_of); its end (nm_merged_endio) ends every write of @orig
+ * with its status.
+ */
+struct nm_merged {
+	struct bio_list orig;		/* the writes it carries, in order */
+	struct nm_req req;
+	struct bio bio;			/* last: the bio_set's bio */
+};
+
+void nm_merged_endio(struct bio *bio);
+
+/* The request state of a write: a merged one's own, else dm's per-bio data. */
+static inline struct nm_req *nm_req_of(struct bio *bio)
+{
+	if (bio->bi_end_io == nm_merged_endio)
+		return &container_of(bio, struct nm_merged, bio)->req;
+	return dm_per_bio_data(bio, sizeof(struct nm_req));
+}
+
 #define NM_REQ_PEER	0	/* peer part still outstanding */
 #define NM_REQ_QUEUED	1	/* on send_q or wait_q */
 #define NM_REQ_DATA	2	/* counted in inflight[] */
@@ -147,6 +172,7 @@ struct nm_dev {
 	u64 nonce;
 	struct nm_meta *meta;		/* its own locks, nm_meta.h */
 	struct bio_set bs;
+	struct bio_set merge_bs;	/* struct nm_merged (nm_merge.c) */
 	struct workqueue_struct *wq;
 	struct work_struct mark_work;
 	struct work_struct overlap_work;
@@ -435,7 +461,7 @@ static inline void nm_regions(struct nm_dev *nm, struct bio *bio,
 /*
  * Calls between files go one way:
  *   target -> conn -> {primary, secondary, resync} -> {state, link}
- *   -> {wire, meta}
+ *   -> {wire, meta}; target -> merge -> primary
  * (resync may call primary and secondary; the receive handler table in
  * nm_conn.c is the one hub).  scripts/callgraph.sh checks it.
  */
@@ -489,6 +515,10 @@ int nm_csum_digests(struct nm_dev *nm, u16 alg, struct page **pages,
 		    u32 bytes, u8 *out);
 int nm_csum_send(struct nm_dev *nm, sector_t sector, u32 bytes, u16 alg,
 		 u16 flags, u32 gen);
+
+/* nm_merge.c: adjacent writes held on the submitter's plug, merged */
+bool nm_merge_map(struct nm_dev *nm, struct bio *bio);
+extern bool nm_merge_writes;
 
 /* nm_primary.c: this node as primary: requests from map to completion */
 int nm_map_write(struct nm_dev *nm, struct bio *bio);

@@ -353,7 +353,7 @@ void nm_overlap_work(struct work_struct *work)
  */
 int nm_map_write(struct nm_dev *nm, struct bio *bio)
 {
-	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	struct nm_req *req = nm_req_of(bio);
 	bool data = bio_sectors(bio) != 0;
 	struct bio_list *park;
 	unsigned long flags, f = 0, l = 0;
@@ -525,7 +525,7 @@ static bool nm_read_remote_locked(struct nm_dev *nm, struct bio *bio)
  */
 static int nm_read_from_peer(struct nm_dev *nm, struct bio *bio)
 {
-	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	struct nm_req *req = nm_req_of(bio);
 	unsigned long flags;
 
 	req->nm = nm;
@@ -554,7 +554,7 @@ static int nm_read_from_peer(struct nm_dev *nm, struct bio *bio)
 /* Map a read: local, or from the peer when our copy is missing or bad. */
 int nm_map_read(struct nm_dev *nm, struct bio *bio)
 {
-	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	struct nm_req *req = nm_req_of(bio);
 	unsigned long flags;
 	bool remote;
 
@@ -577,7 +577,7 @@ int nm_map_read(struct nm_dev *nm, struct bio *bio)
  */
 int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error)
 {
-	struct nm_req *req = dm_per_bio_data(bio, sizeof(struct nm_req));
+	struct nm_req *req = nm_req_of(bio);
 
 	if (!*error || test_bit(NM_REQ_REMOTE, &req->flags))
 		return DM_ENDIO_DONE;

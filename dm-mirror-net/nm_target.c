@@ -598,6 +598,10 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 
 	r = bioset_init(&nm->bs, 256, 0, BIOSET_NEED_BVECS);
+	if (!r)
+		r = bioset_init(&nm->merge_bs, 4,
+				offsetof(struct nm_merged, bio),
+				BIOSET_NEED_BVECS);
 	if (r) {
 		ti->error = "Cannot allocate bio set";
 		goto bad;
@@ -658,6 +662,7 @@ static void nm_dtr(struct dm_target *ti)
 	}
 	nm_dtr_regions(nm);
 	nm_pool_exit(nm);
+	bioset_exit(&nm->merge_bs);
 	bioset_exit(&nm->bs);
 	if (nm->secret_key)
 		key_put(nm->secret_key);
@@ -729,8 +734,11 @@ static int nm_map(struct dm_target *ti, struct bio *bio)
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
 		/* from the first map (parked writes re-enter nm_map_write) */
-		req = dm_per_bio_data(bio, sizeof(struct nm_req));
+		req = nm_req_of(bio);
 		req->t_map = ktime_get_ns();
+		/* held on the plug, merged with the writes after it */
+		if (nm_merge_map(nm, bio))
+			return DM_MAPIO_SUBMITTED;
 		return nm_map_write(nm, bio);
 	default:
 		return DM_MAPIO_KILL;
@@ -1078,6 +1086,15 @@ MODULE_PARM_DESC(inline_send, "send writes from the submitting context when the 
 bool nm_fast_ack = true;
 module_param_named(fast_ack, nm_fast_ack, bool, 0644);
 MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_ready (default Y)");
+
+/*
+ * merge_writes: a connected primary holds plain writes on the submitter's
+ * plug and sends each run of adjacent ones as one write (nm_merge.c); off:
+ * every write goes on its own.  For measurements and as a way out.
+ */
+bool nm_merge_writes = true;
+module_param_named(merge_writes, nm_merge_writes, bool, 0644);
+MODULE_PARM_DESC(merge_writes, "merge adjacent writes submitted under one plug into one (default Y)");
 
 MODULE_DESCRIPTION(DM_NAME " network mirror target");
 MODULE_AUTHOR("netmirror developers");

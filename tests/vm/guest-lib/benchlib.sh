@@ -58,8 +58,10 @@ BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # with an HMAC on every packet; nm-Cackthr (nm_bench_cackthr=1): protocol C
 # with module parameter fast_ack=N, every ack read by the receiver thread;
 # nm-Cthr (nm_bench_cthr=1): protocol C with
-# module parameter inline_send=N, every write through the sender thread
-BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr"
+# module parameter inline_send=N, every write through the sender thread;
+# nm-Cnomerge (nm_bench_cnomerge=1): protocol C with module parameter
+# merge_writes=N, no write merging (nbd-* runs on it too)
+BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge"
 
 bench_fio_args() {
 	case $1 in
@@ -84,7 +86,7 @@ bench_fio_args() {
 bench_applies() {
 	case $2 in
 	rs-*) case $1 in nm-C|drbd-C|drbd-Cdef) return 0 ;; esac; return 1 ;;
-	nbd-*) case $1 in bare|nm-C|drbd-C) return 0 ;; esac; return 1 ;;
+	nbd-*) case $1 in bare|nm-C|nm-Cnomerge|drbd-C) return 0 ;; esac; return 1 ;;
 	ov-*) case $1 in nm-C|drbd-C) return 0 ;; esac; return 1 ;;
 	*) [ "$1" != drbd-Cdef ] ;;
 	esac
