@@ -2,7 +2,8 @@
 #
 #   make            module (against the testbed kernel's headers), library, tools
 #   make deps       install build and testbed dependencies from Debian packages
-#   make check      unit tests, then VM tests; ends with "N passed, N failed"
+#   make check      unit tests, the module built by DKMS, then VM tests booting
+#                   it; ends with "N passed, N failed"
 #   make check-cluster   netmirror failed over by Pacemaker + Corosync in two
 #                   VMs (tests/vm/scenarios/cluster-failover.sh, docs/cluster.md;
 #                   also in make check's suite; 2-3.5 min of wall time)
