@@ -1,5 +1,5 @@
 # Link cuts under a verifying random-write load (two VMs, protocol C).
-# Phase 1: nm_cycles cuts (default 20) of a random length in
+# Phase 1: nm_cycles cuts (default 12) of a random length in
 # [nm_cut_min_ms, nm_cut_max_ms] (default 100..3000) of eth0, alternately on
 # node a (the primary) and node b, while node a runs a loop of "pattern
 # write" (a new seed each time, in one of four 8 MiB windows) each followed
@@ -15,7 +15,7 @@
 # timeout: 1200
 load_netmirror
 . /tests/nmlib.sh
-cycles=${nm_cycles:-20}
+cycles=${nm_cycles:-12}
 cmin=${nm_cut_min_ms:-100}
 cmax=${nm_cut_max_ms:-3000}
 slow_cycles=${nm_slow_cycles:-8}
