@@ -57,7 +57,6 @@
 # loop of dmsetup calls (60-120 ms each under TCG) nm-tables took 3 minutes.
 
 NM_CORPUS_DIR=${NM_CORPUS_DIR:-/tests/corpus}
-NM_CORPUS_MARK=0
 
 nm_corpus_init() {
 	local dev meta
@@ -74,35 +73,6 @@ nm_corpus_init() {
 	nmhostile addkey netmirror:corpus corpus-secret >/dev/null || fail "add key netmirror:corpus"
 	nmhostile addkey "netmirror:$(printf '%053d' 0 | tr 0 k)" corpus-secret >/dev/null ||
 		fail "add the 63-character key"
-}
-
-# the kernel's refusal text of a table line logged since mark $1 (one awk:
-# under TCG every process costs tens of ms)
-_nm_corpus_ctr_text() {
-	dmesg | awk -v m="NMLOG-MARK corpus$1" '
-		index($0, m) && substr($0, length($0) - length(m) + 1) == m { on = 1; t = ""; next }
-		on && /device-mapper: table: / { t = $0 }
-		END {
-			sub(/^.*device-mapper: table: [^ ]*: netmirror: /, "", t)
-			sub(/ \(-E[A-Z0-9]*\)$/, "", t); sub(/ \(-[0-9]*\)$/, "", t)
-			print t
-		}'
-}
-
-# is there a dm device named $1? (sysfs, no process)
-_nm_corpus_dm_exists() {
-	local f n
-	for f in /sys/block/dm-*/dm/name; do
-		[ -r "$f" ] || continue
-		read -r n < "$f"
-		[ "$n" = "$1" ] && return 0
-	done
-	return 1
-}
-
-_nm_corpus_mark() {
-	NM_CORPUS_MARK=$((NM_CORPUS_MARK + 1))
-	echo "NMLOG-MARK corpus$NM_CORPUS_MARK" > /dev/kmsg
 }
 
 # the checks nmcorpus printed (src/nmcorpus.c): PASS/FAIL lines, LOG lines,
@@ -148,14 +118,8 @@ nm_corpus_messages() {
 }
 
 nm_refuse_kernel() {
-	local kgot
-	_nm_corpus_mark
-	if dmsetup create nmc --table "$3" >/tmp/corpus-out 2>&1; then
-		kgot="ok $(dmsetup table nmc)"
-		dmsetup remove nmc
-	else
-		kgot="err $(_nm_corpus_ctr_text $NM_CORPUS_MARK)"
-		_nm_corpus_dm_exists nmc && { kgot="$kgot (and left a device behind)"; dmsetup remove nmc; }
-	fi
-	check_eq "$1" "$kgot" "err $2"
+	printf '%s\terr\t%s\t%s\n' "$1" "$3" "$2" > /tmp/corpus-kernel.txt
+	nmcorpus kernel /tmp/corpus-kernel.txt "$NM_CORPUS_META" > /tmp/corpus-res ||
+		fail "nmcorpus kernel: exit $?"
+	_nm_corpus_report /tmp/corpus-res
 }
