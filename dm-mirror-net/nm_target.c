@@ -624,11 +624,6 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	nm->cstate = NM_C_STANDALONE;
 	get_random_bytes(&nm->nonce, sizeof(nm->nonce));
 
-	r = dm_set_target_max_io_len(ti, NM_MAX_DATA >> SECTOR_SHIFT);
-	if (r) {
-		ti->error = "Cannot set max io len";
-		goto bad;
-	}
 	ti->num_flush_bios = 1;
 	ti->flush_supported = true;
 	/*
@@ -726,6 +721,18 @@ static int nm_map(struct dm_target *ti, struct bio *bio)
 	if (bio_sectors(bio))
 		bio->bi_iter.bi_sector =
 			dm_target_offset(ti, bio->bi_iter.bi_sector);
+	/*
+	 * One P_DATA or P_READ carries at most NM_MAX_DATA: dm sends the rest
+	 * in the next bio.  Not ti->max_io_len: with it set, dm also splits
+	 * every bio at the device's max_sectors (stacked from the backing
+	 * device: 127.5 KiB on brd), nine writes and acks per MiB.  A data
+	 * bio here never has REQ_PREFLUSH (dm sends that as an empty flush
+	 * first), and discards and write-zeroes are split to their limits
+	 * (nm_io_hints) before map.
+	 */
+	if ((bio_op(bio) == REQ_OP_READ || bio_op(bio) == REQ_OP_WRITE) &&
+	    bio->bi_iter.bi_size > NM_MAX_DATA)
+		dm_accept_partial_bio(bio, NM_MAX_DATA >> SECTOR_SHIFT);
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:

@@ -47,6 +47,10 @@ log "detach: $(dmsetup status nma)"
 check detach/write-diskless pattern write /dev/mapper/nma 2 8M --size 16M --offset 8M --direct --quiet
 check detach/read-diskless pattern verify /dev/mapper/nma 2 8M --size 16M --offset 8M --direct --quiet
 check detach/peer-has-writes pattern verify /dev/ram1 2 8M --size 16M --offset 8M --direct --quiet
+# reads of 4 MiB through the peer: one P_READ carries at most 1 MiB
+check_eq detach/read-4m-diskless \
+	"$($DD if=/dev/mapper/nma bs=4M count=6 iflag=direct status=none | $MD5SUM)" \
+	"$($DD if=/dev/ram1 bs=4M count=6 iflag=direct status=none | $MD5SUM)"
 check_eq detach/failed-write-reads-back "$(blk_sum /dev/mapper/nma)" "$BLK"
 # repair and attach: the peer resyncs the disk back
 lower ok lowa /dev/ram0

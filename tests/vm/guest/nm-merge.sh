@@ -8,6 +8,8 @@
 #     (writes_sent < pages/8);
 #   <P>/unmerged/... the same with merge_writes=N: one write per page
 #     (writes_sent >= 9/10 of the pages): the count above can fail;
+#   <P>/direct/...  16 MiB of O_DIRECT 4 MiB writes: exactly one write
+#     sent per MiB (NM_MAX_DATA; not split at brd's max_sectors);
 #   marks/...    C with metadata devices: merged writes wait for their
 #     regions' marks (mark_wait) and re-enter the write path; random
 #     buffered writes of mixed sizes (pattern --fsync) verified on the peer;
@@ -92,6 +94,18 @@ for P in A B C; do
 	log "$P unmerged: $n writes sent for $PAGES pages"
 	check "$P/unmerged/page-writes" [ "$n" -ge $((PAGES * 9 / 10)) ]
 	echo Y > $MW
+	# O_DIRECT 4 MiB writes: dm hands the target 1 MiB at a time (one
+	# P_DATA each), not pieces of the backing device's max_sectors
+	# (127.5 KiB on brd), and nothing is held or merged
+	next
+	s0=$(nm_status nma writes_sent)
+	$DD if=/tmp/rnd of=/dev/mapper/nma bs=4M skip=$((K / 4)) count=$((MB / 4)) oflag=direct conv=notrunc status=none ||
+		fail "$P: direct write"
+	want=$($DD if=/tmp/rnd bs=4M skip=$((K / 4)) count=$((MB / 4)) status=none | $MD5SUM | cut -d' ' -f1)
+	data "$P/direct"
+	n=$(( $(nm_status nma writes_sent) - s0 ))
+	log "$P direct: $n writes sent for $MB MiB"
+	check_eq "$P/direct/one-write-per-mib" "$n" "$MB"
 	nm_local_unpair
 done
 
