@@ -92,6 +92,7 @@ struct nm_req {
 	u64 id;
 	u32 epoch;
 	unsigned long queued_at;	/* jiffies, when queued for the peer */
+	u64 flush_covers;		/* empty flush: peer_unstable at map */
 	u64 t_map, t_sent;		/* ktime_get_ns(): map, P_DATA sent */
 	struct bvec_iter saved_iter;	/* reads: to retry on the peer */
 	atomic_t ref;			/* local part, peer part, sender */
@@ -209,6 +210,14 @@ struct nm_dev {
 	u64 next_id;
 	u32 epoch;			/* primary: current epoch */
 	bool epoch_completed;		/* a write of @epoch has completed */
+	/*
+	 * Primary, protocol C: P_WRITE_ACKs of writes without NM_AF_STABLE
+	 * (their data may sit in the peer's volatile cache), counted; and
+	 * the count that the last completed peer flush covers.  Equal: an
+	 * empty flush has nothing to make stable on the peer (nm_map_write).
+	 */
+	u64 peer_unstable;
+	u64 peer_flushed;
 	bool send_state;		/* a P_STATE is due */
 	bool send_bitmap;		/* sender: our bitmap is due */
 	u32 conn_gen;			/* bumped at each new connection */
@@ -327,6 +336,7 @@ struct nm_dev {
 	atomic_t pending;		/* writes awaiting the peer */
 	atomic64_t writes_sent;
 	atomic64_t writes_inline;	/* sent from map (nm_send_inline) */
+	atomic64_t flushes_local;	/* C: empty flushes the peer did not need */
 	atomic64_t acks_fast;		/* acks taken in data_ready */
 	atomic64_t writes_received;
 	atomic64_t bytes_sent;
@@ -482,6 +492,7 @@ void nm_fast_attach(struct nm_dev *nm, struct socket *s);
 void nm_fast_detach(struct nm_dev *nm, struct socket *s);
 int nm_fast_wait(struct nm_dev *nm, struct socket *s);
 struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read);
+struct nm_req *nm_ack_take(struct nm_dev *nm, const struct nm_p_ack *a);
 
 int nm_rs_slot_alloc(struct nm_dev *nm, unsigned int slot, gfp_t gfp);
 void nm_rs_slot_free(struct nm_dev *nm, unsigned int slot);

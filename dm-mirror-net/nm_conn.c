@@ -494,6 +494,8 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	/* with the socket: a send checking conn_gen under tx_mutex */
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->conn_gen++;
+	/* a new link: nothing known of the peer's cache, the next flush goes */
+	nm->peer_unstable++;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	mutex_unlock(&nm->tx_mutex);
 	nm->rx_crc = ~0U;

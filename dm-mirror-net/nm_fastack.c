@@ -61,7 +61,6 @@ static int nm_fast_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		   (nm->crc_on ? sizeof(__be32) : 0);
 	u16 want = nm->protocol == NM_PROTO_B ? NM_P_RECV_ACK :
 						NM_P_WRITE_ACK;
-	unsigned long flags;
 	struct nm_fast_pkt p;
 	struct nm_req *req;
 	size_t used = 0;
@@ -79,9 +78,7 @@ static int nm_fast_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		if (nm->crc_on &&
 		    crc32c(~0U, &p, n - sizeof(__be32)) != be32_to_cpu(p.crc))
 			break;
-		spin_lock_irqsave(&nm->lock, flags);
-		req = __nm_wait_take(nm, nm_h64(p.a.id), false);
-		spin_unlock_irqrestore(&nm->lock, flags);
+		req = nm_ack_take(nm, &p.a);
 		if (!req)
 			break;
 		WRITE_ONCE(nm->rx_seq, nm->rx_seq + 1);

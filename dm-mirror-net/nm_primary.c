@@ -417,11 +417,27 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 				       nm->disk == NM_DISK_INCONSISTENT);
 		list_add_tail(&req->active, &nm->active);
 	}
+	/*
+	 * An empty flush under C covers the writes completed before it, each
+	 * acknowledged by the peer once on its disk; if every such ack said
+	 * NM_AF_STABLE since the last peer flush, the peer has nothing to
+	 * flush: the local flush alone completes it, with no round trip.
+	 */
+	if (!data && (bio->bi_opf & REQ_PREFLUSH) &&
+	    nm->protocol == NM_PROTO_C && local &&
+	    nm->cstate >= NM_C_CONNECTED &&
+	    nm->peer_flushed == nm->peer_unstable) {
+		req->epoch = nm->epoch;
+		spin_unlock_irqrestore(&nm->lock, flags);
+		atomic64_inc(&nm->flushes_local);
+		goto submit;
+	}
 	if (nm->epoch_completed) {
 		nm->epoch++;
 		nm->epoch_completed = false;
 	}
 	req->epoch = nm->epoch;
+	req->flush_covers = nm->peer_unstable;
 	if (nm->cstate >= NM_C_CONNECTED) {
 		req->id = nm->next_id++;
 		req->queued_at = jiffies;
@@ -438,6 +454,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	spin_unlock_irqrestore(&nm->lock, flags);
 
 	atomic64_add(nm_bio_data_bytes(bio), &nm->app_bytes);
+submit:
 	if (!local) {
 		set_bit(NM_REQ_NO_LOCAL, &req->flags);
 		nm_conn_kick(nm);
@@ -978,12 +995,37 @@ struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read)
 	return NULL;
 }
 
+/*
+ * The write (or empty flush) a P_RECV_ACK or P_WRITE_ACK @a is for, taken
+ * off wait_q; NULL if there is none.  Under C, counts the peer's volatile
+ * state: an ack without NM_AF_STABLE leaves data in the peer's cache; a
+ * flush's ack makes stable what was counted when it was mapped.  The
+ * receiver thread and the fast ack path both take acks here.
+ */
+struct nm_req *nm_ack_take(struct nm_dev *nm, const struct nm_p_ack *a)
+{
+	struct nm_req *req;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	req = __nm_wait_take(nm, nm_h64(a->id), false);
+	if (req && nm->protocol == NM_PROTO_C && !a->status) {
+		if (test_bit(NM_REQ_DATA, &req->flags)) {
+			if (!(nm_h32(a->flags) & NM_AF_STABLE))
+				nm->peer_unstable++;
+		} else if (req->bio->bi_opf & REQ_PREFLUSH) {
+			nm->peer_flushed = max(nm->peer_flushed,
+					       req->flush_covers);
+		}
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return req;
+}
+
 void nm_handle_ack(struct nm_dev *nm, u16 type,
 		   const struct nm_p_ack *a, int *err)
 {
 	struct nm_req *found;
-	unsigned long flags;
-	u64 id = nm_h64(a->id);
 	bool want = (nm->protocol == NM_PROTO_B && type == NM_P_RECV_ACK) ||
 		    (nm->protocol == NM_PROTO_C && type == NM_P_WRITE_ACK);
 
@@ -991,9 +1033,7 @@ void nm_handle_ack(struct nm_dev *nm, u16 type,
 		*err = -EPROTO;
 		return;
 	}
-	spin_lock_irqsave(&nm->lock, flags);
-	found = __nm_wait_take(nm, id, false);
-	spin_unlock_irqrestore(&nm->lock, flags);
+	found = nm_ack_take(nm, a);
 	if (!found) {
 		*err = -ENOENT;
 		return;

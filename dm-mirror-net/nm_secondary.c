@@ -41,6 +41,8 @@ struct nm_peer_req {
 	sector_t sector;
 	unsigned int sectors;
 	bool resync;			/* P_RS_DATA: answer P_RS_ACK */
+	bool forced;			/* FUA or an empty flush: stable once done */
+	bool stable;			/* the ack says NM_AF_STABLE (nm_peer_end) */
 	u64 id;
 	int status;
 	u64 t_rx, t_sub, t_done;	/* ktime_get_ns(): read, submitted, done */
@@ -129,6 +131,8 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 		nm_lat_add(nm, NM_LAT_s_disk, pr->t_sub, pr->t_done);
 	}
 	pr->status = status;
+	pr->stable = !status && (pr->forced || (pr->stable &&
+				 !bdev_write_cache(nm->dev->bdev)));
 	if (pr->status) {
 		nm_err_limit(nm, "write from the peer at sector %llu failed (%d)",
 			     (unsigned long long)pr->sector, pr->status);
@@ -442,6 +446,12 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		return r;
 	}
 
+	/*
+	 * Stable once done: FUA, an empty flush, or a disk without a
+	 * volatile cache now and when the write completes (nm_peer_end).
+	 */
+	pr->forced = (fl & NM_DF_FUA) || (!size && (fl & NM_DF_FLUSH));
+	pr->stable = pr->forced || !bdev_write_cache(nm->dev->bdev);
 	if (fl & NM_DF_FUA)
 		opf |= REQ_FUA;
 	if (fl & NM_DF_FLUSH)
@@ -645,6 +655,7 @@ int nm_peer_send_acks(struct nm_dev *nm)
 		struct nm_p_ack a = {
 			.id = nm_be64(pr->id),
 			.status = nm_be32(-pr->status),
+			.flags = nm_be32(pr->stable ? NM_AF_STABLE : 0),
 		};
 		struct nm_p_rs_ack ra = {
 			.sector = nm_be64(pr->sector),

@@ -709,6 +709,7 @@ static int nm_lat_emit(struct nm_dev *nm, char *result, unsigned int maxlen)
 	}
 	DMEMIT("inline count=%llu\n", atomic64_read(&nm->writes_inline));
 	DMEMIT("fast_ack count=%llu\n", atomic64_read(&nm->acks_fast));
+	DMEMIT("flush_local count=%llu\n", atomic64_read(&nm->flushes_local));
 	kfree(n);
 	return 1;	/* dm: result holds the answer */
 }
@@ -942,6 +943,7 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 			atomic64_set(&nm->lat[v / NM_HIST_BUCKETS][v % NM_HIST_BUCKETS], 0);
 		atomic64_set(&nm->writes_inline, 0);
 		atomic64_set(&nm->acks_fast, 0);
+		atomic64_set(&nm->flushes_local, 0);
 		return 0;
 	case NM_MSG_VERIFY:
 		return nm_verify_start(nm, 0, nm->sectors);

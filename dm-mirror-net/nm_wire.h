@@ -177,8 +177,19 @@ struct nm_p_data {
 struct nm_p_ack {
 	__be64 id;
 	__be32 status;		/* 0 or a positive errno */
-	__be32 reserved;
+	__be32 flags;		/* P_WRITE_ACK: NM_AF_*; else 0 */
 } __packed;
+
+/*
+ * P_WRITE_ACK flags.  NM_AF_STABLE: the write is on the sender's stable
+ * storage, not only in a volatile cache (its disk had no volatile write
+ * cache when the write was submitted and when it completed, or it was a
+ * FUA write, or an empty flush).  A primary under protocol C then need
+ * not send a later empty flush to this peer for it.  A peer that does not
+ * set it (older ones send 0 here) gets every flush, as before.
+ */
+#define NM_AF_STABLE	0x1u
+#define NM_AF_ALL	NM_AF_STABLE
 
 /* Resync write acknowledgment. */
 struct nm_p_rs_ack {
@@ -496,6 +507,8 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EINVAL;
 		if (m->status && len != sizeof(*m))
 			return -EINVAL;
+		if (m->flags)
+			return -EINVAL;
 		return 0;
 	}
 	case NM_P_DATA:
@@ -546,6 +559,8 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 
 		if (nm_h32(m->status) > 4095)
 			return -EPROTO;
+		if (nm_h32(m->flags) & ~(type == NM_P_WRITE_ACK ? NM_AF_ALL : 0))
+			return -EINVAL;
 		return 0;
 	}
 	case NM_P_RS_ACK:

@@ -194,6 +194,20 @@ int main(void)
 		a.status = nm_be32(4096);
 		check(nm_payload_check(NM_P_WRITE_ACK, 16, &a, DEV) == -EPROTO,
 		      "ack_status_out_of_range");
+		a.status = 0;
+		a.flags = nm_be32(NM_AF_STABLE);
+		check(nm_payload_check(NM_P_WRITE_ACK, 16, &a, DEV) == 0,
+		      "ack_stable");
+		check(nm_payload_check(NM_P_RECV_ACK, 16, &a, DEV) == -EINVAL,
+		      "recv_ack_no_flags");
+		check(nm_payload_check(NM_P_READ_REPLY, 16, &a, DEV) == -EINVAL,
+		      "read_reply_no_flags");
+		a.flags = nm_be32(2);
+		check(nm_payload_check(NM_P_WRITE_ACK, 16, &a, DEV) == -EINVAL,
+		      "ack_unknown_flag");
+		a.flags = 0;
+		check(nm_payload_check(NM_P_READ_REPLY, 16, &a, DEV) == 0,
+		      "read_reply_valid");
 	}
 	check(nm_payload_check(0, 0, raw, DEV) == -EPROTO, "payload_unknown_type");
 

@@ -353,13 +353,13 @@ BEGIN {
 	} else if (kind == "stage") {
 		c = kv["cfg"]; w = kv["wl"]; s = kv["name"]
 		if (s == "p_total") ptc[c, w, r] = kv["count"] + 0
-		# "inline count=N", "fast_ack count=N" are counts: the share of
-		# p_total's writes, in %
-		if ((s == "inline" || s == "fast_ack") && kv["count"] + 0 > 0 && ptc[c, w, r] > 0) {
+		# "inline count=N", "fast_ack count=N", "flush_local count=N"
+		# are counts: the share of p_total's writes, in %
+		if ((s == "inline" || s == "fast_ack" || s == "flush_local") && kv["count"] + 0 > 0 && ptc[c, w, r] > 0) {
 			kv["p50"] = kv["p99"] = sprintf("%.0f", 100 * kv["count"] / ptc[c, w, r])
 			s = s "%"
 		}
-		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack") {
+		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack" && s != "flush_local") {
 			val[c, w, "stage:" s ":p50", r] = kv["p50"]
 			val[c, w, "stage:" s ":p99", r] = kv["p99"]
 			if (!((c SUBSEP s) in seenstage)) {

@@ -1,11 +1,23 @@
 # Protocol C and O_DSYNC / FUA / flush: when a synchronous write returns on
 # the primary, the data is already on the secondary's backing device (read
 # right after, without waiting).  Also an fsync'ed buffered write.
+#
+# Then the empty flush that follows a write (target 1.13.0, NM_AF_STABLE):
+#   <P>/nocache/...  A, B, C on brd (no volatile cache): 20 times a 4 KiB
+#     O_DIRECT write then fsync; under C the peer acked every write as
+#     stable, so no flush goes to it (flush_local 20, the secondary
+#     received 20 packets); under A and B every flush goes (flush_local 0,
+#     40 received); the data on both disks;
+#   C/cache/...  the secondary on a null_blk with a volatile cache: every
+#     flush goes to the peer (flush_local 0); its write_cache set to
+#     "write through": no flush goes (acks stable again); "write back"
+#     again: every flush goes again.
 # vms: 1
 # disks: none
 # timeout: 300
 load_netmirror
 . /tests/nmlib.sh
+. /tests/dur-power-lib.sh
 brd_setup 32 2
 for ord in flush drain none; do
 	nm_local_pair C "$ord"
@@ -29,4 +41,56 @@ for ord in flush drain none; do
 	check_eq "$ord/fsync-on-peer" "$got" "$($MD5SUM < /tmp/big)"
 	nm_local_unpair
 done
+
+# flush_local: empty flushes completed without the peer (latency message)
+flush_local() { dmsetup message nma 0 latency | sed -n 's/^flush_local count=//p'; }
+# write_fsync N SEEK: N times a 4 KiB O_DIRECT write then an fsync (an
+# empty REQ_PREFLUSH), after one more; prints "flush_local received" deltas
+write_fsync() {
+	local i=0 r0
+	# one before: a new link's first flush always goes to the peer
+	$DD if=/tmp/big of=/dev/mapper/nma bs=4k seek=$(($2 + 20)) count=1 oflag=direct conv=fsync,notrunc status=none ||
+		fail "write + fsync before"
+	dmsetup message nma 0 latency_reset || fail "latency_reset"
+	r0=$(nm_status nmb writes_received)
+	while [ $i -lt "$1" ]; do
+		$DD if=/tmp/big of=/dev/mapper/nma bs=4k skip=$i seek=$(($2 + i)) count=1 oflag=direct conv=fsync,notrunc status=none ||
+			fail "write + fsync $i"
+		i=$((i + 1))
+	done
+	echo "$(flush_local) $(( $(nm_status nmb writes_received) - r0 ))"
+}
+same_blocks() {
+	check_eq "$1" "$($DD if=/dev/mapper/nma bs=4k skip=$2 count=20 iflag=direct status=none | $MD5SUM)" \
+		"$($DD if="$3" bs=4k skip=$2 count=20 iflag=direct status=none | $MD5SUM)"
+}
+for P in A B C; do
+	nm_local_pair $P flush
+	o=$(write_fsync 20 1000)
+	log "$P nocache: flush_local, received: $o"
+	if [ $P = C ]; then
+		check_eq "$P/nocache/flushes-local" "$o" "20 20"
+	else
+		check_eq "$P/nocache/flushes-sent" "$o" "0 40"
+	fi
+	check_wait "$P/nocache/settled" 10 "[ \$(nm_status nma pending) = 0 ]"
+	same_blocks "$P/nocache/on-peer" 1000 /dev/ram1
+	nm_local_unpair
+done
+nl_create nlb 32
+nm_local_pair C flush $((32 * 2048)) /dev/ram0 /dev/nlb
+WC=/sys/block/nlb/queue/write_cache
+log "nlb write_cache: $(cat $WC)"
+o=$(write_fsync 20 2000)
+check_eq C/cache/flushes-sent "$o" "0 40"
+echo "write through" > $WC || fail "write through"
+o=$(write_fsync 20 3000)
+log "C write through: $o"
+check_eq C/cache/write-through-local "$o" "20 20"
+echo "write back" > $WC || fail "write back"
+o=$(write_fsync 20 4000)
+check_eq C/cache/write-back-sent "$o" "0 40"
+same_blocks C/cache/on-peer 4000 /dev/nlb
+nm_local_unpair
+nl_destroy nlb
 exit 0
