@@ -22,7 +22,7 @@ brd_setup 32 2
 for ord in flush drain none; do
 	nm_local_pair C "$ord"
 	i=0 bad=
-	while [ $i -lt 50 ]; do
+	while [ $i -lt 25 ]; do
 		off=$(( (i * 37) % 8000 ))
 		$DD if=/dev/urandom of=/tmp/blk bs=4k count=1 status=none
 		$DD if=/tmp/blk of=/dev/mapper/nma bs=4k seek=$off count=1 oflag=direct,dsync conv=notrunc status=none ||
@@ -32,7 +32,7 @@ for ord in flush drain none; do
 		[ "$got" = "$want" ] || bad="$bad $i@$off"
 		i=$((i + 1))
 	done
-	# one check for the 50 writes (which ones failed: the detail)
+	# one check for the 25 writes (which ones failed: the detail)
 	if [ -z "$bad" ]; then check_ok "$ord/dsync-on-peer"; else check_bad "$ord/dsync-on-peer" "not on the peer when they returned (write@block):$bad"; fi
 	# buffered write + fsync (conv=fsync): REQ_PREFLUSH through the target
 	$DD if=/dev/urandom of=/tmp/big bs=64k count=16 status=none
@@ -65,8 +65,8 @@ same_blocks() {
 		"$($DD if="$3" bs=4k skip=$2 count=20 iflag=direct status=none | $MD5SUM)"
 }
 for P in A B C; do
-	nm_local_pair $P flush
-	o=$(write_fsync 20 1000)
+	nm_local_pair $P flush 16384	# 8 MiB: a short first resync
+	o=$(write_fsync 20 100)
 	log "$P nocache: flush_local, received: $o"
 	if [ $P = C ]; then
 		check_eq "$P/nocache/flushes-local" "$o" "20 20"
@@ -74,23 +74,23 @@ for P in A B C; do
 		check_eq "$P/nocache/flushes-sent" "$o" "0 40"
 	fi
 	check_wait "$P/nocache/settled" 10 "[ \$(nm_status nma pending) = 0 ]"
-	same_blocks "$P/nocache/on-peer" 1000 /dev/ram1
+	same_blocks "$P/nocache/on-peer" 100 /dev/ram1
 	nm_local_unpair
 done
-nl_create nlb 32
-nm_local_pair C flush $((32 * 2048)) /dev/ram0 /dev/nlb
+nl_create nlb 8
+nm_local_pair C flush 16384 /dev/ram0 /dev/nlb
 WC=/sys/block/nlb/queue/write_cache
 log "nlb write_cache: $(cat $WC)"
-o=$(write_fsync 20 2000)
+o=$(write_fsync 20 200)
 check_eq C/cache/flushes-sent "$o" "0 40"
 echo "write through" > $WC || fail "write through"
-o=$(write_fsync 20 3000)
+o=$(write_fsync 20 400)
 log "C write through: $o"
 check_eq C/cache/write-through-local "$o" "20 20"
 echo "write back" > $WC || fail "write back"
-o=$(write_fsync 20 4000)
+o=$(write_fsync 20 600)
 check_eq C/cache/write-back-sent "$o" "0 40"
-same_blocks C/cache/on-peer 4000 /dev/nlb
+same_blocks C/cache/on-peer 600 /dev/nlb
 nm_local_unpair
 nl_destroy nlb
 exit 0
