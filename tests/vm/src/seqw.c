@@ -20,6 +20,19 @@
  *                 (default O_DIRECT)
  *   --sync-every N   only every Nth write (s % N == N - 1) O_DIRECT|O_DSYNC,
  *                 the others plain O_DIRECT
+ *   --buffered N  write: through the page cache (no O_DIRECT), and fsync(2)
+ *                 after every N writes of the job; the N writes are logged
+ *                 (acknowledged) only when that fsync returned 0 (a block
+ *                 device's fsync writes its dirty pages back and flushes
+ *                 the device's cache: blkdev_fsync).  The first failed
+ *                 write or fsync ends the job: a later fsync may return 0
+ *                 for pages whose write back failed before (errseq), so
+ *                 nothing after a failure is taken as acknowledged.  The
+ *                 writes after the job's last fsync are not logged.
+ *                 With --linear and J jobs, the jobs' blocks interleave:
+ *                 each fsync writes back adjacent dirty pages of all jobs
+ *                 (one 4 KiB bio per page, under one plug).
+ *   --fdatasync   with --buffered: fdatasync(2) instead of fsync(2)
  *   --stop FILE   write: stop when FILE exists (checked before each write)
  *   --region N    verify: bytes per region in the report (default 524288)
  *   --upto N      verify: only sequence numbers < N
@@ -55,10 +68,11 @@
 #define SEQW_MAGIC 0x3130575145534d4eULL /* "NMSEQW01" */
 #define STRIDE 0x9e3779b1ULL
 
-static uint64_t opt_size, opt_off, opt_bs = 4096, opt_count, opt_region = 524288, opt_upto, opt_sync_every;
+static uint64_t opt_size, opt_off, opt_bs = 4096, opt_count, opt_region = 524288, opt_upto, opt_sync_every,
+	opt_buffered;
 static unsigned int opt_jobs = 1;
 static const char *opt_log, *opt_stop;
-static int opt_sync, opt_quiet, opt_linear;
+static int opt_sync, opt_quiet, opt_linear, opt_fdatasync;
 
 #include "vmutil.h"
 
@@ -101,7 +115,7 @@ static void fill_block(unsigned char *p, uint64_t seed, uint64_t s, uint64_t off
 static int open_dev(const char *dev, int flags, uint64_t *size)
 {
 	struct stat st;
-	int fd = open(dev, flags | O_DIRECT);
+	int fd = open(dev, opt_buffered ? flags : flags | O_DIRECT);
 
 	if (fd < 0) {
 		fprintf(stderr, "seqw: open %s: %s\n", dev, strerror(errno));
@@ -118,11 +132,73 @@ static int open_dev(const char *dev, int flags, uint64_t *size)
 	return fd;
 }
 
+/* append "SEQ\n" to the job's log */
+static int log_seq(int lfd, uint64_t s)
+{
+	char line[32];
+	int len;
+
+	if (lfd < 0)
+		return 0;
+	len = snprintf(line, sizeof(line), "%" PRIu64 "\n", s);
+	if (write(lfd, line, len) != len) {
+		perror("seqw: log");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --buffered: pwrite into the page cache, fsync every opt_buffered writes,
+ * log the writes an fsync covered once it returned 0.  Stops at the first
+ * failure (see --buffered above).
+ */
+static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
+			    unsigned int j, uint64_t count)
+{
+	uint64_t *pend, npend = 0, s, n = 0, failed = 0, syncs = 0, k;
+
+	pend = calloc(opt_buffered, sizeof(*pend));
+	if (!pend)
+		return 2;
+	for (s = j; s < count; s += opt_jobs) {
+		uint64_t off = slot_off(s);
+
+		if (opt_stop && access(opt_stop, F_OK) == 0)
+			break;
+		fill_block(buf, seed, s, off);
+		if (pwrite(fd, buf, opt_bs, (off_t)off) != (ssize_t)opt_bs) {
+			failed++;
+			break;
+		}
+		pend[npend++] = s;
+		if (npend < opt_buffered)
+			continue;
+		if (opt_fdatasync ? fdatasync(fd) : fsync(fd)) {
+			/* none of the pending writes is acknowledged */
+			failed++;
+			break;
+		}
+		syncs++;
+		for (k = 0; k < npend; k++)
+			if (log_seq(lfd, pend[k]))
+				return 2;
+		n += npend;
+		npend = 0;
+	}
+	free(pend);
+	if (!opt_quiet)
+		printf("seqw: job %u: %" PRIu64 " writes acknowledged by %" PRIu64 " %s, %" PRIu64
+		       " not synced, %" PRIu64 " failed\n", j, n, syncs,
+		       opt_fdatasync ? "fdatasyncs" : "fsyncs", npend, failed);
+	return failed ? 1 : 0;
+}
+
 static int run_job(const char *dev, uint64_t seed, unsigned int j, uint64_t count)
 {
 	unsigned char *buf;
 	uint64_t devsize, s, n = 0, failed = 0;
-	char path[4096], line[32];
+	char path[4096];
 	int fd, sfd = -1, lfd = -1;
 
 	fd = open_dev(dev, O_WRONLY | (opt_sync ? O_DSYNC : 0), &devsize);
@@ -138,9 +214,10 @@ static int run_job(const char *dev, uint64_t seed, unsigned int j, uint64_t coun
 			return 2;
 		}
 	}
+	if (opt_buffered)
+		return run_job_buffered(fd, lfd, buf, seed, j, count);
 	for (s = j; s < count; s += opt_jobs) {
 		uint64_t off = slot_off(s);
-		int len;
 
 		if (opt_stop && access(opt_stop, F_OK) == 0)
 			break;
@@ -154,13 +231,8 @@ static int run_job(const char *dev, uint64_t seed, unsigned int j, uint64_t coun
 			continue;
 		}
 		n++;
-		if (lfd >= 0) {
-			len = snprintf(line, sizeof(line), "%" PRIu64 "\n", s);
-			if (write(lfd, line, len) != len) {
-				perror("seqw: log");
-				return 2;
-			}
-		}
+		if (log_seq(lfd, s))
+			return 2;
 	}
 	if (!opt_quiet)
 		printf("seqw: job %u: %" PRIu64 " writes, %" PRIu64 " failed\n", j, n, failed);
@@ -283,7 +355,7 @@ int main(int argc, char **argv)
 	if (argc < 4) {
 		fprintf(stderr, "usage: seqw write|verify DEV SEED --size N [--offset N] [--bs N] "
 				"[--jobs J] [--count N] [--log PREFIX] [--sync] [--sync-every N] [--stop FILE] "
-				"[--region N] [--upto N] [--linear] [--quiet]\n");
+				"[--buffered N [--fdatasync]] [--region N] [--upto N] [--linear] [--quiet]\n");
 		return 2;
 	}
 	writing = !strcmp(argv[1], "write");
@@ -301,6 +373,8 @@ int main(int argc, char **argv)
 			opt_quiet = 1;
 		else if (!strcmp(a, "--linear"))
 			opt_linear = 1;
+		else if (!strcmp(a, "--fdatasync"))
+			opt_fdatasync = 1;
 		else if (!v)
 			goto usage;
 		else if (!strcmp(a, "--size"))
@@ -321,6 +395,8 @@ int main(int argc, char **argv)
 			opt_region = parse_size(v), i++;
 		else if (!strcmp(a, "--sync-every"))
 			opt_sync_every = parse_size(v), i++;
+		else if (!strcmp(a, "--buffered"))
+			opt_buffered = parse_size(v), i++;
 		else if (!strcmp(a, "--upto"))
 			opt_upto = parse_size(v), i++;
 		else
@@ -329,6 +405,12 @@ int main(int argc, char **argv)
 	if (!opt_bs || opt_bs % SECT || opt_off % SECT || !opt_size || opt_size % opt_bs ||
 	    (nblocks() & (nblocks() - 1)) || !opt_jobs || !opt_region) {
 		fprintf(stderr, "seqw: bad sizes (--size / --bs must be a power of two)\n");
+		return 2;
+	}
+	if (!writing)
+		opt_buffered = 0;	/* verify reads O_DIRECT */
+	if (opt_buffered && (opt_sync || opt_sync_every)) {
+		fprintf(stderr, "seqw: --buffered excludes --sync and --sync-every\n");
 		return 2;
 	}
 	return writing ? do_write(argv[2], seed) : do_verify(argv[2], seed);
