@@ -16,11 +16,14 @@
 #
 # First the model: buffered writes fsync'ed on a bare null_blk survive its
 # power cycle (nullblk/buffered-fsync-kept).
-# Then for each protocol A, B, C (flush ordering, metadata devices on brd,
+# Then for each protocol A, B, C (flush ordering, "sync none" on zeroed disks,
 # timeout 2000 ping 500), merge_writes=Y (the default; dur_merge=N on the
 # kernel command line runs it without, to see <P>/<case>/merged fail) and
-# each case sec-meta (the secondary loses power), pri-meta (the primary
-# does; dur_cases="sec-meta sec-nometa pri-meta pri-nometa" for all four),
+# each case <side>-<meta> of dur-powerloss: sec-meta, sec-nometa (the
+# secondary loses power, with its metadata device on brd and without),
+# pri-meta, pri-nometa (the primary does; without metadata it comes back
+# with "sync full"; NM_PROTOS="C" runs one protocol, dur_cases=pri-meta
+# on the kernel command line one case),
 # pc_scenario's checks (<P>/<case>/cut/primary, cut/secondary under C,
 # resynced/primary, resynced/secondary, identical) and:
 #   <P>/<case>/load-at-cut   the writer was still writing when the power
@@ -60,7 +63,7 @@ nl_destroy nlx
 
 seed=200
 for P in ${nm_protos:-A B C}; do
-	for c in ${dur_cases:-sec-meta pri-meta}; do
+	for c in ${dur_cases:-sec-meta sec-nometa pri-meta pri-nometa}; do
 		pc_scenario "${c%-*}" "${c#*-}"
 		log "$PC_NAME: $PC_SENT writes sent for $PC_ACKED pages acknowledged before the cut"
 		check_eq "$PC_NAME/load-at-cut" "$PC_RUNNING" yes
