@@ -1,3 +1,8 @@
+# vms: 1
+# disks: none
+# timeout: 360
+# mem: 1024
+# (header keys first: run-test.sh reads them from the first 30 lines only)
 # Power loss under buffered writes, merged (nm_merge.c): dur-powerloss's
 # power cut (guest-lib/dur-powercut.sh, pc_scenario: both nodes in this VM
 # over 127.0.0.1 on cached configfs null_blks whose power-off drops
@@ -34,10 +39,6 @@
 #                            counts once, each fsync's flush too) as
 #                            pages were acknowledged before the cut
 #                            (unmerged: more writes than pages)
-# vms: 1
-# disks: none
-# timeout: 360
-# mem: 1024
 load_netmirror
 . /tests/nmlib.sh
 . /tests/dur-lib.sh

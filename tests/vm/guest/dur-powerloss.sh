@@ -1,3 +1,8 @@
+# vms: 1
+# disks: none
+# timeout: 420
+# mem: 1024
+# (header keys first: run-test.sh reads them from the first 30 lines only)
 # Issue 10, "power loss with a volatile cache": a node's backing device
 # loses its unflushed writes mid-load.  Both nodes in this VM over
 # 127.0.0.1, each on a cached configfs null_blk (guest-lib/dur-power-lib.sh:
@@ -36,10 +41,6 @@
 #                   acknowledged before the cut (secondary cut: every write
 #                   acknowledged at all) is on both disks
 #   identical       both backing devices byte-identical (dur_same)
-# vms: 1
-# disks: none
-# timeout: 420
-# mem: 1024
 load_netmirror
 . /tests/nmlib.sh
 . /tests/dur-lib.sh
