@@ -13,7 +13,13 @@
 #   LOAD_MS   milliseconds of load before the cut
 #   NMOPTS    table options of both nodes ("timeout 2000 ping 500")
 #   PC_WRITE  seqw write options of the load besides size, jobs, log and
-#             stop: "--sync" (O_DIRECT|O_DSYNC) or "--buffered N"
+#             stop: "--sync" (O_DIRECT|O_DSYNC), "--buffered N" (fsync
+#             every N) or "--buffered N --range" (sync_file_range)
+#   PC_DURABLE  yes (default): the load's acknowledged writes are durable
+#             (O_DSYNC, fsync); no: only completed (sync_file_range: written
+#             back, not flushed), promised only where no cache they may
+#             sit in lost power (see the checks)
+#   PC_TAG    optional: the checks are named <P>/<PC_TAG>/<SIDE>-<META>/...
 #   seed      seqw seed (pc_scenario adds 1)
 #
 # pc_scenario SIDE META   SIDE sec|pri loses power, META meta|nometa:
@@ -27,13 +33,22 @@
 #   "sync full", a restart being a first connection); resync.
 #   Named checks <P>/<SIDE>-<META>/...:
 #     cut/primary     right after the cut, every write acknowledged before
-#                     it is on the primary's disk (every protocol)
+#                     it is on the primary's disk (every protocol; not
+#                     durable writes after the primary's own power loss:
+#                     only logged)
 #     cut/secondary   the same on the secondary's disk where the protocol
 #                     promises it (docs/design.md, "What each protocol
-#                     promises"): under C; under A and B only logged
+#                     promises"): under C (durable: FUA/flush applied
+#                     there before the ack; not durable: a completed write
+#                     is on both disks, so on the secondary when the
+#                     primary lost power, not when the secondary did);
+#                     under A and B only logged
 #     resynced/primary, resynced/secondary   after the resync every write
 #                     acknowledged before the cut (secondary cut: every
-#                     write acknowledged at all) is on both disks
+#                     write acknowledged at all) is on both disks (not
+#                     durable writes after a primary power loss: only
+#                     logged; the primary's lost cache is resynced over
+#                     them)
 #     identical       both backing devices byte-identical (dur_same)
 #   and sets, for the caller's own checks: PC_NAME (<P>/<SIDE>-<META>),
 #   PC_ACKED (writes acknowledged before the cut), PC_SENT (writes the
@@ -75,8 +90,16 @@ pc_verify() {
 }
 
 pc_scenario() {
-	local side=$1 meta=$2 name wp acked t0 t1 i s0
-	name=$P/$side-$meta
+	local side=$1 meta=$2 name wp acked t0 t1 i s0 dur=${PC_DURABLE:-yes} lp ls lr
+	name=$P/${PC_TAG:+$PC_TAG/}$side-$meta
+	# which checks are promised (else logonly): cut/primary, cut/secondary, resynced
+	lp= ls=logonly lr=
+	if [ "$dur" = yes ]; then
+		[ "$P" = C ] && ls=
+	elif [ "$side" = pri ]; then
+		lp=logonly lr=logonly
+		[ "$P" = C ] && ls=
+	fi
 	PC_NAME=$name
 	nl_create nla $MB
 	nl_create nlb $MB
@@ -121,12 +144,8 @@ pc_scenario() {
 	PC_ACKED=$acked
 	log "$name: cut after $acked acknowledged writes ($(seqw_acked /tmp/w $J) in all; $PC_SENT sent by the primary); link seen dead after $((t1 - t0)) ms"
 	if [ "$side" = sec ]; then nl_power nlb 1; else nl_power nla 1; fi
-	pc_verify "$name/cut/primary" /dev/nla /tmp/c
-	if [ "$P" = C ]; then
-		pc_verify "$name/cut/secondary" /dev/nlb /tmp/c
-	else
-		pc_verify "$name/cut/secondary" /dev/nlb /tmp/c logonly
-	fi
+	pc_verify "$name/cut/primary" /dev/nla /tmp/c $lp
+	pc_verify "$name/cut/secondary" /dev/nlb /tmp/c $ls
 	# the node comes back on the same disks (and metadata device)
 	if [ "$side" = sec ]; then
 		dmsetup create nmb --table "$(pc_table_b "$meta")" || fail "$name: create nmb again: $(pc_table_b "$meta")"
@@ -143,8 +162,8 @@ pc_scenario() {
 		pc_verify "$name/resynced/primary" /dev/nla /tmp/w
 		pc_verify "$name/resynced/secondary" /dev/nlb /tmp/w
 	else
-		pc_verify "$name/resynced/primary" /dev/nla /tmp/c
-		pc_verify "$name/resynced/secondary" /dev/nlb /tmp/c
+		pc_verify "$name/resynced/primary" /dev/nla /tmp/c $lr
+		pc_verify "$name/resynced/secondary" /dev/nlb /tmp/c $lr
 	fi
 	dur_same "$name/identical" /dev/nla /dev/nlb
 	nm_local_unpair

@@ -33,6 +33,10 @@
  *                 each fsync writes back adjacent dirty pages of all jobs
  *                 (one 4 KiB bio per page, under one plug).
  *   --fdatasync   with --buffered: fdatasync(2) instead of fsync(2)
+ *   --range       with --buffered: sync_file_range(2) WAIT_BEFORE|WRITE|
+ *                 WAIT_AFTER over the span of the N writes instead of fsync:
+ *                 logged once written back (their bios completed), not
+ *                 flushed: completed writes, not durable ones
  *   --stop FILE   write: stop when FILE exists (checked before each write)
  *   --region N    verify: bytes per region in the report (default 524288)
  *   --upto N      verify: only sequence numbers < N
@@ -72,7 +76,7 @@ static uint64_t opt_size, opt_off, opt_bs = 4096, opt_count, opt_region = 524288
 	opt_buffered;
 static unsigned int opt_jobs = 1;
 static const char *opt_log, *opt_stop;
-static int opt_sync, opt_quiet, opt_linear, opt_fdatasync;
+static int opt_sync, opt_quiet, opt_linear, opt_fdatasync, opt_range;
 
 #include "vmutil.h"
 
@@ -149,14 +153,16 @@ static int log_seq(int lfd, uint64_t s)
 }
 
 /*
- * --buffered: pwrite into the page cache, fsync every opt_buffered writes,
- * log the writes an fsync covered once it returned 0.  Stops at the first
+ * --buffered: pwrite into the page cache, fsync (or --range:
+ * sync_file_range) every opt_buffered writes, log the writes it covered
+ * once it returned 0.  Stops at the first
  * failure (see --buffered above).
  */
 static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
 			    unsigned int j, uint64_t count)
 {
 	uint64_t *pend, npend = 0, s, n = 0, failed = 0, syncs = 0, k;
+	int r;
 
 	pend = calloc(opt_buffered, sizeof(*pend));
 	if (!pend)
@@ -174,7 +180,22 @@ static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
 		pend[npend++] = s;
 		if (npend < opt_buffered)
 			continue;
-		if (opt_fdatasync ? fdatasync(fd) : fsync(fd)) {
+		if (opt_range) {
+			uint64_t lo = slot_off(pend[0]), hi = lo;
+
+			for (k = 1; k < npend; k++) {
+				uint64_t o = slot_off(pend[k]);
+
+				lo = o < lo ? o : lo;
+				hi = o > hi ? o : hi;
+			}
+			r = sync_file_range(fd, (off_t)lo, (off_t)(hi + opt_bs - lo),
+					    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+					    SYNC_FILE_RANGE_WAIT_AFTER);
+		} else {
+			r = opt_fdatasync ? fdatasync(fd) : fsync(fd);
+		}
+		if (r) {
 			/* none of the pending writes is acknowledged */
 			failed++;
 			break;
@@ -190,7 +211,8 @@ static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
 	if (!opt_quiet)
 		printf("seqw: job %u: %" PRIu64 " writes acknowledged by %" PRIu64 " %s, %" PRIu64
 		       " not synced, %" PRIu64 " failed\n", j, n, syncs,
-		       opt_fdatasync ? "fdatasyncs" : "fsyncs", npend, failed);
+		       opt_range ? "sync_file_ranges" : opt_fdatasync ? "fdatasyncs" : "fsyncs",
+		       npend, failed);
 	return failed ? 1 : 0;
 }
 
@@ -355,7 +377,7 @@ int main(int argc, char **argv)
 	if (argc < 4) {
 		fprintf(stderr, "usage: seqw write|verify DEV SEED --size N [--offset N] [--bs N] "
 				"[--jobs J] [--count N] [--log PREFIX] [--sync] [--sync-every N] [--stop FILE] "
-				"[--buffered N [--fdatasync]] [--region N] [--upto N] [--linear] [--quiet]\n");
+				"[--buffered N [--fdatasync|--range]] [--region N] [--upto N] [--linear] [--quiet]\n");
 		return 2;
 	}
 	writing = !strcmp(argv[1], "write");
@@ -375,6 +397,8 @@ int main(int argc, char **argv)
 			opt_linear = 1;
 		else if (!strcmp(a, "--fdatasync"))
 			opt_fdatasync = 1;
+		else if (!strcmp(a, "--range"))
+			opt_range = 1;
 		else if (!v)
 			goto usage;
 		else if (!strcmp(a, "--size"))
