@@ -20,6 +20,10 @@
 #             back, not flushed), promised only where no cache they may
 #             sit in lost power (see the checks)
 #   PC_TAG    optional: the checks are named <P>/<PC_TAG>/<SIDE>-<META>/...
+#   PC_ACKCHECK  yes: the writer (seqw --buffered only) reads each write
+#             back from the secondary's backing device right when its
+#             fsync / sync_file_range returned (--ack-check /dev/nlb), for
+#             the check on-peer-at-ack below
 #   seed      seqw seed (pc_scenario adds 1)
 #
 # pc_scenario SIDE META   SIDE sec|pri loses power, META meta|nometa:
@@ -50,6 +54,10 @@
 #                     logged; the primary's lost cache is resynced over
 #                     them)
 #     identical       both backing devices byte-identical (dur_same)
+#     on-peer-at-ack  (PC_ACKCHECK=yes) every write acknowledged before the
+#                     cut was on the secondary's disk when acknowledged:
+#                     under C (a completed write is on both disks); under
+#                     A and B the count is only logged
 #   and sets, for the caller's own checks: PC_NAME (<P>/<SIDE>-<META>),
 #   PC_ACKED (writes acknowledged before the cut), PC_SENT (writes the
 #   primary sent from the start of the load to the cut: status
@@ -108,12 +116,16 @@ pc_scenario() {
 	rm -f /tmp/stop /tmp/w.* /tmp/c.*
 	s0=$(nm_status nma writes_sent)
 	# shellcheck disable=SC2086
-	seqw write /dev/mapper/nma "$seed" --size ${MB}M --jobs $J --linear $PC_WRITE --log /tmp/w --stop /tmp/stop --quiet > /tmp/w.out 2>&1 &
+	seqw write /dev/mapper/nma "$seed" --size ${MB}M --jobs $J --linear $PC_WRITE \
+		$([ "${PC_ACKCHECK:-no}" = yes ] && echo "--ack-check /dev/nlb") \
+		--log /tmp/w --stop /tmp/stop --quiet > /tmp/w.out 2>&1 &
 	wp=$!
 	sleep "$(awk -v m="$LOAD_MS" 'BEGIN { printf "%.3f", m / 1000 }')"
 	# the cut: what was acknowledged until now, then wire and power
 	PC_SENT=$(( $(nm_status nma writes_sent) - s0 ))
 	seqw_snap /tmp/w $J /tmp/c
+	# after the log: a write in it has its .late line (if any) written
+	cat /tmp/w.*.late > /tmp/c.late 2>/dev/null || : > /tmp/c.late
 	if kill -0 $wp 2>/dev/null; then PC_RUNNING=yes; else PC_RUNNING=no; fi
 	wire_cut
 	t0=$(now_ms)
@@ -143,6 +155,18 @@ pc_scenario() {
 	acked=$(seqw_acked /tmp/c $J)
 	PC_ACKED=$acked
 	log "$name: cut after $acked acknowledged writes ($(seqw_acked /tmp/w $J) in all; $PC_SENT sent by the primary); link seen dead after $((t1 - t0)) ms"
+	if [ "${PC_ACKCHECK:-no}" = yes ]; then
+		# late: acknowledged before the cut, not on the secondary's disk then
+		i=$(cat /tmp/c.[0-9]* | awk 'NR == FNR { late[$1] = 1; next } ($1 in late) { n++ } END { print n + 0 }' /tmp/c.late -)
+		if [ "$P" != C ]; then
+			log "$name/on-peer-at-ack (not promised): $i of $acked writes not on the secondary's disk when acknowledged"
+		elif [ "$i" = 0 ]; then
+			log "$name/on-peer-at-ack: all $acked on the secondary's disk when acknowledged"
+			check_ok "$name/on-peer-at-ack"
+		else
+			check_bad "$name/on-peer-at-ack" "$i of $acked writes acknowledged before the cut were not on the secondary's disk when acknowledged: seq $(head -n 8 /tmp/c.late | tr '\n' ' ')"
+		fi
+	fi
 	if [ "$side" = sec ]; then nl_power nlb 1; else nl_power nla 1; fi
 	pc_verify "$name/cut/primary" /dev/nla /tmp/c $lp
 	pc_verify "$name/cut/secondary" /dev/nlb /tmp/c $ls

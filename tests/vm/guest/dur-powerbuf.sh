@@ -22,8 +22,11 @@
 #           completed write is on both disks, so on the secondary when the
 #           primary loses power (this is what fails if a merged write's
 #           originals end before the peer's ack: an fsync would still be
-#           kept by its flush, which follows them on the wire); on the
-#           primary when the secondary does, and on both after that resync
+#           kept by its flush, which follows them on the wire, and over
+#           127.0.0.1 a write sent is at once in the peer's socket, which
+#           survives the cut: on-peer-at-ack below is what sees it); on
+#           the primary when the secondary does, and on both after that
+#           resync
 # One job: with two or more seqw jobs whose blocks interleave, concurrent
 # fsyncs write back alternate pages and each sleeps on the other's page
 # lock, which unplugs (a run rarely forms: 7845 writes sent for 8192 pages
@@ -41,7 +44,10 @@
 # dur_cases_fsync=sec-meta,sec-nometa,pri-meta,pri-nometa (dur_cases_range
 # likewise); NM_PROTOS=C runs one protocol.  pc_scenario's checks,
 # <P>/<L>/<case>/{cut/primary,cut/secondary,resynced/primary,
-# resynced/secondary,identical} (where promised; the others logged), and:
+# resynced/secondary,identical,on-peer-at-ack} (where promised; the others
+# logged: on-peer-at-ack, each write read back from the secondary's disk
+# right when its fsync or sync_file_range returned, is checked under C),
+# and:
 #   <P>/<L>/<case>/load-at-cut  the writer was still writing when the
 #                            power went (else the cut hit an idle device)
 #   <P>/<L>/<case>/merged    writes were merged during the load: the
@@ -85,7 +91,7 @@ for P in ${nm_protos:-A B C}; do
 		else
 			PC_WRITE="--buffered $EVERY --range" PC_DURABLE=no cases=${dur_cases_range:-sec-meta,pri-meta}
 		fi
-		PC_TAG=$load
+		PC_TAG=$load PC_ACKCHECK=yes
 		for c in $(echo "$cases" | tr ',' ' '); do
 			pc_scenario "${c%-*}" "${c#*-}"
 			log "$PC_NAME: $PC_SENT writes sent for $PC_ACKED pages acknowledged before the cut"

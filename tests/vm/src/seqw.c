@@ -33,6 +33,13 @@
  *                 each fsync writes back adjacent dirty pages of all jobs
  *                 (one 4 KiB bio per page, under one plug).
  *   --fdatasync   with --buffered: fdatasync(2) instead of fsync(2)
+ *   --ack-check DEV   with --buffered: right after each fsync/sync_file_range
+ *                 returned, read its writes back from DEV (O_DIRECT: e.g.
+ *                 the secondary's backing device) and append the sequence
+ *                 number of each one not there to PREFIX.j.late, before
+ *                 logging them in PREFIX.j (so a write in PREFIX.j has its
+ *                 .late line, if any, written first); a failed read (DEV
+ *                 gone) ends the checking
  *   --range       with --buffered: sync_file_range(2) WAIT_BEFORE|WRITE|
  *                 WAIT_AFTER over the span of the N writes instead of fsync:
  *                 logged once written back (their bios completed), not
@@ -75,7 +82,7 @@
 static uint64_t opt_size, opt_off, opt_bs = 4096, opt_count, opt_region = 524288, opt_upto, opt_sync_every,
 	opt_buffered;
 static unsigned int opt_jobs = 1;
-static const char *opt_log, *opt_stop;
+static const char *opt_log, *opt_stop, *opt_ack_check;
 static int opt_sync, opt_quiet, opt_linear, opt_fdatasync, opt_range;
 
 #include "vmutil.h"
@@ -161,12 +168,25 @@ static int log_seq(int lfd, uint64_t s)
 static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
 			    unsigned int j, uint64_t count)
 {
-	uint64_t *pend, npend = 0, s, n = 0, failed = 0, syncs = 0, k;
-	int r;
+	uint64_t *pend, npend = 0, s, n = 0, failed = 0, syncs = 0, k, late = 0, devsize;
+	unsigned char *rb = NULL, *eb = NULL;
+	int r, cfd = -1, tfd = -1;
+	char path[4096];
 
 	pend = calloc(opt_buffered, sizeof(*pend));
 	if (!pend)
 		return 2;
+	if (opt_ack_check) {
+		cfd = open_dev(opt_ack_check, O_RDONLY, &devsize);
+		if (posix_memalign((void **)&rb, 4096, opt_bs) || posix_memalign((void **)&eb, 4096, opt_bs))
+			return 2;
+		snprintf(path, sizeof(path), "%s.%u.late", opt_log ? opt_log : "seqw", j);
+		tfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+		if (tfd < 0) {
+			fprintf(stderr, "seqw: open %s: %s\n", path, strerror(errno));
+			return 2;
+		}
+	}
 	for (s = j; s < count; s += opt_jobs) {
 		uint64_t off = slot_off(s);
 
@@ -201,6 +221,22 @@ static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
 			break;
 		}
 		syncs++;
+		/* on DEV already?  (checked before they are logged) */
+		for (k = 0; cfd >= 0 && k < npend; k++) {
+			uint64_t o = slot_off(pend[k]);
+
+			if (pread(cfd, rb, opt_bs, (off_t)o) != (ssize_t)opt_bs) {
+				close(cfd);	/* gone: no more checks */
+				cfd = -1;
+				break;
+			}
+			fill_block(eb, seed, pend[k], o);
+			if (memcmp(rb, eb, opt_bs)) {
+				late++;
+				if (log_seq(tfd, pend[k]))
+					return 2;
+			}
+		}
 		for (k = 0; k < npend; k++)
 			if (log_seq(lfd, pend[k]))
 				return 2;
@@ -208,11 +244,14 @@ static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
 		npend = 0;
 	}
 	free(pend);
+	free(rb);
+	free(eb);
 	if (!opt_quiet)
 		printf("seqw: job %u: %" PRIu64 " writes acknowledged by %" PRIu64 " %s, %" PRIu64
-		       " not synced, %" PRIu64 " failed\n", j, n, syncs,
+		       " not synced, %" PRIu64 " failed, %" PRIu64 " not on %s when acknowledged\n",
+		       j, n, syncs,
 		       opt_range ? "sync_file_ranges" : opt_fdatasync ? "fdatasyncs" : "fsyncs",
-		       npend, failed);
+		       npend, failed, late, opt_ack_check ? opt_ack_check : "-");
 	return failed ? 1 : 0;
 }
 
@@ -377,7 +416,7 @@ int main(int argc, char **argv)
 	if (argc < 4) {
 		fprintf(stderr, "usage: seqw write|verify DEV SEED --size N [--offset N] [--bs N] "
 				"[--jobs J] [--count N] [--log PREFIX] [--sync] [--sync-every N] [--stop FILE] "
-				"[--buffered N [--fdatasync|--range]] [--region N] [--upto N] [--linear] [--quiet]\n");
+				"[--buffered N [--fdatasync|--range] [--ack-check DEV]] [--region N] [--upto N] [--linear] [--quiet]\n");
 		return 2;
 	}
 	writing = !strcmp(argv[1], "write");
@@ -421,6 +460,8 @@ int main(int argc, char **argv)
 			opt_sync_every = parse_size(v), i++;
 		else if (!strcmp(a, "--buffered"))
 			opt_buffered = parse_size(v), i++;
+		else if (!strcmp(a, "--ack-check"))
+			opt_ack_check = v, i++;
 		else if (!strcmp(a, "--upto"))
 			opt_upto = parse_size(v), i++;
 		else
