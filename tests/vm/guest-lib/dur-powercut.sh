@@ -101,7 +101,7 @@ pc_scenario() {
 	local side=$1 meta=$2 name wp acked t0 t1 i s0 dur=${PC_DURABLE:-yes} lp ls lr
 	name=$P/${PC_TAG:+$PC_TAG/}$side-$meta
 	# which checks are promised (else logonly): cut/primary, cut/secondary, resynced
-	lp= ls=logonly lr=
+	lp='' ls=logonly lr=''
 	if [ "$dur" = yes ]; then
 		[ "$P" = C ] && ls=
 	elif [ "$side" = pri ]; then
