@@ -123,10 +123,11 @@ static void fill_block(unsigned char *p, uint64_t seed, uint64_t s, uint64_t off
 	}
 }
 
-static int open_dev(const char *dev, int flags, uint64_t *size)
+/* @dev opened with @flags */
+static int open_dev_flags(const char *dev, int flags, uint64_t *size)
 {
 	struct stat st;
-	int fd = open(dev, opt_buffered ? flags : flags | O_DIRECT);
+	int fd = open(dev, flags);
 
 	if (fd < 0) {
 		fprintf(stderr, "seqw: open %s: %s\n", dev, strerror(errno));
@@ -141,6 +142,12 @@ static int open_dev(const char *dev, int flags, uint64_t *size)
 		*size = (uint64_t)lseek(fd, 0, SEEK_END);
 	}
 	return fd;
+}
+
+/* O_DIRECT, except the writer's device under --buffered */
+static int open_dev(const char *dev, int flags, uint64_t *size)
+{
+	return open_dev_flags(dev, opt_buffered ? flags : flags | O_DIRECT, size);
 }
 
 /* append "SEQ\n" to the job's log */
@@ -177,7 +184,8 @@ static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
 	if (!pend)
 		return 2;
 	if (opt_ack_check) {
-		cfd = open_dev(opt_ack_check, O_RDONLY, &devsize);
+		/* O_DIRECT: read from the disk, never a cached copy */
+		cfd = open_dev_flags(opt_ack_check, O_RDONLY | O_DIRECT, &devsize);
 		if (posix_memalign((void **)&rb, 4096, opt_bs) || posix_memalign((void **)&eb, 4096, opt_bs))
 			return 2;
 		snprintf(path, sizeof(path), "%s.%u.late", opt_log ? opt_log : "seqw", j);
