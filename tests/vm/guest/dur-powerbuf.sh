@@ -26,7 +26,10 @@
 #           127.0.0.1 a write sent is at once in the peer's socket, which
 #           survives the cut: on-peer-at-ack below is what sees it); on
 #           the primary when the secondary does, and on both after that
-#           resync
+#           resync.  Not after the primary's own power loss: it comes
+#           back without the completed writes its cache lost and resyncs
+#           its regions over the secondary's copy (logged "not promised",
+#           as docs/design.md says: only flushed/FUA writes are promised)
 # One job: with two or more seqw jobs whose blocks interleave, concurrent
 # fsyncs write back alternate pages and each sleeps on the other's page
 # lock, which unplugs (a run rarely forms: 7845 writes sent for 8192 pages
