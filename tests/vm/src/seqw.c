@@ -20,6 +20,30 @@
  *                 (default O_DIRECT)
  *   --sync-every N   only every Nth write (s % N == N - 1) O_DIRECT|O_DSYNC,
  *                 the others plain O_DIRECT
+ *   --buffered N  write: through the page cache (no O_DIRECT), and fsync(2)
+ *                 after every N writes of the job; the N writes are logged
+ *                 (acknowledged) only when that fsync returned 0 (a block
+ *                 device's fsync writes its dirty pages back and flushes
+ *                 the device's cache: blkdev_fsync).  The first failed
+ *                 write or fsync ends the job: a later fsync may return 0
+ *                 for pages whose write back failed before (errseq), so
+ *                 nothing after a failure is taken as acknowledged.  The
+ *                 writes after the job's last fsync are not logged.
+ *                 With --linear and J jobs, the jobs' blocks interleave:
+ *                 each fsync writes back adjacent dirty pages of all jobs
+ *                 (one 4 KiB bio per page, under one plug).
+ *   --fdatasync   with --buffered: fdatasync(2) instead of fsync(2)
+ *   --ack-check DEV   with --buffered: right after each fsync/sync_file_range
+ *                 returned, read its writes back from DEV (O_DIRECT: e.g.
+ *                 the secondary's backing device) and append the sequence
+ *                 number of each one not there to PREFIX.j.late, before
+ *                 logging them in PREFIX.j (so a write in PREFIX.j has its
+ *                 .late line, if any, written first); a failed read (DEV
+ *                 gone) ends the checking
+ *   --range       with --buffered: sync_file_range(2) WAIT_BEFORE|WRITE|
+ *                 WAIT_AFTER over the span of the N writes instead of fsync:
+ *                 logged once written back (their bios completed), not
+ *                 flushed: completed writes, not durable ones
  *   --stop FILE   write: stop when FILE exists (checked before each write)
  *   --region N    verify: bytes per region in the report (default 524288)
  *   --upto N      verify: only sequence numbers < N
@@ -55,10 +79,11 @@
 #define SEQW_MAGIC 0x3130575145534d4eULL /* "NMSEQW01" */
 #define STRIDE 0x9e3779b1ULL
 
-static uint64_t opt_size, opt_off, opt_bs = 4096, opt_count, opt_region = 524288, opt_upto, opt_sync_every;
+static uint64_t opt_size, opt_off, opt_bs = 4096, opt_count, opt_region = 524288, opt_upto, opt_sync_every,
+	opt_buffered;
 static unsigned int opt_jobs = 1;
-static const char *opt_log, *opt_stop;
-static int opt_sync, opt_quiet, opt_linear;
+static const char *opt_log, *opt_stop, *opt_ack_check;
+static int opt_sync, opt_quiet, opt_linear, opt_fdatasync, opt_range;
 
 #include "vmutil.h"
 
@@ -98,10 +123,11 @@ static void fill_block(unsigned char *p, uint64_t seed, uint64_t s, uint64_t off
 	}
 }
 
-static int open_dev(const char *dev, int flags, uint64_t *size)
+/* @dev opened with @flags */
+static int open_dev_flags(const char *dev, int flags, uint64_t *size)
 {
 	struct stat st;
-	int fd = open(dev, flags | O_DIRECT);
+	int fd = open(dev, flags);
 
 	if (fd < 0) {
 		fprintf(stderr, "seqw: open %s: %s\n", dev, strerror(errno));
@@ -118,11 +144,130 @@ static int open_dev(const char *dev, int flags, uint64_t *size)
 	return fd;
 }
 
+/* O_DIRECT, except the writer's device under --buffered */
+static int open_dev(const char *dev, int flags, uint64_t *size)
+{
+	return open_dev_flags(dev, opt_buffered ? flags : flags | O_DIRECT, size);
+}
+
+/* append "SEQ\n" to the job's log */
+static int log_seq(int lfd, uint64_t s)
+{
+	char line[32];
+	int len;
+
+	if (lfd < 0)
+		return 0;
+	len = snprintf(line, sizeof(line), "%" PRIu64 "\n", s);
+	if (write(lfd, line, len) != len) {
+		perror("seqw: log");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --buffered: pwrite into the page cache, fsync (or --range:
+ * sync_file_range) every opt_buffered writes, log the writes it covered
+ * once it returned 0.  Stops at the first
+ * failure (see --buffered above).
+ */
+static int run_job_buffered(int fd, int lfd, unsigned char *buf, uint64_t seed,
+			    unsigned int j, uint64_t count)
+{
+	uint64_t *pend, npend = 0, s, n = 0, failed = 0, syncs = 0, k, late = 0, devsize;
+	unsigned char *rb = NULL, *eb = NULL;
+	int r, cfd = -1, tfd = -1;
+	char path[4096];
+
+	pend = calloc(opt_buffered, sizeof(*pend));
+	if (!pend)
+		return 2;
+	if (opt_ack_check) {
+		/* O_DIRECT: read from the disk, never a cached copy */
+		cfd = open_dev_flags(opt_ack_check, O_RDONLY | O_DIRECT, &devsize);
+		if (posix_memalign((void **)&rb, 4096, opt_bs) || posix_memalign((void **)&eb, 4096, opt_bs))
+			return 2;
+		snprintf(path, sizeof(path), "%s.%u.late", opt_log ? opt_log : "seqw", j);
+		tfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+		if (tfd < 0) {
+			fprintf(stderr, "seqw: open %s: %s\n", path, strerror(errno));
+			return 2;
+		}
+	}
+	for (s = j; s < count; s += opt_jobs) {
+		uint64_t off = slot_off(s);
+
+		if (opt_stop && access(opt_stop, F_OK) == 0)
+			break;
+		fill_block(buf, seed, s, off);
+		if (pwrite(fd, buf, opt_bs, (off_t)off) != (ssize_t)opt_bs) {
+			failed++;
+			break;
+		}
+		pend[npend++] = s;
+		if (npend < opt_buffered)
+			continue;
+		if (opt_range) {
+			uint64_t lo = slot_off(pend[0]), hi = lo;
+
+			for (k = 1; k < npend; k++) {
+				uint64_t o = slot_off(pend[k]);
+
+				lo = o < lo ? o : lo;
+				hi = o > hi ? o : hi;
+			}
+			r = sync_file_range(fd, (off_t)lo, (off_t)(hi + opt_bs - lo),
+					    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+					    SYNC_FILE_RANGE_WAIT_AFTER);
+		} else {
+			r = opt_fdatasync ? fdatasync(fd) : fsync(fd);
+		}
+		if (r) {
+			/* none of the pending writes is acknowledged */
+			failed++;
+			break;
+		}
+		syncs++;
+		/* on DEV already?  (checked before they are logged) */
+		for (k = 0; cfd >= 0 && k < npend; k++) {
+			uint64_t o = slot_off(pend[k]);
+
+			if (pread(cfd, rb, opt_bs, (off_t)o) != (ssize_t)opt_bs) {
+				close(cfd);	/* gone: no more checks */
+				cfd = -1;
+				break;
+			}
+			fill_block(eb, seed, pend[k], o);
+			if (memcmp(rb, eb, opt_bs)) {
+				late++;
+				if (log_seq(tfd, pend[k]))
+					return 2;
+			}
+		}
+		for (k = 0; k < npend; k++)
+			if (log_seq(lfd, pend[k]))
+				return 2;
+		n += npend;
+		npend = 0;
+	}
+	free(pend);
+	free(rb);
+	free(eb);
+	if (!opt_quiet)
+		printf("seqw: job %u: %" PRIu64 " writes acknowledged by %" PRIu64 " %s, %" PRIu64
+		       " not synced, %" PRIu64 " failed, %" PRIu64 " not on %s when acknowledged\n",
+		       j, n, syncs,
+		       opt_range ? "sync_file_ranges" : opt_fdatasync ? "fdatasyncs" : "fsyncs",
+		       npend, failed, late, opt_ack_check ? opt_ack_check : "-");
+	return failed ? 1 : 0;
+}
+
 static int run_job(const char *dev, uint64_t seed, unsigned int j, uint64_t count)
 {
 	unsigned char *buf;
 	uint64_t devsize, s, n = 0, failed = 0;
-	char path[4096], line[32];
+	char path[4096];
 	int fd, sfd = -1, lfd = -1;
 
 	fd = open_dev(dev, O_WRONLY | (opt_sync ? O_DSYNC : 0), &devsize);
@@ -138,9 +283,10 @@ static int run_job(const char *dev, uint64_t seed, unsigned int j, uint64_t coun
 			return 2;
 		}
 	}
+	if (opt_buffered)
+		return run_job_buffered(fd, lfd, buf, seed, j, count);
 	for (s = j; s < count; s += opt_jobs) {
 		uint64_t off = slot_off(s);
-		int len;
 
 		if (opt_stop && access(opt_stop, F_OK) == 0)
 			break;
@@ -154,13 +300,8 @@ static int run_job(const char *dev, uint64_t seed, unsigned int j, uint64_t coun
 			continue;
 		}
 		n++;
-		if (lfd >= 0) {
-			len = snprintf(line, sizeof(line), "%" PRIu64 "\n", s);
-			if (write(lfd, line, len) != len) {
-				perror("seqw: log");
-				return 2;
-			}
-		}
+		if (log_seq(lfd, s))
+			return 2;
 	}
 	if (!opt_quiet)
 		printf("seqw: job %u: %" PRIu64 " writes, %" PRIu64 " failed\n", j, n, failed);
@@ -283,7 +424,7 @@ int main(int argc, char **argv)
 	if (argc < 4) {
 		fprintf(stderr, "usage: seqw write|verify DEV SEED --size N [--offset N] [--bs N] "
 				"[--jobs J] [--count N] [--log PREFIX] [--sync] [--sync-every N] [--stop FILE] "
-				"[--region N] [--upto N] [--linear] [--quiet]\n");
+				"[--buffered N [--fdatasync|--range] [--ack-check DEV]] [--region N] [--upto N] [--linear] [--quiet]\n");
 		return 2;
 	}
 	writing = !strcmp(argv[1], "write");
@@ -301,6 +442,10 @@ int main(int argc, char **argv)
 			opt_quiet = 1;
 		else if (!strcmp(a, "--linear"))
 			opt_linear = 1;
+		else if (!strcmp(a, "--fdatasync"))
+			opt_fdatasync = 1;
+		else if (!strcmp(a, "--range"))
+			opt_range = 1;
 		else if (!v)
 			goto usage;
 		else if (!strcmp(a, "--size"))
@@ -321,6 +466,10 @@ int main(int argc, char **argv)
 			opt_region = parse_size(v), i++;
 		else if (!strcmp(a, "--sync-every"))
 			opt_sync_every = parse_size(v), i++;
+		else if (!strcmp(a, "--buffered"))
+			opt_buffered = parse_size(v), i++;
+		else if (!strcmp(a, "--ack-check"))
+			opt_ack_check = v, i++;
 		else if (!strcmp(a, "--upto"))
 			opt_upto = parse_size(v), i++;
 		else
@@ -329,6 +478,12 @@ int main(int argc, char **argv)
 	if (!opt_bs || opt_bs % SECT || opt_off % SECT || !opt_size || opt_size % opt_bs ||
 	    (nblocks() & (nblocks() - 1)) || !opt_jobs || !opt_region) {
 		fprintf(stderr, "seqw: bad sizes (--size / --bs must be a power of two)\n");
+		return 2;
+	}
+	if (!writing)
+		opt_buffered = 0;	/* verify reads O_DIRECT */
+	if (opt_buffered && (opt_sync || opt_sync_every)) {
+		fprintf(stderr, "seqw: --buffered excludes --sync and --sync-every\n");
 		return 2;
 	}
 	return writing ? do_write(argv[2], seed) : do_verify(argv[2], seed);
