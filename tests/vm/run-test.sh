@@ -9,7 +9,7 @@
 # tool (tests/vm/tools/: bench, demo, bootinfo) runs the same way.  The
 # two-node scenario halves in tests/vm/nodes/ are run by their scenarios.
 #
-# A guest test's header comments (first 30 lines) tell the runner:
+# A guest test's header comments (the comment lines it starts with) tell the runner:
 #   # vms: 1|2          one VM, or node a (runs the test) + node b (nmrpc peer)
 #   # disks: none|NxSIZE   N fresh file-backed disks per VM (/dev/vda...),
 #                       e.g. 2x256M; created in build/vm/ for each run
@@ -58,7 +58,7 @@ trap 'exit 143' TERM
 
 hdr() { # hdr FILE KEY DEFAULT
 	local v
-	v=$(head -n 30 "$1" | sed -n "s/^#[[:space:]]*$2:[[:space:]]*//p" | head -1)
+	v=$(sed -n '/^#/!q; p' "$1" | sed -n "s/^#[[:space:]]*$2:[[:space:]]*//p" | head -1)
 	echo "${v:-$3}"
 }
 
@@ -115,7 +115,8 @@ run_guest_vms() {
 		common+=(--env "$e")
 	done
 	# NM_PROTOS="C": tests that loop over the protocols (nm_protos) run only those
-	[ -z "${NM_PROTOS:-}" ] || common+=(--env "nm_protos=$NM_PROTOS")
+	# (commas on the kernel command line: a space would end the value)
+	[ -z "${NM_PROTOS:-}" ] || common+=(--env "nm_protos=$(echo $NM_PROTOS | tr ' ' ,)")
 	# NM_PROF_WL=w4k-q1,rw4k-q32: the workloads of prof-write
 	[ -z "${NM_PROF_WL:-}" ] || common+=(--env "nm_prof_wl=$NM_PROF_WL")
 	if [ "$vms" = 1 ]; then

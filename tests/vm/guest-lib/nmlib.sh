@@ -149,7 +149,7 @@ nm_zero() {
 }
 
 nm_protos() {
-	echo "${nm_protos:-A B C}"
+	echo "${nm_protos:-A B C}" | tr , " "
 }
 
 nm_each_proto() {

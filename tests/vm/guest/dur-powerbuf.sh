@@ -87,7 +87,7 @@ check_fail nullblk/range-unflushed-dropped seqw verify /dev/nlx 22 --size 4M --o
 nl_destroy nlx
 
 seed=200
-for P in ${nm_protos:-A B C}; do
+for P in $(nm_protos); do
 	for load in fsync range; do
 		if [ $load = fsync ]; then
 			PC_WRITE="--buffered $EVERY" PC_DURABLE=yes cases=${dur_cases_fsync:-sec-meta,pri-meta}
