@@ -1,11 +1,14 @@
 # A slow link is not a dead peer (two nodes in one VM; protocols A, B, C).
 # nma (primary) and nmb reach each other only through slowfwd
 # (tests/vm/src/slowfwd.c): a TCP forwarder on 127.0.0.1 paced to
-# $nm_rate KiB/s (default 2048) each way; both tables have timeout 2000.
-#   slow: $nm_mb MiB (default 12) written buffered, then fsync'd: the writes
-#   wait behind the full socket for several timeouts (checked: the latency
-#   message's p_queue max is above the timeout) while the peer acknowledges
-#   all along.  The link must stay up: no reconnect, no link drop, last_error "-"; both backing devices hold the data.
+# $nm_rate KiB/s (default 2048) each way behind a bottleneck queue of
+# $nm_fwd_queue bytes (default 6M); both tables have timeout 2000.
+#   slow: $nm_mb MiB (default 14) written buffered, then fsync'd: the writes
+#   wait behind the full socket (A: in send_q) and the queue (B, C: after
+#   their send) longer than the timeout (checked: the latency message's
+#   p_total max, map to end, is above it) while the peer acknowledges all
+#   along.  The link must stay up: no reconnect, no link drop, last_error
+#   "-"; both backing devices hold the data.
 #   stall: the forwarder stops passing what goes to nmb and keeps the
 #   connection open (a peer gone silent): the link drops within
 #   timeout + 3 s, the O_DIRECT writes in flight complete.
