@@ -91,7 +91,7 @@ struct nm_req {
 	struct list_head active;	/* nm->active while in flight */
 	u64 id;
 	u32 epoch;
-	unsigned long queued_at;	/* jiffies, when queued for the peer */
+	unsigned long sent_at;		/* jiffies: onto wait_q, its send began */
 	u64 flush_covers;		/* empty flush: peer_unstable at map */
 	u64 t_map, t_sent;		/* ktime_get_ns(): map, P_DATA sent */
 	struct bvec_iter saved_iter;	/* reads: to retry on the peer */
@@ -204,6 +204,7 @@ struct nm_dev {
 	u64 peer_nonce;
 	struct list_head send_q;	/* writes not yet sent */
 	struct list_head wait_q;	/* sent, awaiting the protocol's ack */
+	unsigned long answered_at;	/* jiffies: the peer last answered one */
 	struct list_head ack_q;		/* secondary: write acks to send */
 	struct list_head active;	/* primary: writes in flight */
 	struct list_head peer_reqs;	/* secondary: writes on the disk */

@@ -440,7 +440,6 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	req->flush_covers = nm->peer_unstable;
 	if (nm->cstate >= NM_C_CONNECTED) {
 		req->id = nm->next_id++;
-		req->queued_at = jiffies;
 		set_bit(NM_REQ_PEER, &req->flags);
 		set_bit(NM_REQ_HAD_PEER, &req->flags);
 		set_bit(NM_REQ_QUEUED, &req->flags);
@@ -559,7 +558,6 @@ static int nm_read_from_peer(struct nm_dev *nm, struct bio *bio)
 		return DM_MAPIO_KILL;
 	}
 	req->id = nm->next_id++;
-	req->queued_at = jiffies;
 	set_bit(NM_REQ_PEER, &req->flags);
 	set_bit(NM_REQ_QUEUED, &req->flags);
 	list_add_tail(&req->list, &nm->send_q);
@@ -864,6 +862,20 @@ static void nm_tx_done(struct nm_dev *nm, struct nm_req *req, int r)
 }
 
 /*
+ * Under nm->lock: @req, the head of send_q, goes to wait_q as its send
+ * begins, with a reference for the sender.  The one place a request is
+ * sent: nm_check_stuck times it from here, not from map (a backlog behind
+ * a slow link is not the peer's delay).
+ */
+static void __nm_wait_add(struct nm_dev *nm, struct nm_req *req)
+{
+	lockdep_assert_held(&nm->lock);
+	list_move_tail(&req->list, &nm->wait_q);
+	req->sent_at = jiffies;
+	atomic_inc(&req->ref);
+}
+
+/*
  * Sender: move the first queued write to wait_q and transmit it.  The head
  * is taken under tx_mutex, as in nm_send_inline: writes leave in the order
  * of send_q, so that their epochs never go backwards on the wire.
@@ -885,8 +897,7 @@ bool nm_send_one(struct nm_dev *nm)
 		mutex_unlock(&nm->tx_mutex);
 		return false;
 	}
-	list_move_tail(&req->list, &nm->wait_q);
-	atomic_inc(&req->ref);
+	__nm_wait_add(nm, req);
 	gen = nm->conn_gen;
 	spin_unlock_irqrestore(&nm->lock, flags);
 
@@ -934,8 +945,7 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
 	     sk_stream_wspace(nm->sock->sk) >=
 		(int)(nm_bio_data_bytes(req->bio) + NM_INLINE_SLACK);
 	if (ok) {
-		list_move_tail(&req->list, &nm->wait_q);
-		atomic_inc(&req->ref);
+		__nm_wait_add(nm, req);
 		gen = nm->conn_gen;
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
@@ -951,24 +961,36 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
 }
 
 /*
- * A peer that answers pings but not a write (its disk hangs) must not hold
- * the write longer than the timeout either: drop the link, which completes
- * the write from the local disk and marks its regions out of sync.
+ * Drop the link when the peer has answered none of our requests for the
+ * timeout: that completes the waiting writes from the local disk and marks
+ * their regions out of sync.  The clock of the oldest request on wait_q
+ * starts when it was sent (__nm_wait_add) and starts again at every answer
+ * of the peer (an ack or a read reply, __nm_wait_take).  A peer that
+ * answers pings but no write (its disk hangs), or a link that carries
+ * nothing, is dropped @timeout_ms after the later of the two; a socket
+ * that is full but drains, or a peer disk with a long queue, goes on
+ * answering and keeps the link however long the requests wait behind it.
+ * (A single request the peer never answers while it answers others is
+ * left to the peer's disk, which ends it or hangs the next barrier.)
  */
 void nm_check_stuck(struct nm_dev *nm)
 {
 	struct nm_req *req;
-	unsigned long flags;
+	unsigned long flags, since;
 	bool stuck = false;
 
 	spin_lock_irqsave(&nm->lock, flags);
 	req = list_first_entry_or_null(&nm->wait_q, struct nm_req, list);
-	if (req && time_after(jiffies, req->queued_at +
-			      msecs_to_jiffies(nm->timeout_ms)))
-		stuck = true;
+	if (req) {
+		since = req->sent_at;
+		if (time_after(nm->answered_at, since))
+			since = nm->answered_at;
+		stuck = time_after(jiffies, since +
+				   msecs_to_jiffies(nm->timeout_ms));
+	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (stuck) {
-		nm_err(nm, "write not acknowledged within %u ms: dropping link",
+		nm_err(nm, "peer answered no request for %u ms: dropping link",
 		       nm->timeout_ms);
 		nm_set_error(nm, "peer_timeout");
 		nm_conn_drop(nm);
@@ -978,7 +1000,8 @@ void nm_check_stuck(struct nm_dev *nm)
 /*
  * Under nm->lock: take the request @id (a read if @read, else a write) off
  * wait_q; NULL if it is not there.  The receiver thread and the fast ack
- * path (nm_fastack.c) match acks and replies with it.
+ * path (nm_fastack.c) match acks and replies with it: the peer's answer,
+ * which restarts nm_check_stuck's clock.
  */
 struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read)
 {
@@ -989,6 +1012,7 @@ struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read)
 		if (req->id == id && test_bit(NM_REQ_READ, &req->flags) == read) {
 			clear_bit(NM_REQ_QUEUED, &req->flags);
 			list_del_init(&req->list);
+			nm->answered_at = jiffies;	/* nm_check_stuck */
 			return req;
 		}
 	}
