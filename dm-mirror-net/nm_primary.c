@@ -970,8 +970,9 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
  * nothing, is dropped @timeout_ms after the later of the two; a socket
  * that is full but drains, or a peer disk with a long queue, goes on
  * answering and keeps the link however long the requests wait behind it.
- * (A single request the peer never answers while it answers others is
- * left to the peer's disk, which ends it or hangs the next barrier.)
+ * (A single request the peer never answers while it answers others stops
+ * the peer's receiver at the next stable point, P_SYNC, which waits for
+ * every write received: the answers stop, and the clock runs out.)
  */
 void nm_check_stuck(struct nm_dev *nm)
 {

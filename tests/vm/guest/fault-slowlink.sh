@@ -17,6 +17,9 @@
 #   (nm_check_stuck: "peer answered no request", peer_timeout) within
 #   timeout + 3 s and complete it.  Under A nothing waits for the peer's
 #   disk (the write ends when sent), so there is nothing to give up.
+#   one (C): the secondary's disk holds a single write (dm-delay) while it
+#   acknowledges others: the next stable point stalls its receiver, so
+#   the link drops within 1 s + timeout + 3 s (see the section).
 # After each fault: reconnect, resync, both backing devices identical.
 # vms: 1
 # disks: none
@@ -123,4 +126,49 @@ round() {
 nm_each_proto round
 kill $fwd
 dmsetup remove bdisk || fail "remove bdisk"
+
+# one (C, ordering none: no barrier): the secondary's disk holds one write
+# (its first MiB behind dm-delay, 30 s for writes) while a second writer
+# goes on elsewhere and its writes are acknowledged.  The peer keeps
+# answering, but the next stable point (P_SYNC, about once a second while
+# writes flow) waits on the secondary for every write it received: the
+# acks stop, and the link drops within 1 s + TO + 3 s, long before the
+# held write would end; the held write then completes from the local disk.
+if [ "$(nm_protos | grep -c C)" = 1 ]; then
+	P=C
+	modprobe dm-delay 2>/dev/null
+	dmsetup create odisk --table "0 2048 delay /dev/ram1 0 0
+2048 $((S - 2048)) linear /dev/ram1 2048" || fail "create odisk"
+	dmsetup create nmb --table "0 $S netmirror /dev/mapper/odisk 127.0.0.1:7789 C none 8 listen 127.0.0.1:7790 timeout $TO ping 500 sync none" ||
+		fail "one: create nmb"
+	dmsetup create nma --table "0 $S netmirror /dev/ram0 127.0.0.1:7790 C none 10 listen 127.0.0.1:7789 role primary timeout $TO ping 500 sync none" ||
+		fail "one: create nma"
+	nm_wait_synced nma 30 || fail "one: nma did not connect: $(dmsetup status nma)"
+	dmsetup suspend odisk && dmsetup load odisk --table "0 2048 delay /dev/ram1 0 0 /dev/ram1 0 30000
+2048 $((S - 2048)) linear /dev/ram1 2048" && dmsetup resume odisk || fail "one: delay the first MiB"
+	rm -f /tmp/one.stop /tmp/one.rc
+	( i=0; while [ ! -e /tmp/one.stop ] && [ $i -lt 4000 ]; do
+		$DD if=/tmp/data of=/dev/mapper/nma bs=4k skip=$((i % 256)) seek=$((1024 + i)) count=1 oflag=direct conv=notrunc status=none 2>/dev/null
+		i=$((i + 1)); done ) &
+	bg=$!
+	sleep 1
+	a0=$(nm_status nmb writes_received)
+	t0=$(now_ms)
+	( $DD if=/tmp/data of=/dev/mapper/nma bs=4k count=1 oflag=direct conv=notrunc status=none; echo $? > /tmp/one.rc ) &
+	wait_eval "[ \"\$(nm_status nma connection)\" != connected ]" 40
+	t1=$(now_ms)
+	touch /tmp/one.stop
+	wait $bg
+	log "one: link dropped $((t1 - t0)) ms after the held write (timeout $TO); nmb received $(( $(nm_status nmb writes_received) - a0 )) writes meanwhile; last_error $(nm_status nma last_error)"
+	check one/dropped-in-time [ $((t1 - t0)) -le $((TO + 4000)) ]
+	check_eq one/last-error "$(nm_status nma last_error)" peer_timeout
+	check_wait one/write-ended 5 "[ -e /tmp/one.rc ]"
+	check_eq one/write-ok "$(cat /tmp/one.rc 2>/dev/null)" 0
+	dmsetup suspend odisk && dmsetup load odisk --table "0 $S linear /dev/ram1 0" && dmsetup resume odisk ||
+		fail "one: remove the delay"
+	dmsetup message nma 0 connect 2>/dev/null
+	dmsetup message nmb 0 connect 2>/dev/null
+	settle one
+	dmsetup remove nma && dmsetup remove nmb && dmsetup remove odisk || fail "one: remove"
+fi
 exit 0
