@@ -8,8 +8,9 @@
 #     (writes_sent < pages/8);
 #   <P>/unmerged/... the same with merge_writes=N: one write per page
 #     (writes_sent >= 9/10 of the pages): the count above can fail;
-#   <P>/direct/...  16 MiB of O_DIRECT 4 MiB writes: exactly one write
-#     sent per MiB (NM_MAX_DATA; not split at brd's max_sectors);
+#   <P>/direct/...  16 MiB of O_DIRECT 4 MiB writes, merging off: 1 to 2
+#     writes sent per MiB (pieces of up to NM_MAX_DATA; cut at brd's
+#     max_sectors it was 9 per MiB, 24 for 16 MiB with merging);
 #   marks/...    C with metadata devices: merged writes wait for their
 #     regions' marks (mark_wait) and re-enter the write path; random
 #     buffered writes of mixed sizes (pattern --fsync) verified on the peer;
@@ -94,9 +95,13 @@ for P in A B C; do
 	log "$P unmerged: $n writes sent for $PAGES pages"
 	check "$P/unmerged/page-writes" [ "$n" -ge $((PAGES * 9 / 10)) ]
 	echo Y > $MW
-	# O_DIRECT 4 MiB writes: dm hands the target 1 MiB at a time (one
-	# P_DATA each), not pieces of the backing device's max_sectors
-	# (127.5 KiB on brd), and nothing is held or merged
+	# O_DIRECT 4 MiB writes, merging off: dm hands the target up to 1 MiB
+	# at a time (one P_DATA each), not pieces of the backing device's
+	# max_sectors (127.5 KiB on brd: 9 per MiB).  How many exactly
+	# depends on the bios blkdev builds from dd's buffer (a bio of more
+	# than 1 MiB when its pages are physically contiguous is cut into 1
+	# MiB and the rest), so: at least 1 and at most 2 per MiB
+	echo N > $MW
 	next
 	s0=$(nm_status nma writes_sent)
 	$DD if=/tmp/rnd of=/dev/mapper/nma bs=4M skip=$((K / 4)) count=$((MB / 4)) oflag=direct conv=notrunc status=none ||
@@ -105,7 +110,8 @@ for P in A B C; do
 	data "$P/direct"
 	n=$(( $(nm_status nma writes_sent) - s0 ))
 	log "$P direct: $n writes sent for $MB MiB"
-	check_eq "$P/direct/one-write-per-mib" "$n" "$MB"
+	check "$P/direct/mib-writes" [ "$n" -ge "$MB" -a "$n" -le $((MB * 2)) ]
+	echo Y > $MW
 	nm_local_unpair
 done
 
