@@ -70,10 +70,6 @@ wire_restore() {
 	ip link set lo up || fail "ip link set lo up"
 }
 
-now_ms() {
-	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
-}
-
 seqw_snap() {
 	local j=0
 	while [ $j -lt "$2" ]; do

@@ -22,6 +22,7 @@
 #                         failures, or when going on makes no sense)
 #   skip "msg"            end the test as SKIP (exit 77)
 #   log "msg"             print "NMLOG: msg" on the console
+#   now_ms                milliseconds since boot (/proc/uptime)
 #   wait_for "cmd" SECS   poll cmd (eval'd in a subshell: functions work) every 0.2 s until it succeeds;
 #                         returns 1 on timeout
 #   load_netmirror [params]   modprobe the dependencies of dm-netmirror.ko
@@ -152,6 +153,9 @@ check_wait() {
 		check_bad "$1" "not within $2 s: $3"
 	fi
 }
+
+# milliseconds since boot
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 
 # whole seconds since boot in $nm_up (no fork)
 _nm_up() {

@@ -31,7 +31,6 @@ rand() { # rand MIN MAX: sets R (no subshell: the state must advance)
 	RNG=$(( (RNG * 1103515245 + 12345) % 2147483648 ))
 	R=$(( $1 + (RNG / 7) % ($2 - $1 + 1) ))
 }
-now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 faults=0 flaps=0
 
 cut_link() { # cut_link MS SIDE

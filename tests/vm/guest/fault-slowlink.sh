@@ -39,7 +39,6 @@ CTL=/tmp/fwdctl
 # nma connects to 7791 for nmb (7790), nmb to 7792 for nma (7789)
 slowfwd --rate "$rate" --queue "$fq" --rcvbuf 256K --ctl $CTL 7791:7790:b:a 7792:7789:a:b &
 fwd=$!
-now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 conns() { dmesg | grep -c "connected to 127.0.0.1:7791"; }
 stuck() { dmesg | grep -c "peer answered no request for $TO ms"; }
 drops() { dmesg | grep -c "dropping link\|peer timed out\|127.0.0.1:7791 closed"; }

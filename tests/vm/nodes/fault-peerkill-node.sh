@@ -13,7 +13,6 @@ load_netmirror
 S=$(( $(dev_size /dev/vda) / 512 ))
 cycles=${nm_cycles:-1}
 limit_ms=${nm_lat_limit_ms:-8000}
-now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 peer_up() {
 	on_peer ". /tests/lib.sh; load_netmirror; dmsetup create nm0 --table '0 $S netmirror /dev/vda 169.254.0.1:7789 C flush 4 meta /dev/vdb sync full'"
 }
