@@ -51,6 +51,7 @@
 #include <linux/workqueue.h>
 #include <linux/key.h>
 #include <linux/kthread.h>
+#include <linux/sched/clock.h>
 #include "nm_wire.h"
 #include "nm_meta.h"
 #include "nm_params.h"
@@ -70,6 +71,8 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_HELLO_CROSS_MS	300	/* first P_HELLO wait, crossed connects */
 #define NM_PEER_MAX_INFLIGHT	1024
+/* secondary: at most this many writes' acks held for the next packet */
+#define NM_ACK_BATCH		16
 #define NM_POOL_PAGES		512	/* secondary: free pages kept for writes */
 #define NM_OV_LOG_MAX		16	/* differing blocks logged per verify */
 
@@ -93,7 +96,7 @@ struct nm_req {
 	u32 epoch;
 	unsigned long sent_at;		/* jiffies: onto wait_q, its send began */
 	u64 flush_covers;		/* empty flush: peer_unstable at map */
-	u64 t_map, t_sent;		/* ktime_get_ns(): map, P_DATA sent */
+	u64 t_map, t_sent;		/* nm_clock_ns(): map, P_DATA sent */
 	struct bvec_iter saved_iter;	/* reads: to retry on the peer */
 	atomic_t ref;			/* local part, peer part, sender */
 	unsigned long flags;
@@ -290,6 +293,8 @@ struct nm_dev {
 	void (*rx_orig_data_ready)(struct sock *sk);
 	/* secondary: set around its submit_bio (nm_peer_inline_done) */
 	struct task_struct *peer_submitter;
+	/* secondary, nm_conn thread only: acks left for the next packet */
+	unsigned int acks_held;
 
 	/*
 	 * -- resync buffers: one slot per region in flight (NM_RS_WINDOW).
@@ -338,6 +343,7 @@ struct nm_dev {
 	atomic64_t writes_sent;
 	atomic64_t writes_inline;	/* sent from map (nm_send_inline) */
 	atomic64_t flushes_local;	/* C: empty flushes the peer did not need */
+	atomic64_t acks_batched;	/* secondary: acks held for a later packet */
 	atomic64_t acks_fast;		/* acks taken in data_ready */
 	atomic64_t writes_received;
 	atomic64_t bytes_sent;
@@ -552,6 +558,7 @@ void nm_resubmit_waiting(struct nm_dev *nm);
 bool nm_send_one(struct nm_dev *nm);
 bool nm_send_inline(struct nm_dev *nm, struct nm_req *req);
 extern bool nm_inline_send;
+extern bool nm_ack_batch;
 extern bool nm_fast_ack;
 void nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
@@ -574,6 +581,7 @@ void nm_pool_exit(struct nm_dev *nm);
 int nm_pool_get(struct nm_dev *nm, struct page **pages, unsigned int nr);
 void nm_pool_put(struct nm_dev *nm, struct page **pages, unsigned int nr);
 int nm_peer_send_acks(struct nm_dev *nm);
+void nm_peer_release_acks(struct nm_dev *nm, u32 want);
 void nm_peer_reset(struct nm_dev *nm);
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
 			   unsigned int sectors);
@@ -617,6 +625,7 @@ int nm_read_local(struct nm_dev *nm, struct page **pages, sector_t sector,
 		  u32 bytes);
 int nm_recv_full(struct socket *sock, void *buf, size_t len);
 int nm_rx_pages(struct nm_dev *nm, struct page **pages, u32 size);
+u32 nm_rx_avail(struct nm_dev *nm);
 int nm_rx(struct nm_dev *nm, void *buf, size_t len);
 int nm_rx_trailer(struct nm_dev *nm);
 void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */
@@ -627,6 +636,20 @@ void nm_unlisten(struct nm_dev *nm);
 struct socket *nm_try_connect(struct nm_dev *nm);
 int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator);
 bool nm_from_peer(struct nm_dev *nm, struct socket *s);
+
+/*
+ * The clock of the stage latencies: local_clock(), not ktime_get_ns().
+ * A write takes up to seven stamps; ktime_get_ns() reads the clocksource,
+ * which is an MMIO read of the HPET where the TSC is not trusted (as in a
+ * TCG guest: 6% of the CPU of a QD32 run went to read_hpet from
+ * ktime_get), while local_clock() reads the CPU's own counter.  Stamps
+ * taken on different CPUs may differ by a little; nm_lat_add() drops a
+ * negative interval.  Nothing but the histograms uses these stamps.
+ */
+static inline u64 nm_clock_ns(void)
+{
+	return local_clock();
+}
 
 /*
  * One stage's latency, @from_ns to @to_ns (0 = not taken), into its

@@ -371,6 +371,11 @@ static int __nm_receive(struct nm_dev *nm, struct socket *s, bool *fifo)
 	s->sk->sk_rcvtimeo = msecs_to_jiffies(nm->timeout_ms);
 	while (!kthread_should_stop()) {
 		nm_rx_policy(nm, fifo);
+		/*
+		 * a secondary's held acks leave before it can wait for the
+		 * next packet's header and fixed part (those of a P_DATA)
+		 */
+		nm_peer_release_acks(nm, sizeof(h) + sizeof(struct nm_p_data));
 		/* a primary's acks: taken in data_ready until another packet */
 		r = nm_fast_wait(nm, s);
 		if (r)

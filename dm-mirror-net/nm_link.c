@@ -313,6 +313,18 @@ int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
 	return nm_send_vec(nm, type, &vec, 1);
 }
 
+/*
+ * Bytes of the stream already in the socket and not yet read: a hint for
+ * the receiver (nm_peer_release_acks), read without the socket lock by
+ * its only reader, between its reads (no urgent data on this stream).
+ */
+u32 nm_rx_avail(struct nm_dev *nm)
+{
+	const struct tcp_sock *tp = tcp_sk(nm->sock->sk);
+
+	return READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq);
+}
+
 /* Receive part of the current packet, adding it to the packet's trailer. */
 int nm_rx(struct nm_dev *nm, void *buf, size_t len)
 {

@@ -81,7 +81,7 @@ static void nm_req_complete(struct nm_req *req)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (test_bit(NM_REQ_PEER_OK, &req->flags)) {
 		nm_lat_add(nm, NM_LAT_p_queue, req->t_map, req->t_sent);
-		nm_lat_add(nm, NM_LAT_p_total, req->t_map, ktime_get_ns());
+		nm_lat_add(nm, NM_LAT_p_total, req->t_map, nm_clock_ns());
 	}
 	if (wake)
 		nm_sync_kick(nm);
@@ -124,7 +124,7 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 		return;
 	}
 	if (delivered)
-		nm_lat_add(nm, NM_LAT_p_peer, req->t_sent, ktime_get_ns());
+		nm_lat_add(nm, NM_LAT_p_peer, req->t_sent, nm_clock_ns());
 	else
 		nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
 			    bio_sectors(req->bio));
@@ -827,7 +827,7 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 		r = nm_bio_zero(req->bio) ? nm_send_zero(nm, req) :
 					    nm_send_data(nm, req);
 		if (!r)
-			req->t_sent = ktime_get_ns();
+			req->t_sent = nm_clock_ns();
 	}
 	/*
 	 * In the transfer log until a stable point after it is confirmed;

@@ -45,7 +45,7 @@ struct nm_peer_req {
 	bool stable;			/* the ack says NM_AF_STABLE (nm_peer_end) */
 	u64 id;
 	int status;
-	u64 t_rx, t_sub, t_done;	/* ktime_get_ns(): read, submitted, done */
+	u64 t_rx, t_sub, t_done;	/* nm_clock_ns(): read, submitted, done */
 	unsigned int nr_pages;
 	struct page *pages[];
 };
@@ -125,7 +125,7 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 	unsigned long flags, region = pr->sector >> nm->rg.shift;
 	bool ack, resync = pr->resync;
 
-	pr->t_done = ktime_get_ns();
+	pr->t_done = nm_clock_ns();
 	if (!pr->resync) {
 		nm_lat_add(nm, NM_LAT_s_recv, pr->t_rx, pr->t_sub);
 		nm_lat_add(nm, NM_LAT_s_disk, pr->t_sub, pr->t_done);
@@ -367,6 +367,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	u32 epoch = nm_h32(d->epoch);
 	/* the bytes that follow: P_RS_BLOCKS carries only @mask's blocks */
 	u32 data = mask ? nm_blk_bytes(mask, size) : size;
+	u64 t_rx = nm_clock_ns();	/* its fixed part was just read */
 	/* a P_RS_ZERO reads the region here first */
 	unsigned int nr = zero && !resync ? 0 : DIV_ROUND_UP(data, PAGE_SIZE);
 	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC;
@@ -395,6 +396,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		return -ENOMEM;
 	pr->nm = nm;
 	pr->resync = resync;
+	pr->t_rx = t_rx;
 	pr->id = nm_h64(d->id);
 	pr->nr_pages = nr;
 	INIT_LIST_HEAD(&pr->list);
@@ -403,6 +405,8 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	if (r)
 		goto out_free;
 	if (!zero) {		/* P_ZERO: the receiver took its trailer */
+		/* held acks do not wait for a payload still on its way */
+		nm_peer_release_acks(nm, data);
 		r = data ? nm_rx_pages(nm, pr->pages, data) : 0;
 		if (!r)
 			r = nm_rx_trailer(nm);
@@ -492,7 +496,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		}
 	}
 	WRITE_ONCE(nm->peer_submitter, current);
-	pr->t_sub = ktime_get_ns();
+	pr->t_sub = nm_clock_ns();
 	if (zero)
 		nm_peer_zero_submit(nm, pr, fl);
 	else if (bio)
@@ -502,9 +506,17 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	WRITE_ONCE(nm->peer_submitter, NULL);
 	/*
 	 * A fast disk (a RAM disk, a write cache) may already have completed
-	 * the write: send its ack from here, saving the sender's wakeup.
+	 * the write: send its ack from here, saving the sender's wakeup; or,
+	 * if the next packet is already here, with the acks of the writes
+	 * that follow it (nm_peer_release_acks).
 	 */
-	nm_peer_send_acks(nm);
+	nm->acks_held++;
+	if (!READ_ONCE(nm_ack_batch) || nm->acks_held >= NM_ACK_BATCH ||
+	    (nm->protocol != NM_PROTO_C && !resync) ||
+	    nm_rx_avail(nm) < sizeof(struct nm_hdr) + sizeof(struct nm_p_data))
+		nm_peer_release_acks(nm, U32_MAX);
+	else
+		atomic64_inc(&nm->acks_batched);
 	return 0;
 
 out_free:
@@ -671,7 +683,7 @@ int nm_peer_send_acks(struct nm_dev *nm)
 		else if (!r)	/* A, B: a failure */
 			r = __nm_send_ctrl(nm, NM_P_NEG_ACK, &ra, sizeof(ra));
 		if (!r && !pr->resync)
-			nm_lat_add(nm, NM_LAT_s_ack, pr->t_done, ktime_get_ns());
+			nm_lat_add(nm, NM_LAT_s_ack, pr->t_done, nm_clock_ns());
 		list_del(&pr->list);
 		kfree(pr);
 	}
@@ -679,6 +691,25 @@ int nm_peer_send_acks(struct nm_dev *nm)
 	mutex_unlock(&nm->tx_mutex);
 	mutex_unlock(&nm->ack_mutex);
 	return r;
+}
+
+/*
+ * Receiver (nm_conn thread): the acks of writes that completed inside its
+ * own submit_bio were held while more of the stream was already here, so
+ * that at queue depth a burst of acks leaves in one segment and the
+ * primary takes them in one data_ready, not one send and one softirq pass
+ * per write.  They leave here, before the receiver can wait on the
+ * socket: unless @want bytes (what it reads next) are already here, and
+ * at most NM_ACK_BATCH writes after the first held one.  Completions in
+ * other contexts wake the sender as before; it may send held acks too.
+ */
+void nm_peer_release_acks(struct nm_dev *nm, u32 want)
+{
+	if (!nm->acks_held || (want != U32_MAX && nm_rx_avail(nm) >= want))
+		return;
+	nm->acks_held = 0;
+	/* a failed send shows as the link's failure, to whoever reads next */
+	nm_peer_send_acks(nm);
 }
 
 /* Wait for the writes in flight, then forget the acks nobody will read. */
@@ -694,6 +725,7 @@ void nm_peer_drain(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);
 	spin_unlock_irqrestore(&nm->lock, flags);
+	nm->acks_held = 0;	/* the receiver is not running (nm_conn) */
 	list_for_each_entry_safe(pr, tmp, &list, list) {
 		list_del(&pr->list);
 		kfree(pr);

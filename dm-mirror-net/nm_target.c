@@ -710,6 +710,7 @@ static int nm_lat_emit(struct nm_dev *nm, char *result, unsigned int maxlen)
 	DMEMIT("inline count=%llu\n", atomic64_read(&nm->writes_inline));
 	DMEMIT("fast_ack count=%llu\n", atomic64_read(&nm->acks_fast));
 	DMEMIT("flush_local count=%llu\n", atomic64_read(&nm->flushes_local));
+	DMEMIT("ack_batched count=%llu\n", atomic64_read(&nm->acks_batched));
 	kfree(n);
 	return 1;	/* dm: result holds the answer */
 }
@@ -743,7 +744,7 @@ static int nm_map(struct dm_target *ti, struct bio *bio)
 	case REQ_OP_WRITE_ZEROES:
 		/* from the first map (parked writes re-enter nm_map_write) */
 		req = nm_req_of(bio);
-		req->t_map = ktime_get_ns();
+		req->t_map = nm_clock_ns();
 		/* held on the plug, merged with the writes after it */
 		if (nm_merge_map(nm, bio))
 			return DM_MAPIO_SUBMITTED;
@@ -944,6 +945,7 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		atomic64_set(&nm->writes_inline, 0);
 		atomic64_set(&nm->acks_fast, 0);
 		atomic64_set(&nm->flushes_local, 0);
+		atomic64_set(&nm->acks_batched, 0);
 		return 0;
 	case NM_MSG_VERIFY:
 		return nm_verify_start(nm, 0, nm->sectors);
@@ -1104,6 +1106,16 @@ MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_read
 bool nm_merge_writes = true;
 module_param_named(merge_writes, nm_merge_writes, bool, 0644);
 MODULE_PARM_DESC(merge_writes, "merge adjacent writes submitted under one plug into one (default Y)");
+
+/*
+ * ack_batch: a secondary's receiver holds the acks of writes that completed
+ * in its own submit_bio while the next packet is already in the socket, and
+ * sends up to NM_ACK_BATCH of them at once (nm_peer_release_acks); off:
+ * each ack leaves right after its write.  For measurements and as a way out.
+ */
+bool nm_ack_batch = true;
+module_param_named(ack_batch, nm_ack_batch, bool, 0644);
+MODULE_PARM_DESC(ack_batch, "a secondary sends the acks of a burst of writes together (default Y)");
 
 MODULE_DESCRIPTION(DM_NAME " network mirror target");
 MODULE_AUTHOR("netmirror developers");

@@ -60,8 +60,10 @@ BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # nm-Cthr (nm_bench_cthr=1): protocol C with
 # module parameter inline_send=N, every write through the sender thread;
 # nm-Cnomerge (nm_bench_cnomerge=1): protocol C with module parameter
-# merge_writes=N, no write merging (nbd-* runs on it too)
-BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge"
+# merge_writes=N, no write merging (nbd-* runs on it too); nm-Cnobatch
+# (nm_bench_cnobatch=1): protocol C with module parameter ack_batch=N, the
+# secondary sends each ack right after its write
+BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch"
 
 bench_fio_args() {
 	case $1 in

@@ -49,6 +49,8 @@ for proto in A B C; do
 		check_eq "$proto/$ord/lat-p_queue" "$(lat_count nma p_queue)" "$sent"
 		n=$(lat_count nmb s_disk)
 		check "$proto/$ord/lat-s_disk" [ "${n:-0}" -gt 0 -a "${n:-0}" -le "$recv" ]
+		# s_recv (fixed part read to submitted): every write s_disk counts
+		check_eq "$proto/$ord/lat-s_recv" "$(lat_count nmb s_recv)" "$n"
 		n=$(lat_count nma inline)
 		if [ $inline = Y ]; then
 			check "$proto/$ord/inline-used" [ "${n:-0}" -gt 0 -a "${n:-0}" -le "$sent" ]
