@@ -643,8 +643,9 @@ bool nm_from_peer(struct nm_dev *nm, struct socket *s);
  * which is an MMIO read of the HPET where the TSC is not trusted (as in a
  * TCG guest: 6% of the CPU of a QD32 run went to read_hpet from
  * ktime_get), while local_clock() reads the CPU's own counter.  Stamps
- * taken on different CPUs may differ by a little; nm_lat_add() drops a
- * negative interval.  Nothing but the histograms uses these stamps.
+ * taken on different CPUs may differ by a little; nm_lat_add() counts a
+ * negative interval as 0, so that every write is still counted once.
+ * Nothing but the histograms uses these stamps.
  */
 static inline u64 nm_clock_ns(void)
 {
@@ -652,7 +653,7 @@ static inline u64 nm_clock_ns(void)
 }
 
 /*
- * One stage's latency, @from_ns to @to_ns (0 = not taken), into its
+ * One stage's latency, @from_ns to @to_ns (either 0: not taken), into its
  * histogram.  Any context: a few atomics, no lock.
  */
 static inline void nm_lat_add(struct nm_dev *nm, enum nm_lat_stage st,
@@ -660,9 +661,10 @@ static inline void nm_lat_add(struct nm_dev *nm, enum nm_lat_stage st,
 {
 	u64 us;
 
-	if (!from_ns || to_ns < from_ns)
+	if (!from_ns || !to_ns)
 		return;
-	us = div_u64(to_ns - from_ns, NSEC_PER_USEC);
+	/* stamps of two CPUs (nm_clock_ns) may run backwards: count it as 0 */
+	us = to_ns > from_ns ? div_u64(to_ns - from_ns, NSEC_PER_USEC) : 0;
 	atomic64_inc(&nm->lat[st][nm_hist_bucket(us)]);
 }
 
