@@ -58,8 +58,14 @@ NM_VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NM_TOP=$(cd "$NM_VMDIR/../.." && pwd)
 NM_CACHE=${NM_CACHE:-$HOME/.cache/netmirror}
 NM_OUT=${NM_VM_OUT:-$NM_TOP/build/vm}
+# a scenario run by run-test.sh takes the image its runner built this run
+# (NM_INITRD_READY, with its layers); anything else builds its own
 NM_INITRD=
 NM_INITRD_LAYERS=
+if [ -n "${NM_INITRD_READY:-}" ] && [ -s "$NM_INITRD_READY" ]; then
+	NM_INITRD=$NM_INITRD_READY
+	NM_INITRD_LAYERS=${NM_INITRD_READY_LAYERS:-}
+fi
 NM_VM_PIDS=()
 mkdir -p "$NM_OUT"
 # NM_DMESG_BAD, NM_CONSOLE_BAD: shared with the guest

@@ -169,7 +169,8 @@ for name in "$@"; do
 		run_guest "$name" "$f" > "$tmpout" 2>&1
 		rc=$?
 	elif [ -f "$NM_VMDIR/scenarios/$name.sh" ]; then
-		bash "$NM_VMDIR/scenarios/$name.sh" > "$tmpout" 2>&1 &
+		NM_INITRD_READY=$NM_INITRD NM_INITRD_READY_LAYERS=$NM_INITRD_LAYERS \
+			bash "$NM_VMDIR/scenarios/$name.sh" > "$tmpout" 2>&1 &
 		child=$!
 		wait "$child"
 		rc=$?

@@ -1,5 +1,5 @@
 # Link cuts under a verifying random-write load (two VMs, protocol C).
-# Phase 1: nm_cycles cuts (default 12) of a random length in
+# Phase 1: nm_cycles cuts (default 8) of a random length in
 # [nm_cut_min_ms, nm_cut_max_ms] (default 100..3000) of eth0, alternately on
 # node a (the primary) and node b, while node a runs a loop of "pattern
 # write" (a new seed each time, in one of four 8 MiB windows) each followed
@@ -7,7 +7,7 @@
 # backing devices identical (mismatched 64 KiB blocks counted), the last
 # seed of every window verified on both backing devices.
 # Phase 2 (slow/lossy): the secondary's backing device under dm-delay (every
-# write delayed nm_delay_ms, default 20), nm_slow_cycles cuts (default 8)
+# write delayed nm_delay_ms, default 20), nm_slow_cycles cuts (default 5)
 # plus bursts of 20-100 ms flaps (the guest has no tc/netem); identical at
 # the end.  tests/vm/soak-linkcut.sh runs it with >= 200 cycles, 0.1-10 s.
 # vms: 2
@@ -15,10 +15,10 @@
 # timeout: 1200
 load_netmirror
 . /tests/nmlib.sh
-cycles=${nm_cycles:-12}
+cycles=${nm_cycles:-8}
 cmin=${nm_cut_min_ms:-100}
 cmax=${nm_cut_max_ms:-3000}
-slow_cycles=${nm_slow_cycles:-8}
+slow_cycles=${nm_slow_cycles:-5}
 delay_ms=${nm_delay_ms:-20}
 brd_setup 32 1
 on_peer ". /tests/lib.sh; load_netmirror; brd_setup 32 1" || fail "peer setup"

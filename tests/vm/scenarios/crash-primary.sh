@@ -1,10 +1,10 @@
 #!/bin/bash
-# Scenario: the primary VM is SIGKILLed during a protocol-C write load, five
+# Scenario: the primary VM is SIGKILLed during a protocol-C write load, three
 # times.  Node b (secondary, metadata device) stays up.  Each new boot of
 # node a recreates the primary on the same data and metadata disks; the
 # regions that were in flight are resynced and both backing devices must be
 # identical (checked by the guest, tests/vm/nodes/crash-primary-node.sh).
-# NM_CRASHES (default 5) sets the number of crashes (the soak script sets
+# NM_CRASHES (default 3) sets the number of crashes (the soak script sets
 # more).  NM_KILL_NAME and NM_KILL_NODE run another guest half the same way
 # (dur-slowmeta.sh).  NM_META=internal and NM_PROTO_CYCLE=ABC reach node a
 # (imeta-crash.sh); NM_DATA_SIZE the data disks (default 64M).
@@ -14,7 +14,7 @@ vm_traps
 
 name=${NM_KILL_NAME:-crash-primary}
 node=${NM_KILL_NODE:-crash-primary-node}
-crashes=${NM_CRASHES:-5}
+crashes=${NM_CRASHES:-3}
 phases=$((crashes + 1))
 pa=$((20000 + ($$ * 2 + RANDOM * 2) % 40000))
 pb=$((pa + 1))

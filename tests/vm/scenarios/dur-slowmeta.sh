@@ -8,5 +8,5 @@
 # Node b (secondary, its own metadata device) stays up.  The guest half:
 # tests/vm/nodes/dur-slowmeta-node.sh (checks crash<N>/<P>/identical).
 # The phases are crash-primary's: the same script with this guest half.
-NM_KILL_NAME=dur-slowmeta NM_KILL_NODE=dur-slowmeta-node \
+NM_KILL_NAME=dur-slowmeta NM_KILL_NODE=dur-slowmeta-node NM_CRASHES=${NM_CRASHES:-5} \
 	exec "$(dirname "$0")/crash-primary.sh"
