@@ -145,7 +145,8 @@ hostload() {
 load0=$(hostload)
 date0=$(date -u '+%Y-%m-%d %H:%M UTC')
 # like tests/vm/run-test.sh, with the options on the kernel command line
-"$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((tmo + 120)) --mem "$mem" "${envs[@]}"
+# fio is a layer over the base (tests/vm/mkbase.sh --fio)
+NM_LAYERS="fio${NM_LAYERS:+ $NM_LAYERS}" "$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((tmo + 120)) --mem "$mem" "${envs[@]}"
 rc=$?
 load1=$(hostload)
 [ -f "$log" ] || { echo "run.sh: no console log $log" >&2; return 1; }

@@ -53,6 +53,9 @@
 #                             resource-agents (run-test.sh sets it from a
 #                             guest test's "# layers:" header; a scenario
 #                             sets it before vm_start)
+#   NM_LAYERS="fio"           mkbase.sh --fio: fio and the libraries only it
+#                             needs (the benchmark, dur-overlap, prof-write,
+#                             dur-fault-soak, tools); "cluster fio" for both
 
 NM_VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NM_TOP=$(cd "$NM_VMDIR/../.." && pwd)
@@ -90,6 +93,7 @@ vm_build() {
 	for l in ${NM_LAYERS:-}; do
 		case $l in
 		cluster) layers+=("$("$NM_TOP/scripts/mkclustercpio.sh")") || return 1 ;;
+		fio) layers+=("$("$NM_VMDIR/mkbase.sh" --fio)") || return 1 ;;
 		*) echo "vm_build: unknown layer $l" >&2; return 1 ;;
 		esac
 	done

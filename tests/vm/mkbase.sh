@@ -4,13 +4,21 @@
 #                                    in-guest decompression)
 #   $NM_CACHE/base-$KVER-$HASH.cpio  uncompressed newc cpio: busybox + applet
 #                                    links, GNU tools, dmsetup, lvm, drbd 8.4
-#                                    tools, nbd, fio, ip, kmod, and the kernel
+#                                    tools, nbd, ip, kmod, and the kernel
 #                                    modules the tests need (dependency closure,
 #                                    depmod'ed)
-# HASH covers this script and the kernel version, so the base is rebuilt only
-# when either changes.  Prints the path of the base cpio on stdout.
+#   $NM_CACHE/fio-$KVER-$HASH.cpio   the fio layer: fio and the libraries only
+#                                    it needs (librbd, libgfapi, ICU...: 55 MB
+#                                    that every boot would unpack, 0.4 s of
+#                                    TCG each), laid over the base by the tests
+#                                    that run fio (header "# layers: fio",
+#                                    NM_LAYERS=fio; lib.sh vm_build)
+# HASH covers this script and the kernel version, so both are rebuilt only
+# when either changes.  Prints the path of the base cpio on stdout (--fio:
+# the fio layer's).
 #
 #   tests/vm/mkbase.sh            (vm.sh calls it; cheap when cached)
+#   tests/vm/mkbase.sh --fio
 set -euo pipefail
 
 CACHE=${NM_CACHE:-$HOME/.cache/netmirror}
@@ -24,6 +32,9 @@ KDIR=$CACHE/kernel-$KVER
 
 HASH=$( (cat "$0"; echo "$KVER") | sha256sum | cut -c1-12)
 BASE=$CACHE/base-$KVER-$HASH.cpio
+FIO=$CACHE/fio-$KVER-$HASH.cpio
+want=$BASE
+[ "${1:-}" = --fio ] && want=$FIO
 VMLINUX=$CACHE/vmlinux-$KVER
 
 log() { echo "mkbase: $*" >&2; }
@@ -45,8 +56,8 @@ if [ ! -s "$VMLINUX" ]; then
 	log "extracted $VMLINUX ($(du -m "$VMLINUX" | cut -f1) MB)"
 fi
 
-if [ -s "$BASE" ]; then
-	echo "$BASE"
+if [ -s "$BASE" ] && [ -s "$FIO" ]; then
+	echo "$want"
 	exit 0
 fi
 
@@ -125,13 +136,19 @@ ln -sf /usr/lib/drbd/drbdsetup-84 usr/sbin/drbdsetup
 ln -sf /usr/lib/drbd/drbdadm-84 usr/sbin/drbdadm
 copy_bin /usr/sbin/nbd-client
 copy_bin /usr/bin/nbd-server
-copy_bin /usr/bin/fio
 copy_bin /usr/sbin/ip
 copy_bin /usr/bin/kmod
 for l in modprobe insmod rmmod lsmod depmod modinfo; do
 	ln -sf /usr/bin/kmod "usr/sbin/$l"
 done
 copy_lib /lib64/ld-linux-x86-64.so.2
+# all of libc6's libraries and libgcc_s: layers built on the base
+# (mkclustercpio.sh) take them from here
+for l in libc.so.6 libm.so.6 libresolv.so.2 libdl.so.2 libpthread.so.0 \
+	librt.so.1 libutil.so.1 libanl.so.1 libnss_files.so.2 libnss_dns.so.2 \
+	libgcc_s.so.1; do
+	[ -e "/lib/x86_64-linux-gnu/$l" ] && copy_lib "/lib/x86_64-linux-gnu/$l"
+done
 
 cat > etc/passwd <<'EOF'
 root:x:0:0:root:/root:/bin/sh
@@ -167,12 +184,23 @@ for f in modules.order modules.builtin modules.builtin.modinfo; do
 done
 depmod -b "$ST" "$KVER"
 
+# the fio layer: what copying fio adds to the finished base stage
+find . | LC_ALL=C sort > "$ST.files"
+copy_bin /usr/bin/fio
+find . | LC_ALL=C sort | comm -13 "$ST.files" - > "$ST.fio"
+tmpc=$FIO.tmp.$$
+cpio -o -H newc --quiet < "$ST.fio" > "$tmpc"
+# shellcheck disable=SC2046
+rm -f $(grep -v '^\.$' "$ST.fio" | LC_ALL=C sort -r | while read -r f; do [ -d "$f" ] || echo "$f"; done)
+mv "$tmpc" "$FIO"
+rm -f "$ST.files" "$ST.fio"
+
 tmpc=$BASE.tmp.$$
 find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$tmpc"
 mv "$tmpc" "$BASE"
 # drop stale bases of older script versions: those older than a day (a
 # worktree with another version of this script may still be using its own)
-find "$CACHE" -maxdepth 1 -name 'base-*.cpio' ! -path "$BASE" -mtime +0 \
-	-delete 2>/dev/null || true
-log "built $BASE ($(du -m "$BASE" | cut -f1) MB, $(ls "usr/$MD/kernel" -R | grep -c '\.ko') modules)"
-echo "$BASE"
+find "$CACHE" -maxdepth 1 \( -name 'base-*.cpio' -o -name 'fio-*.cpio' \) \
+	! -path "$BASE" ! -path "$FIO" -mtime +0 -delete 2>/dev/null || true
+log "built $BASE ($(du -m "$BASE" | cut -f1) MB, $(ls "usr/$MD/kernel" -R | grep -c '\.ko') modules) and $FIO ($(du -m "$FIO" | cut -f1) MB)"
+echo "$want"

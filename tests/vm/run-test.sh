@@ -81,6 +81,9 @@ make_disks() { # make_disks SPEC PREFIX -> --disk args on stdout
 
 run_guest() {
 	local name=$1 f=$2 layer
+	# cached layers over base + overlay (lib.sh vm_build: NM_LAYERS), set
+	# before a "# cpio:" image is built so that vm_start keeps it
+	NM_LAYERS=$(hdr "$f" layers "")
 	layer=$(hdr "$f" cpio "")
 	if [ -n "$layer" ]; then
 		# this test's own image: NM_EXTRA_CPIO plus the layer, and a new
@@ -107,8 +110,6 @@ run_guest_vms() {
 	mem=$(hdr "$f" mem 1024)
 	smp=$(hdr "$f" smp 2)
 	envs=$(hdr "$f" env "")
-	# cached layers over base + overlay (lib.sh vm_build: NM_LAYERS)
-	NM_LAYERS=$(hdr "$f" layers "")
 	hto=$((tmo + 120))
 	local common=(--timeout "$hto" --mem "$mem" --smp "$smp" --env "nm_timeout=$tmo")
 	for e in $envs; do

@@ -9,6 +9,7 @@
 # 874 B, 1299 C: about 3,500-7,000 overlapping writes per protocol).
 # vms: 1
 # disks: none
+# layers: fio
 # timeout: 240
 # mem: 1024
 load_netmirror

@@ -9,6 +9,7 @@
 # (_raw_spin_unlock_irqrestore).
 # vms: 1
 # disks: none
+# layers: fio
 # timeout: 900
 load_netmirror
 . /tests/nmlib.sh

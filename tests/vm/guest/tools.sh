@@ -2,6 +2,7 @@
 # there) and every shipped module loads with its dependencies.
 # vms: 1
 # disks: 1x64M
+# layers: fio
 # timeout: 120
 for c in "dmsetup version" "lvm version" "/usr/lib/drbd/drbdsetup-84 --version" \
 	"/usr/lib/drbd/drbdadm-84 --version" "drbdmeta --version" "nbd-client --version" \

@@ -27,6 +27,8 @@ name=dur-fault-soak
 # every protocol of the run.
 # (the runner's, when inherited, may itself be gone already: build again)
 [ -n "${NM_INITRD:-}" ] && [ ! -s "$NM_INITRD" ] && NM_INITRD=
+# the load is fio's: its layer over the base (mkbase.sh --fio)
+export NM_LAYERS=fio
 vm_build || exit 1
 priv=$NM_OUT/$name-initrd.$$.img
 cp "$NM_INITRD" "$priv" || exit 1

@@ -7,6 +7,7 @@
 # passes its own, from the options it was given.
 # vms: 1
 # disks: none
+# layers: fio
 # timeout: 7200
 # mem: 1024
 #
