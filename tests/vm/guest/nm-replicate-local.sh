@@ -1,5 +1,5 @@
 # Two netmirror nodes in one VM over 127.0.0.1: for every protocol (A, B, C)
-# and ordering (flush, drain, none), 64 MiB of random-offset writes of mixed
+# and ordering (flush, drain, none), 32 MiB of random-offset writes of mixed
 # sizes (512 B .. 1 MiB; O_DIRECT and buffered + fsync in turn) through the
 # primary leave both backing devices byte-identical.  The writes go out from
 # the submitter's context (module parameter inline_send, nm_send_inline) in
@@ -14,7 +14,7 @@
 # mem: 1024
 load_netmirror
 . /tests/nmlib.sh
-brd_setup 80 2
+brd_setup 48 2
 seed=100
 mode=--direct
 INL=/sys/module/dm_netmirror/parameters/inline_send
@@ -33,12 +33,12 @@ for proto in A B C; do
 		if [ $ord = drain ]; then fast=N; else fast=Y; fi
 		echo $fast > $FAST
 		nm_local_pair "$proto" "$ord"
-		pattern write /dev/mapper/nma "$seed" 64M $mode --quiet ||
+		pattern write /dev/mapper/nma "$seed" 32M $mode --quiet ||
 			fail "$proto/$ord: pattern write through the primary ($mode)"
 		# A and B complete before the peer's disk has the data: settle
 		check_wait "$proto/$ord/settled" 30 "[ \$(nm_status nma pending) = 0 ]"
 		check_wait "$proto/$ord/identical" 20 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
-		check "$proto/$ord/secondary-data" pattern verify /dev/ram1 "$seed" 64M --direct --quiet
+		check "$proto/$ord/secondary-data" pattern verify /dev/ram1 "$seed" 32M --direct --quiet
 		sent=$(nm_status nma writes_sent)
 		recv=$(nm_status nmb writes_received)
 		check "$proto/$ord/sent-gt-0" [ "$sent" -gt 0 ]
