@@ -44,7 +44,7 @@ round() {
 	check_eq fencing/io-frozen "$(nm_status nm0 io)" frozen
 	rm -f /tmp/w.rc
 	( pattern write /dev/mapper/nm0 2 1M --offset 2M --size 1M --direct --quiet; echo $? > /tmp/w.rc ) &
-	sleep 2
+	sleep 1
 	check fencing/write-held [ ! -e /tmp/w.rc ]
 	check_wait fencing/write-released 60 "[ \"\$(cat /tmp/w.rc 2>/dev/null)\" = 0 ]"
 	check fencing/resynced nm_wait_synced nm0 60

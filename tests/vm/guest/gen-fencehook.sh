@@ -61,7 +61,7 @@ round() {
 	rm -f /tmp/h.env
 	lose_link
 	held_write f1 11 2
-	sleep 2
+	sleep 1
 	check hook/write-held running f1
 	nmsetup fence nma --handler /tmp/h-ok.sh --once > /tmp/f1.out 2>&1 &
 	fp=$!

@@ -30,7 +30,7 @@ round() {
 	lose_link
 	check_eq freeze/io-frozen "$(nm_status nma io)" frozen
 	held_write f1 11 2
-	sleep 3
+	sleep 1
 	check freeze/write-held running f1
 	check_eq fence/secondary-uptodate-before "$(nm_status nmb disk)" uptodate
 	check fence/outdate dmsetup message nmb 0 outdate
@@ -49,7 +49,7 @@ round() {
 	# --- the link comes back instead
 	lose_link
 	held_write f2 21 6
-	sleep 3
+	sleep 1
 	check back/write-held running f2
 	dmsetup message nmb 0 connect || fail "connect nmb"
 	check_wait back/write-released 60 "ended_ok f2"
@@ -60,18 +60,18 @@ round() {
 	# --- suspend while frozen
 	lose_link
 	held_write f3 31 8
-	sleep 2
+	sleep 1
 	check suspend/write-held running f3
 	dmsetup suspend nma || fail "suspend nma"
 	check_wait suspend/plain-fails 20 "ended_failed f3"
 	dmsetup resume nma || fail "resume nma"
 	check_eq suspend/still-frozen "$(nm_status nma io)" frozen
 	held_write f4 41 10
-	sleep 2
+	sleep 1
 	check suspend/held-again running f4
 	dmsetup suspend --noflush nma || fail "noflush suspend nma"
 	dmsetup resume nma || fail "resume nma"
-	sleep 2
+	sleep 1
 	check suspend/noflush-requeued-held running f4
 	dmsetup message nmb 0 outdate || fail "outdate nmb"
 	dmsetup message nma 0 resume_io || fail "resume_io"
