@@ -147,7 +147,9 @@ copy_lib /lib64/ld-linux-x86-64.so.2
 for l in libc.so.6 libm.so.6 libresolv.so.2 libdl.so.2 libpthread.so.0 \
 	librt.so.1 libutil.so.1 libanl.so.1 libnss_files.so.2 libnss_dns.so.2 \
 	libgcc_s.so.1; do
-	[ -e "/lib/x86_64-linux-gnu/$l" ] && copy_lib "/lib/x86_64-linux-gnu/$l"
+	if [ -e "/lib/x86_64-linux-gnu/$l" ]; then
+		copy_lib "/lib/x86_64-linux-gnu/$l"
+	fi
 done
 
 cat > etc/passwd <<'EOF'
@@ -190,8 +192,10 @@ copy_bin /usr/bin/fio
 find . | LC_ALL=C sort | comm -13 "$ST.files" - > "$ST.fio"
 tmpc=$FIO.tmp.$$
 cpio -o -H newc --quiet < "$ST.fio" > "$tmpc"
-# shellcheck disable=SC2046
-rm -f $(grep -v '^\.$' "$ST.fio" | LC_ALL=C sort -r | while read -r f; do [ -d "$f" ] || echo "$f"; done)
+# (its new directories stay in the base, empty)
+while read -r f; do
+	[ -d "$f" ] || rm -f "$f"
+done < "$ST.fio"
 mv "$tmpc" "$FIO"
 rm -f "$ST.files" "$ST.fio"
 

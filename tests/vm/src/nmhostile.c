@@ -82,18 +82,16 @@ static void msleep(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* connect with a deadline; -1 on failure */
+#define NMH_FLOOD 64	/* connections of the many-* cases */
+
 /*
- * Connect to the node; a connect that has not completed in @wait_ms fails.
- * The node accepts one connection at a time and its accept queue is short:
- * a flood's connects that find it full would each wait out the SYN retries.
+ * Start a non-blocking connect to the node; -1 on failure.  conn_settle()
+ * waits for its outcome.
  */
-static int conn_wait(int nonblock_ok, int wait_ms)
+static int conn_start(void)
 {
 	struct sockaddr_in sa;
-	struct pollfd p;
-	int fd, r, one = 1, err = 0;
-	socklen_t el = sizeof(err);
+	int fd, r;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -119,42 +117,32 @@ static int conn_wait(int nonblock_ok, int wait_ms)
 		close(fd);
 		return -1;
 	}
-	if (r && !wait_ms)
-		return fd;	/* in progress: conn_settle() waits for it */
-	if (r) {
-		p.fd = fd;
-		p.events = POLLOUT;
-		if (poll(&p, 1, wait_ms) != 1 ||
-		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) || err) {
-			close(fd);
-			return -1;
-		}
-	}
-	if (!nonblock_ok)
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return fd;
 }
 
 /*
- * Wait up to @wait_ms in all for the connects conn_wait(1, 0) started:
- * each that completed stays (non-blocking, TCP_NODELAY), the others are
- * closed and set to -1.
+ * Wait up to @wait_ms in all for the connects conn_start() began (@n <=
+ * NMH_FLOOD; -1 entries skipped): each that completed stays (non-blocking,
+ * TCP_NODELAY), the others are closed and set to -1.  The node accepts one
+ * connection at a time and its accept queue is short: a connect that finds
+ * it full would wait out the SYN retries, so it counts as refused.
  */
 static void conn_settle(int *fds, int n, int wait_ms)
 {
-	struct pollfd p[64];
-	int idx[64], done[64] = { 0 };
+	struct pollfd p[NMH_FLOOD];
+	int idx[NMH_FLOOD], done[NMH_FLOOD] = { 0 };
 	int i, one = 1, left, err;
 	socklen_t el;
 	struct timespec t0, t;
 
+	if (n > NMH_FLOOD)
+		n = NMH_FLOOD;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		/* poll only the sockets that have no outcome yet */
 		int np = 0;
 
-		for (i = 0; i < n && i < 64; i++)
+		for (i = 0; i < n; i++)
 			if (fds[i] >= 0 && !done[i]) {
 				p[np].fd = fds[i];
 				p[np].events = POLLOUT;
@@ -175,7 +163,7 @@ static void conn_settle(int *fds, int n, int wait_ms)
 			continue;
 		err = 0;
 		el = sizeof(err);
-		if (i >= 64 || !done[i] ||
+		if (!done[i] ||
 		    getsockopt(fds[i], SOL_SOCKET, SO_ERROR, &err, &el) || err) {
 			close(fds[i]);
 			fds[i] = -1;
@@ -183,6 +171,19 @@ static void conn_settle(int *fds, int n, int wait_ms)
 		}
 		setsockopt(fds[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
+}
+
+/* connect with a deadline of @wait_ms; -1 on failure */
+static int conn_wait(int nonblock_ok, int wait_ms)
+{
+	int fd = conn_start();
+
+	if (fd < 0)
+		return -1;
+	conn_settle(&fd, 1, wait_ms);
+	if (fd >= 0 && !nonblock_ok)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
 }
 
 static int conn(int nonblock_ok)
@@ -1292,12 +1293,12 @@ static int run_case(const char *name)
 		 * together, those the node's short accept queue has not taken
 		 * within 1 s count as refused, and all are closed 3 s later.
 		 */
-		int fds[64], ok = 0, hello = !strcmp(name, "many-hello");
+		int fds[NMH_FLOOD], ok = 0, hello = !strcmp(name, "many-hello");
 
-		for (i = 0; i < 64; i++)
-			fds[i] = conn_wait(1, 0);
-		conn_settle(fds, 64, 1000);
-		for (i = 0; i < 64; i++) {
+		for (i = 0; i < NMH_FLOOD; i++)
+			fds[i] = conn_start();
+		conn_settle(fds, NMH_FLOOD, 1000);
+		for (i = 0; i < NMH_FLOOD; i++) {
 			if (fds[i] < 0)
 				continue;
 			ok++;
@@ -1327,7 +1328,7 @@ static int run_case(const char *name)
 			}
 		}
 		msleep(3000);
-		for (i = 0; i < 64; i++)
+		for (i = 0; i < NMH_FLOOD; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
 		snprintf(nb, sizeof(nb), " note=connected-%d", ok);
