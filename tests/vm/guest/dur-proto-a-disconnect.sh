@@ -2,9 +2,11 @@
 # must stay accounted until they are stable on the peer.  Both nodes in
 # this VM over 127.0.0.1, the secondary's backing device slowed by dm-delay
 # (200 ms per write; none under C, see below).  For each protocol A, B, C
-# (flush ordering, "sync none" on zeroed disks): three rounds of 48
-# O_DIRECT writes of 64 KiB on the primary (each round in its own 16 MiB
-# area), then at once
+# (flush ordering, "sync none" on zeroed disks): three rounds of 16
+# O_DIRECT writes of 192 KiB on the primary (each round in its own 16 MiB
+# area; under A and B each write opens an epoch whose barrier the secondary
+# drains, so a round takes 16 x 200 ms: 48 writes of 64 KiB took 10 s),
+# then at once
 # `disconnect` and `connect` on the secondary (dur_fault=suspend:
 # `dmsetup suspend` and `resume` of it, see dur-suspend).  After the resync
 # (connected, uptodate/uptodate, N/N):
@@ -27,7 +29,7 @@ fault=${dur_fault:-disconnect}	# or suspend (dur-suspend)
 
 # pattern write|verify DEV of round R (48 x 64 KiB in area R)
 round_io() {
-	pattern "$1" "$2" $((seed + $3)) 3M --bs-min 65536 --bs-max 65536 \
+	pattern "$1" "$2" $((seed + $3)) 3M --bs-min 196608 --bs-max 196608 \
 		--offset $(($3 * AREA)) --size $AREA --direct --quiet
 }
 
