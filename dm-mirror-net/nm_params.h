@@ -26,8 +26,8 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		12
-#define NM_TARGET_PATCH		3
+#define NM_TARGET_MINOR		13
+#define NM_TARGET_PATCH		0
 
 /* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.11. */
 #define NM_META_INTERNAL	"internal"
@@ -213,7 +213,8 @@ enum nm_msg_id {
 	X(verify_eta, 10, "verify time left, seconds")			\
 	X(resync_marked, 12, "bytes of the regions the running or last resync began with") \
 	X(resync_compared, 12, "bytes the running or last resync compared by digest (csums)") \
-	X(resync_sent, 12, "data bytes the running or last resync sent (source) or received (target)")
+	X(resync_sent, 12, "data bytes the running or last resync sent (source) or received (target)") \
+	X(unconfirmed, 13, "regions with writes sent to the peer and not yet confirmed stable there (a stable point's P_SYNC_ACK); out of sync if the link ends now")
 
 enum nm_status_field_id {
 #define NM_SF_ENUM_ROW(name, ...) NM_SF_##name,

@@ -145,6 +145,16 @@ void nm_regions_stable_done(struct nm_regions *rg)
 	bitmap_zero(rg->syncing, rg->nr);
 }
 
+/* How many regions the transfer log holds (in sent or syncing). */
+unsigned long nm_regions_unconfirmed(const struct nm_regions *rg)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < BITS_TO_LONGS(rg->nr); i++)
+		n += hweight_long(rg->sent[i] | rg->syncing[i]);
+	return n;
+}
+
 /*
  * The link ended: every region with a write the peer has not confirmed as
  * stable is out of sync.  They are also left in @rg->lost (for the caller

@@ -72,5 +72,6 @@ void nm_regions_sent(struct nm_regions *rg, unsigned long first,
 bool nm_regions_stable_point(struct nm_regions *rg);
 void nm_regions_stable_done(struct nm_regions *rg);
 unsigned long nm_regions_take_unconfirmed(struct nm_regions *rg);
+unsigned long nm_regions_unconfirmed(const struct nm_regions *rg);
 
 #endif

@@ -767,7 +767,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		      unsigned int maxlen)
 {
 	struct nm_dev *nm = ti->private;
-	unsigned long flags, oos;
+	unsigned long flags, oos, unconfirmed;
 	enum nm_cstate cs;
 	enum nm_role role;
 	enum nm_disk disk, pdisk;
@@ -780,7 +780,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 	bool frozen;
 
 	/* the DMEMIT below prints these fields, in this order */
-	BUILD_BUG_ON(NM_SF_COUNT != 25);
+	BUILD_BUG_ON(NM_SF_COUNT != 26);
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irqsave(&nm->lock, flags);
@@ -789,6 +789,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		disk = nm->disk;
 		pdisk = cs >= NM_C_CONNECTED ? nm->peer_disk : NM_DISK_UNKNOWN;
 		oos = nm_regions_oos_count(&nm->rg);
+		unconfirmed = nm_regions_unconfirmed(&nm->rg);
 		strscpy(err, nm->last_error, sizeof(err));
 		gen = nm->gen.cur;
 		frozen = nm->frozen;
@@ -828,6 +829,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(" %lld %lld %lld", atomic64_read(&nm->rs_marked),
 		       atomic64_read(&nm->rs_compared),
 		       atomic64_read(&nm->rs_sent));
+		DMEMIT(" %lu", unconfirmed);
 		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %s ", nm->dev->name, nm->peer_str);

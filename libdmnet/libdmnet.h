@@ -338,6 +338,10 @@ struct nm_status {
 	 * with, bytes compared by digest (csums), data bytes sent (source)
 	 * or received (target). */
 	uint64_t resync_marked, resync_compared, resync_sent;
+	/* 1.13.0: regions holding writes sent to the peer that it has not
+	 * yet confirmed stable (the primary's transfer log; 0 on a
+	 * secondary): out of sync if the link ends now. */
+	uint64_t unconfirmed;
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;
 	char extra[NM_STATUS_EXTRA_MAX];

@@ -82,6 +82,7 @@ static uint64_t *num_field(struct nm_status *s, unsigned g)
 	case NM_SF_resync_marked:	return &s->resync_marked;
 	case NM_SF_resync_compared:	return &s->resync_compared;
 	case NM_SF_resync_sent:		return &s->resync_sent;
+	case NM_SF_unconfirmed:		return &s->unconfirmed;
 	default:			return NULL;
 	}
 }

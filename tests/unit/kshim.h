@@ -60,6 +60,11 @@ static inline void bitmap_set(unsigned long *map, unsigned long start,
 		__set_bit(start++, map);
 }
 
+static inline unsigned long hweight_long(unsigned long w)
+{
+	return (unsigned long)__builtin_popcountl(w);
+}
+
 static inline unsigned long bitmap_weight(const unsigned long *map,
 					  unsigned long nbits)
 {

@@ -69,21 +69,25 @@ int main(void)
 	check("tl_nothing_sent_no_point", !nm_regions_stable_point(&rg));
 	nm_regions_sent(&rg, 20, 21);
 	check("tl_point_after_send", nm_regions_stable_point(&rg) &&
-	      test_bit(20, rg.syncing) && !test_bit(20, rg.sent));
+	      test_bit(20, rg.syncing) && !test_bit(20, rg.sent) &&
+	      nm_regions_unconfirmed(&rg) == 2);
 	nm_regions_sent(&rg, 30, 30);	/* sent after the point */
 	nm_regions_stable_done(&rg);
 	check("tl_confirmed_cleared", !test_bit(20, rg.syncing) &&
-	      test_bit(30, rg.sent));
+	      test_bit(30, rg.sent) && nm_regions_unconfirmed(&rg) == 1);
 	nm_regions_sent(&rg, 40, 40);
 	nm_regions_stable_point(&rg);	/* 30, 40 now await an ack */
 	nm_regions_sent(&rg, 50, 50);
+	nm_regions_sent(&rg, 40, 40);	/* in both sent and syncing: once */
+	check("tl_unconfirmed_counts_both", nm_regions_unconfirmed(&rg) == 3);
 	check("tl_link_loss_marks_all_unconfirmed",
 	      nm_regions_take_unconfirmed(&rg) == 3 &&
 	      test_bit(30, rg.oos) && test_bit(40, rg.oos) &&
 	      test_bit(50, rg.oos) && !test_bit(20, rg.oos) &&
 	      nm_regions_oos_count(&rg) == 3 &&
 	      test_bit(50, rg.lost));
-	check("tl_empty_after_loss", !nm_regions_stable_point(&rg));
+	check("tl_empty_after_loss", !nm_regions_stable_point(&rg) &&
+	      nm_regions_unconfirmed(&rg) == 0);
 
 	nm_regions_exit(&rg);
 	check("exit_clears", !rg.oos && !rg.inflight);
@@ -95,6 +99,8 @@ int main(void)
 	check("large_last_region",
 	      nm_regions_any(&rg, rg.oos, rg.nr - 1, rg.nr - 1) &&
 	      nm_regions_oos_count(&rg) == 1);
+	nm_regions_sent(&rg, rg.nr - 1, rg.nr - 1);
+	check("large_unconfirmed_last", nm_regions_unconfirmed(&rg) == 1);
 	nm_regions_exit(&rg);
 
 	return nm_check_done();

@@ -469,7 +469,7 @@ static void test_status(void)
 		{ "primary connected uptodate/uptodate 100/100 5 0 0 20480 0", 9 },
 		{ "secondary sync_target inconsistent/uptodate 10/100 0 5 1 0 20480", 9 },
 		{ "primary sync_source uptodate/inconsistent 10/100 7 0 2 28672 0 0 -", 11 },
-		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - running none 0 0 0 0 0 0 0 0 foo 7 bar", 25 },
+		{ "primary connected uptodate/uptodate 1/1 0 0 0 0 0 0 0 0 0 0 - running none 0 0 0 0 0 0 0 0 0 foo 7 bar", 26 },
 		{ "primary standalone uptodate/unknown 0/0", 4 },
 		{ "secondary connecting outdated/unknown 3/8 1 2", 6 },
 		{ "primary standalone failed/diskless 0/16 0 0 0 0 0", 9 },
@@ -481,12 +481,14 @@ static void test_status(void)
 		{ "primary sync_source uptodate/inconsistent 300/512 12 0 0 49152 0 0 - 20480 9 109051904", 14 },
 		{ "secondary sync_target inconsistent/uptodate 300/512 0 12 0 0 49152 0 - 20480 9 109051904", 14 },
 		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456", 14 },
-		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef running done 2048 2048 0 0 0 1048576 4096 0 new 1", 25 },
+		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 268435456 0123456789abcdef running done 2048 2048 0 0 0 1048576 4096 0 3 new 1", 26 },
 		/* dm-netmirror 1.7.0: the data generation */
 		{ "secondary standalone uptodate/unknown 512/512 0 0 0 0 0 0 split_brain 0 0 0 00000000000000ff", 15 },
 		{ "primary connecting uptodate/unknown 512/512 0 0 1 0 0 0 peer_timeout 0 0 0 00000000000000ff frozen", 16 },
 		/* dm-netmirror 1.10.0: online verify */
 		{ "primary connected uptodate/outdated 510/512 0 0 0 0 0 0 - 0 0 0 00000000000000ff running running 1024 65536 5 8192 7", 22 },
+		/* dm-netmirror 1.12: resync counters, no unconfirmed yet */
+		{ "primary connected uptodate/uptodate 512/512 12 0 0 49152 0 0 - 0 0 0 00000000000000ff running none 0 0 0 0 0 0 0 0", 25 },
 	};
 	static const struct { const char *in, *frag; } bad[] = {
 		{ "", "word 1: missing role" },
@@ -587,9 +589,10 @@ static void test_status(void)
 	ok = s.nextra == 2 && !strcmp(s.extra, "new 1") && s.resync_bytes == 268435456 &&
 	     !strcmp(s.generation, "0123456789abcdef") &&
 	     s.resync_marked == 1048576 && s.resync_compared == 4096 &&
-	     s.resync_sent == 0 && nm_status_format_json(&s, NULL, buf, sizeof(buf)) > 0 &&
+	     s.resync_sent == 0 && s.unconfirmed == 3 &&
+	     nm_status_format_json(&s, NULL, buf, sizeof(buf)) > 0 &&
 	     strstr(buf, ",\"resync_marked\":1048576,\"resync_compared\":4096,"
-		    "\"resync_sent\":0");
+		    "\"resync_sent\":0,\"unconfirmed\":3");
 	report(ok, "status/newer-fields-kept");
 
 	nm_status_parse(rt[15].in, &s, err, sizeof(err));
@@ -615,6 +618,13 @@ static void test_status(void)
 		    "\"verify_total\":65536,\"verify_diffs\":5,\"verify_kibs\":8192,"
 		    "\"verify_eta\":7}");
 	report(ok, "status/kernel-1.10-verify");
+
+	nm_status_parse(rt[18].in, &s, err, sizeof(err));
+	ok = s.ngroups == 25 && s.unconfirmed == 0 && s.nextra == 0 &&
+	     nm_status_format(&s, buf, sizeof(buf)) > 0 && !strcmp(buf, rt[18].in) &&
+	     nm_status_format_json(&s, NULL, buf, sizeof(buf)) > 0 &&
+	     !strstr(buf, "unconfirmed");
+	report(ok, "status/kernel-1.12-no-unconfirmed");
 
 	nm_status_parse(rt[3].in, &s, err, sizeof(err));
 	ok = s.nextra == 3 && !strcmp(s.extra, "foo 7 bar") && !strcmp(s.last_error, "0");
@@ -657,7 +667,7 @@ static void test_status(void)
 		     "\"io\":\"running\",\"verify\":\"none\",\"verify_sectors\":0,"
 		     "\"verify_total\":0,\"verify_diffs\":0,\"verify_kibs\":0,"
 		     "\"verify_eta\":0,\"resync_marked\":0,\"resync_compared\":0,"
-		     "\"resync_sent\":0,\"extra\":\"foo 7 bar\"}");
+		     "\"resync_sent\":0,\"unconfirmed\":0,\"extra\":\"foo 7 bar\"}");
 	if (!ok)
 		FAILWHY("%s", buf);
 	report(ok, "status/json");

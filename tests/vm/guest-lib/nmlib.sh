@@ -117,6 +117,13 @@ nm_standalone() {
 		[ "$(nm_status "$1" last_error)" = "$2" ]
 }
 
+# DEV [SECS]: every write DEV sent is confirmed stable on the peer (status
+# "unconfirmed" 0: a stable point's P_SYNC_ACK came after the last one), so
+# a link loss now marks nothing out of sync; a quiet pair
+nm_wait_confirmed() {
+	wait_for "[ \"\$(nm_status $1 unconfirmed)\" = 0 ]" "${2:-30}"
+}
+
 # connected, and every region in sync (the resync after a connect is over)
 nm_wait_synced() {
 	wait_eval "nm_synced $1" "${2:-60}"

@@ -34,7 +34,7 @@ round() {
 	nm_wait_synced nm0 90 || fail "no connection/initial sync: $(dmsetup status nm0)"
 	pattern write /dev/mapper/nm0 1 16M --direct --quiet || fail "first write"
 	nm_wait_synced nm0 60 || fail "not synced"
-	sleep 3
+	nm_wait_confirmed nm0 || fail "writes unconfirmed: $(dmsetup status nm0)"
 	same first/identical
 	check_eq first/same-generation "$(peer 'nm_status nm0 generation')" "$(nm_status nm0 generation)"
 

@@ -25,7 +25,7 @@ round() {
 	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
 	pattern write /dev/mapper/nma 1 16M --direct --quiet || fail "first write"
 	nm_wait_synced nma 60 || fail "not synced: $(dmsetup status nma)"
-	sleep 3		# a stable point: the secondary's metadata is quiet
+	nm_wait_confirmed nma || fail "writes unconfirmed: $(dmsetup status nma)"
 
 	# the backup: the secondary's disk and metadata, while apart
 	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
@@ -44,7 +44,7 @@ round() {
 	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "resync: $(dmsetup status nma)"
 	# and more while connected (no new generation)
 	pattern write /dev/mapper/nma 3 2M --offset 10M --size 2M --direct --quiet || fail "connected write"
-	sleep 3
+	nm_wait_confirmed nma || fail "writes unconfirmed: $(dmsetup status nma)"
 	check_fail oldcopy/generation-moved [ "$(nm_status nma generation)" = "$gen_then" ]
 	check_eq oldcopy/pair-identical "$(dev_sum /dev/ram1)" "$(dev_sum /dev/ram0)"
 
@@ -79,7 +79,7 @@ round() {
 	dmsetup message nmb 0 connect || fail "connect nmb"
 	nm_wait_synced nma 60 || fail "reconnect: $(dmsetup status nma)"
 	pattern write /dev/mapper/nma 4 2M --offset 12M --size 2M --direct --quiet || fail "connected write 2"
-	sleep 3
+	nm_wait_confirmed nma || fail "writes unconfirmed: $(dmsetup status nma)"
 	dmsetup remove nmb || fail "remove nmb"
 	$DD if=/dev/ram4 of=/dev/ram1 bs=1M iflag=direct oflag=direct status=none || fail "restore data"
 	$DD if=/dev/ram5 of=/dev/ram3 bs=1M iflag=direct oflag=direct status=none || fail "restore meta"

@@ -81,7 +81,7 @@ round() {
 	nm_wait_synced nma 60 || fail "first sync: $(dmsetup status nma)"
 	pattern write /dev/mapper/nma 1 16M --direct --quiet || fail "first write"
 	nm_wait_synced nma 60 || fail "not synced: $(dmsetup status nma)"
-	sleep 3		# a stable point: no write is left unconfirmed in the transfer log
+	nm_wait_confirmed nma || fail "writes unconfirmed: $(dmsetup status nma)"
 	check_eq first/generation-shown "$(nm_status nma generation)" "$(nm_status nmb generation)"
 	check_eq first/generation-hex "$(nm_status nma generation | grep -cE '^[0-9a-f]{16}$')" 1
 
