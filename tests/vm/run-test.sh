@@ -118,8 +118,9 @@ run_guest_vms() {
 	# NM_PROTOS="C": tests that loop over the protocols (nm_protos) run only those
 	# (commas on the kernel command line: a space would end the value)
 	[ -z "${NM_PROTOS:-}" ] || common+=(--env "nm_protos=$(echo $NM_PROTOS | tr ' ' ,)")
-	# NM_PROF_WL=w4k-q1,rw4k-q32: the workloads of prof-write
+	# NM_PROF_WL=w4k-q1,rw4k-q32: the workloads of prof-write; NM_PROF_SYMS its call chains
 	[ -z "${NM_PROF_WL:-}" ] || common+=(--env "nm_prof_wl=$NM_PROF_WL")
+	[ -z "${NM_PROF_SYMS:-}" ] || common+=(--env "nm_prof_syms=$NM_PROF_SYMS")
 	if [ "$vms" = 1 ]; then
 		local dargs=()
 		mapfile -t dargs < <(make_disks "$disks" "$NM_OUT/$name")

@@ -3,7 +3,8 @@
 # Needs perf in the guest:
 #   NM_EXTRA_CPIO=$(scripts/mkperfcpio.sh) tests/vm/run-test.sh prof-write
 # NM_PROF_WL=w4k-q1,rw4k-q32 selects the workloads (bare-* on the bare
-# device); the report (PROF lines) goes to the console log
+# device), NM_PROF_SYMS=sym1,sym2 adds the full call chains into those
+# symbols (who takes a contended lock, who reads the clock); the report (PROF lines) goes to the console log
 # (build/vm/prof-write.log).  Under TCG with cpu-clock sampling, time spent
 # with interrupts off shows at the function that turns them back on
 # (_raw_spin_unlock_irqrestore).
@@ -42,6 +43,11 @@ for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); d
 	/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort sym \
 		-g caller,2,callee,function,percent --percent-limit 4 2>/dev/null |
 		grep -v '^$' | grep -v '^#' | head -n 400 | sed "s/^/PROF $wl graph /"
+	for s in $(echo "${nm_prof_syms:-}" | tr ',' ' '); do
+		/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort sym \
+			--symbols="$s" -g graph,0.5,callee,function,percent 2>&1 |
+			grep -v '^$' | grep -v '^#' | head -n 300 | sed "s/^/PROF $wl chain $s /"
+	done
 	rm -f /tmp/p.data
 	[ "$dev" = /dev/ram0 ] || nm_local_unpair
 done
