@@ -92,7 +92,7 @@ scenario() {
 	dmsetup create nma --table "$(table_a)" || fail "$name: create nma"
 	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "$name: first sync: $(dmsetup status nma)"
 	pattern write /dev/mapper/nma "$seed" 8M --direct --quiet || fail "$name: first write"
-	sleep 2
+	nm_wait_confirmed nma || fail "$name: writes unconfirmed: $(dmsetup status nma)"
 	dmsetup message nmb 0 disconnect || fail "$name: disconnect nmb"
 	nm_wait_conn nmb standalone 20 || fail "$name: nmb not standalone"
 	rm -f /tmp/w.*

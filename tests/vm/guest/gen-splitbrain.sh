@@ -24,7 +24,7 @@ round() {
 	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
 	pattern write /dev/mapper/nma 1 8M --direct --quiet || fail "first write"
 	nm_wait_synced nma 60 || fail "not synced: $(dmsetup status nma)"
-	sleep 3	# a stable point
+	nm_wait_confirmed nma || fail "writes unconfirmed: $(dmsetup status nma)"
 
 	# --- split brain
 	dmsetup message nma 0 disconnect || fail "disconnect nma"
