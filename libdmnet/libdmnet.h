@@ -339,8 +339,8 @@ struct nm_status {
 	 * or received (target). */
 	uint64_t resync_marked, resync_compared, resync_sent;
 	/* 1.13.0: regions holding writes sent to the peer that it has not
-	 * yet confirmed stable (the primary's transfer log; 0 on a
-	 * secondary): out of sync if the link ends now. */
+	 * yet confirmed stable (the transfer log; 0 on a node that sends no
+	 * writes): out of sync if the link ends now. */
 	uint64_t unconfirmed;
 	/* Words after the last known group (newer module), space-joined. */
 	unsigned nextra;

@@ -119,7 +119,9 @@ nm_standalone() {
 
 # DEV [SECS]: every write DEV sent is confirmed stable on the peer (status
 # "unconfirmed" 0: a stable point's P_SYNC_ACK came after the last one), so
-# a link loss now marks nothing out of sync; a quiet pair
+# a link loss now marks nothing out of sync.  Connected, that is a quiet
+# pair; a link loss also empties the transfer log (into out of sync), so
+# callers check the connection first (nm_wait_synced)
 nm_wait_confirmed() {
 	wait_for "[ \"\$(nm_status $1 unconfirmed)\" = 0 ]" "${2:-30}"
 }
