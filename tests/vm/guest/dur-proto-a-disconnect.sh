@@ -30,7 +30,7 @@ modprobe dm-delay || fail "modprobe dm-delay"
 AREA=16777216
 fault=${dur_fault:-disconnect}	# or suspend (dur-suspend)
 
-# pattern write|verify DEV of round R (48 x 64 KiB in area R)
+# pattern write|verify DEV of round R (16 x 192 KiB in area R)
 round_io() {
 	pattern "$1" "$2" $((seed + $3)) 3M --bs-min 196608 --bs-max 196608 \
 		--offset $(($3 * AREA)) --size $AREA --direct --quiet

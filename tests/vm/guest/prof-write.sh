@@ -4,10 +4,10 @@
 #   NM_EXTRA_CPIO=$(scripts/mkperfcpio.sh) tests/vm/run-test.sh prof-write
 # NM_PROF_WL=w4k-q1,rw4k-q32 selects the workloads (bare-* on the bare
 # device), NM_PROF_SYMS=sym1,sym2 adds the full call chains into those
-# symbols (who takes a contended lock, who reads the clock); the report (PROF lines) goes to the console log
-# (build/vm/prof-write.log).  Under TCG with cpu-clock sampling, time spent
-# with interrupts off shows at the function that turns them back on
-# (_raw_spin_unlock_irqrestore).
+# symbols (who takes a contended lock, who reads the clock); the report
+# (PROF lines) goes to the console log (build/vm/prof-write.log).  Under
+# TCG with cpu-clock sampling, time spent with interrupts off shows at the
+# function that turns them back on (_raw_spin_unlock_irqrestore).
 # vms: 1
 # disks: none
 # layers: fio
