@@ -291,6 +291,16 @@ struct nm_dev {
 	/* primary: acks taken in data_ready (nm_fastack.c) */
 	bool rx_fast;			/* WRITE_ONCE under the socket lock */
 	void (*rx_orig_data_ready)(struct sock *sk);
+	/*
+	 * secondary: whole packets of the write stream read by rx_work on
+	 * the CPU that received them (nm_fastack.c); rx_work_on is set by
+	 * nm_conn only, cleared by either
+	 */
+	bool rx_work_on;
+	int rx_work_err;		/* why rx_work ended the link */
+	bool rx_work_burst;		/* its last run read > 1 write */
+	struct work_struct rx_work;
+	struct workqueue_struct *rx_wq;
 	/* secondary: set around its submit_bio (nm_peer_inline_done) */
 	struct task_struct *peer_submitter;
 	/* secondary, nm_conn thread only: acks left for the next packet */
@@ -498,6 +508,8 @@ void nm_conn_stop(struct nm_dev *nm);
 void nm_fast_attach(struct nm_dev *nm, struct socket *s);
 void nm_fast_detach(struct nm_dev *nm, struct socket *s);
 int nm_fast_wait(struct nm_dev *nm, struct socket *s);
+void nm_fast_init(struct nm_dev *nm);
+int nm_rx_packet(struct nm_dev *nm);
 struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read);
 struct nm_req *nm_ack_take(struct nm_dev *nm, const struct nm_p_ack *a);
 
@@ -560,6 +572,7 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req);
 extern bool nm_inline_send;
 extern bool nm_ack_batch;
 extern bool nm_fast_ack;
+extern bool nm_fast_rx;
 void nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);

@@ -359,13 +359,66 @@ static void nm_rx_policy(struct nm_dev *nm, bool *fifo)
 	*fifo = want;
 }
 
-/* Receive and dispatch until the link fails; returns the reason. */
-static int __nm_receive(struct nm_dev *nm, struct socket *s, bool *fifo)
+/*
+ * Read one packet and dispatch it; returns 0 or why the link must end.
+ * Called by the stream's owner only: the nm_conn thread, or the receive
+ * worker while it holds the stream (nm_fastack.c).
+ */
+int nm_rx_packet(struct nm_dev *nm)
 {
 	union nm_rx_payload p;
 	struct nm_hdr h;
 	u16 type;
 	u32 len;
+	int r;
+
+	r = nm_rx(nm, &h, sizeof(h));
+	if (r)
+		return r;
+	r = nm_hdr_check(&h, nm->rx_seq);
+	if (r) {
+		nm_err(nm, "bad packet header (error %d): dropping link", r);
+		nm_set_error(nm, "bad_packet");
+		return r;
+	}
+	WRITE_ONCE(nm->rx_seq, nm->rx_seq + 1);
+	type = nm_h16(h.type);
+	len = nm_h32(h.length);
+	r = nm_rx(nm, &p, nm_fixed_len(type));
+	if (r)
+		return r;
+	/* variable payloads end in their handler, which checks */
+	if (!nm_has_tail(type)) {
+		r = nm_rx_trailer(nm);
+		if (r)
+			return r;
+	}
+	atomic64_add(sizeof(h) + len, &nm->bytes_received);
+	r = nm_payload_check(type, len, &p, nm->sectors);
+	if (r) {
+		nm_err(nm, "invalid packet type %u (error %d): dropping link",
+		       type, r);
+		nm_set_error(nm, "bad_packet");
+		return r;
+	}
+	r = nm_rx_handlers[type] ? nm_rx_handlers[type](nm, type, &p, len) :
+				   -EPROTO;
+	/*
+	 * not the packet's fault: a lost link, a refusal already named, or
+	 * our own disk (flush_failed)
+	 */
+	if (r && r != -ENOTCONN && r != -EPIPE && r != -EBADMSG &&
+	    r != -EBUSY && r != -EIO) {
+		nm_err(nm, "packet type %u rejected (error %d): dropping link",
+		       type, r);
+		nm_set_error(nm, "bad_packet");
+	}
+	return r;
+}
+
+/* Receive and dispatch until the link fails; returns the reason. */
+static int __nm_receive(struct nm_dev *nm, struct socket *s, bool *fifo)
+{
 	int r;
 
 	s->sk->sk_rcvtimeo = msecs_to_jiffies(nm->timeout_ms);
@@ -375,56 +428,18 @@ static int __nm_receive(struct nm_dev *nm, struct socket *s, bool *fifo)
 		 * a secondary's held acks leave before it can wait for the
 		 * next packet's header and fixed part (those of a P_DATA)
 		 */
-		nm_peer_release_acks(nm, sizeof(h) + sizeof(struct nm_p_data));
-		/* a primary's acks: taken in data_ready until another packet */
+		nm_peer_release_acks(nm, sizeof(struct nm_hdr) +
+				     sizeof(struct nm_p_data));
+		/*
+		 * a primary's acks: taken in data_ready until another
+		 * packet; a secondary's writes: read by the receive worker
+		 */
 		r = nm_fast_wait(nm, s);
 		if (r)
 			return r;
-		r = nm_rx(nm, &h, sizeof(h));
+		r = nm_rx_packet(nm);
 		if (r)
 			return r;
-		r = nm_hdr_check(&h, nm->rx_seq);
-		if (r) {
-			nm_err(nm, "bad packet header (error %d): dropping link",
-			       r);
-			nm_set_error(nm, "bad_packet");
-			return r;
-		}
-		nm->rx_seq++;
-		type = nm_h16(h.type);
-		len = nm_h32(h.length);
-		r = nm_rx(nm, &p, nm_fixed_len(type));
-		if (r)
-			return r;
-		/* variable payloads end in their handler, which checks */
-		if (!nm_has_tail(type)) {
-			r = nm_rx_trailer(nm);
-			if (r)
-				return r;
-		}
-		atomic64_add(sizeof(h) + len, &nm->bytes_received);
-		r = nm_payload_check(type, len, &p, nm->sectors);
-		if (r) {
-			nm_err(nm, "invalid packet type %u (error %d): dropping link",
-			       type, r);
-			nm_set_error(nm, "bad_packet");
-			return r;
-		}
-		r = nm_rx_handlers[type] ?
-		    nm_rx_handlers[type](nm, type, &p, len) : -EPROTO;
-		if (r) {
-			/*
-			 * not the packet's fault: a lost link, a refusal
-			 * already named, or our own disk (flush_failed)
-			 */
-			if (r != -ENOTCONN && r != -EPIPE && r != -EBADMSG &&
-			    r != -EBUSY && r != -EIO) {
-				nm_err(nm, "packet type %u rejected (error %d): dropping link",
-				       type, r);
-				nm_set_error(nm, "bad_packet");
-			}
-			return r;
-		}
 	}
 	return 0;
 }

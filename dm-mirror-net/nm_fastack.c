@@ -25,12 +25,35 @@
  * lock too, so the thread never reads while an actor runs.  rx_seq and
  * rx_crc belong to the owner of the stream.
  *
+ * A secondary's receive stream is almost only its primary's writes
+ * (P_DATA, with P_BARRIER and P_SYNC between them).  Waking the nm_conn
+ * thread for each lets the scheduler run it on the other, idle CPU, and
+ * then both the thread's wakeup and the application's (woken by the ack
+ * the thread sends) cross CPUs.  So, as NVMe/TCP's target does, data_ready
+ * queues a worker on the CPU that received the packets (rx_work, high
+ * priority); it reads and dispatches every whole packet of those types
+ * with the thread's own code (nm_rx_packet), sends the acks it holds when
+ * no whole packet is left, and hands the stream back to the thread at
+ * anything else: another type, a packet larger than NM_RXW_MAX (a large
+ * write is read as it arrives, by the thread), a header that fails its
+ * check, a failed packet (rx_work_err ends the link, in the thread).
+ *
+ * Ownership of the secondary's stream: the thread sets rx_work_on at a
+ * packet boundary and waits; while it is set only rx_work reads, and it
+ * checks rx_work_on before each packet.  Whoever clears it wakes the
+ * thread, which then waits for a running rx_work to end (flush_work)
+ * before it reads: a rx_work that starts later sees rx_work_on clear and
+ * returns.  rx_seq, rx_crc, rx_mac and acks_held belong to the owner.
+ *
  * Contexts: nm_fast_data_ready in softirq or process context (socket
- * locked), under sk_callback_lock (read); nm_fast_wait in the nm_conn
- * thread only; nm_fast_attach/detach in nm_conn (socket set up / torn down).
+ * locked), under sk_callback_lock (read); nm_fast_rx_work in a kworker
+ * (may sleep: it submits the writes); nm_fast_wait in the nm_conn thread
+ * only; nm_fast_attach/detach in nm_conn (socket set up / torn down).
  */
 #include <linux/crc32c.h>
 #include <linux/kthread.h>
+#include <linux/sched/mm.h>
+#include <linux/workqueue.h>
 #include <linux/lockdep.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -93,6 +116,26 @@ static int nm_fast_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return used;
 }
 
+/*
+ * Where rx_work runs.  One write at a time (an application waiting for
+ * each): on this CPU, whose current task (the primary's submitter, over
+ * loopback; the network's softirq otherwise) is about to let it run, with
+ * no wakeup of another CPU.  A burst (the last run read more than one
+ * write: writes are arriving faster than they are applied): on the next
+ * CPU, so reading the stream runs beside the writers rather than between
+ * them.  A running rx_work keeps its CPU either way (workqueues do not
+ * run one work item twice at once).
+ */
+static int nm_rxw_cpu(struct nm_dev *nm)
+{
+	int cpu = smp_processor_id(), next;
+
+	if (!READ_ONCE(nm->rx_work_burst))
+		return cpu;
+	next = cpumask_next(cpu, cpu_online_mask);
+	return next < nr_cpu_ids ? next : cpumask_first(cpu_online_mask);
+}
+
 static void nm_fast_data_ready(struct sock *sk)
 {
 	read_descriptor_t desc = { .count = 1 };
@@ -106,6 +149,11 @@ static void nm_fast_data_ready(struct sock *sk)
 		return;
 	}
 	orig = nm->rx_orig_data_ready;
+	if (READ_ONCE(nm->rx_work_on)) {
+		queue_work_on(nm_rxw_cpu(nm), nm->rx_wq, &nm->rx_work);
+		read_unlock_bh(&sk->sk_callback_lock);
+		return;
+	}
 	if (READ_ONCE(nm->rx_fast)) {
 		desc.arg.data = nm;
 		tcp_read_sock(sk, &desc, nm_fast_actor);
@@ -114,6 +162,100 @@ static void nm_fast_data_ready(struct sock *sk)
 	if (!READ_ONCE(nm->rx_fast))
 		orig(sk);
 	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* the largest packet rx_work waits for; larger ones the thread reads */
+#define NM_RXW_MAX	(64 * 1024)
+
+/* The packets of the write stream, which rx_work reads. */
+static bool nm_rxw_type(u16 type)
+{
+	return type == NM_P_DATA || type == NM_P_BARRIER ||
+	       type == NM_P_SYNC || type == NM_P_ZERO;
+}
+
+/*
+ * Is a whole packet for rx_work at the head of the stream?  1: yes; 0: not
+ * yet (the next data_ready queues rx_work again); -1: the thread reads it.
+ */
+static int nm_rxw_whole(struct nm_dev *nm, u16 *type)
+{
+	struct socket *s = nm->sock;
+	struct kvec iov;
+	struct msghdr msg = {};
+	struct nm_hdr h;
+	u32 avail = nm_rx_avail(nm);
+	u64 need;
+	int r;
+
+	if (avail < sizeof(h))
+		return 0;
+	iov.iov_base = &h;
+	iov.iov_len = sizeof(h);
+	r = kernel_recvmsg(s, &msg, &iov, 1, sizeof(h),
+			   MSG_PEEK | MSG_DONTWAIT);
+	if (r == -EAGAIN)
+		return 0;
+	*type = nm_h16(h.type);
+	if (r != sizeof(h) || nm_hdr_check(&h, nm->rx_seq) ||
+	    !nm_rxw_type(*type))
+		return -1;
+	need = sizeof(h) + (u64)nm_h32(h.length) +
+	       (nm->rx_mac ? NM_MAC_LEN : nm->crc_on ? sizeof(__be32) : 0);
+	/* a packet the receive buffer may never hold whole: the thread's */
+	if (need > NM_RXW_MAX || need > READ_ONCE(s->sk->sk_rcvbuf) / 4)
+		return -1;
+	return avail >= need;
+}
+
+/* rx_work gives the stream back to the thread (@err: the link's end). */
+static void nm_rxw_stop(struct nm_dev *nm, int err)
+{
+	nm->rx_work_err = err;
+	/* the error before the flag: the thread reads it after the flag */
+	smp_store_release(&nm->rx_work_on, false);
+	wake_up_interruptible_all(sk_sleep(nm->sock->sk));
+}
+
+static void nm_fast_rx_work(struct work_struct *w)
+{
+	struct nm_dev *nm = container_of(w, struct nm_dev, rx_work);
+	unsigned int noio, writes = 0;
+	int r = 0, whole = 0;
+	u16 type;
+
+	might_sleep();
+	/* on the I/O path: no allocation here may recurse into I/O */
+	noio = memalloc_noio_save();
+	while (smp_load_acquire(&nm->rx_work_on)) {
+		whole = nm_rxw_whole(nm, &type);
+		if (whole <= 0)
+			break;
+		r = nm_rx_packet(nm);
+		if (r)
+			break;
+		writes += type == NM_P_DATA || type == NM_P_ZERO;
+	}
+	if (writes)
+		WRITE_ONCE(nm->rx_work_burst, writes > 1);
+	if (!smp_load_acquire(&nm->rx_work_on)) {
+		/* the thread took the stream back meanwhile */
+	} else if (r || whole < 0) {
+		nm_rxw_stop(nm, r);
+	} else {
+		/* nothing whole left: the acks held for a next packet leave */
+		nm_peer_release_acks(nm, sizeof(struct nm_hdr) +
+				     sizeof(struct nm_p_data));
+	}
+	memalloc_noio_restore(noio);
+}
+
+/* nm_ctr: the worker's state, before any link. */
+void nm_fast_init(struct nm_dev *nm)
+{
+	INIT_WORK(&nm->rx_work, nm_fast_rx_work);
+	nm->rx_work_on = false;
+	nm->rx_work_burst = false;
 }
 
 /* nm_conn: a new link's socket; its data_ready becomes ours. */
@@ -151,53 +293,85 @@ static bool nm_fast_ok(struct nm_dev *nm)
 	       READ_ONCE(nm->role) == NM_ROLE_PRIMARY;
 }
 
-static bool nm_fast_over(struct nm_dev *nm, struct sock *sk)
+/* May rx_work hold the stream now?  A secondary. */
+static bool nm_rxw_ok(struct nm_dev *nm)
 {
-	return !READ_ONCE(nm->rx_fast) || READ_ONCE(sk->sk_err) ||
+	return READ_ONCE(nm_fast_rx) &&
+	       READ_ONCE(nm->role) == NM_ROLE_SECONDARY;
+}
+
+static bool nm_fast_over(struct nm_dev *nm, struct sock *sk, bool work)
+{
+	if (work ? !smp_load_acquire(&nm->rx_work_on) ||
+		   READ_ONCE(nm->role) != NM_ROLE_SECONDARY :
+		   !READ_ONCE(nm->rx_fast) ||
+		   READ_ONCE(nm->role) != NM_ROLE_PRIMARY)
+		return true;
+	return READ_ONCE(sk->sk_err) ||
 	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
-	       READ_ONCE(nm->role) != NM_ROLE_PRIMARY ||
 	       kthread_should_stop();
 }
 
 /*
- * nm_conn thread, at a packet boundary: let data_ready take the acks until
- * something else arrives.  Returns 0 when the thread is to read the next
- * packet itself (handed back, the link failing, a role change, a stop),
- * -EAGAIN when nothing at all arrived within the link's timeout (as the
- * socket's receive timeout would have said).
+ * nm_conn thread, at a packet boundary: let data_ready take the acks (a
+ * primary) or rx_work read the writes (a secondary) until something else
+ * arrives.  Returns 0 when the thread is to read the next packet itself
+ * (handed back, the link failing, a role change, a stop), rx_work's error
+ * when it ended the link, -EAGAIN when nothing at all arrived within the
+ * link's timeout (as the socket's receive timeout would have said).
  */
 int nm_fast_wait(struct nm_dev *nm, struct socket *s)
 {
 	read_descriptor_t desc = { .arg.data = nm, .count = 1 };
 	long timeo = msecs_to_jiffies(nm->timeout_ms);
 	struct sock *sk = s->sk;
+	bool work;
 	u32 seen;
 	int r = 0;
 
 	might_sleep();
-	if (!nm_fast_ok(nm) || nm->rx_crc != ~0U)
+	if (nm_rxw_ok(nm)) {
+		work = true;
+		nm->rx_work_err = 0;
+		lock_sock(sk);
+		WRITE_ONCE(nm->rx_work_on, true);
+		release_sock(sk);
+		/* what arrived before: data_ready has been and gone for it */
+		queue_work(nm->rx_wq, &nm->rx_work);
+	} else if (nm_fast_ok(nm) && nm->rx_crc == ~0U) {
+		work = false;
+		lock_sock(sk);
+		WRITE_ONCE(nm->rx_fast, true);
+		tcp_read_sock(sk, &desc, nm_fast_actor);
+		release_sock(sk);
+	} else {
 		return 0;
-	lock_sock(sk);
-	WRITE_ONCE(nm->rx_fast, true);
-	/* what arrived before: data_ready has been and gone for it */
-	tcp_read_sock(sk, &desc, nm_fast_actor);
-	release_sock(sk);
+	}
 	for (;;) {
-		seen = READ_ONCE(nm->rx_seq);	/* the actor's progress */
+		seen = READ_ONCE(nm->rx_seq);	/* the other reader's progress */
 		if (!wait_event_interruptible_timeout(*sk_sleep(sk),
-						      nm_fast_over(nm, sk),
+						      nm_fast_over(nm, sk, work),
 						      timeo) &&
 		    READ_ONCE(nm->rx_seq) == seen) {
 			r = -EAGAIN;
 			break;
 		}
-		if (nm_fast_over(nm, sk))
+		if (nm_fast_over(nm, sk, work))
 			break;
 		if (signal_pending(current))
 			flush_signals(current);
 	}
 	lock_sock(sk);
-	nm_fast_stop(nm);
+	if (work)
+		WRITE_ONCE(nm->rx_work_on, false);
+	else
+		nm_fast_stop(nm);
 	release_sock(sk);
+	if (work) {
+		/* a rx_work still reading finishes its packet first */
+		flush_work(&nm->rx_work);
+		if (nm->rx_work_err)
+			r = nm->rx_work_err;
+	}
 	return r;
 }

@@ -384,6 +384,12 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 				 dm_device_name(dm_table_get_md(nm->ti->table)));
 	if (!nm->wq)
 		goto nomem;
+	/* the secondary's receive worker: the write stream, high priority */
+	nm->rx_wq = alloc_workqueue("nm_rx/%s", WQ_HIGHPRI | WQ_MEM_RECLAIM,
+				    0, dm_device_name(dm_table_get_md(nm->ti->table)));
+	if (!nm->rx_wq)
+		goto nomem;
+	nm_fast_init(nm);
 	return 0;
 nomem:
 	*error = "Cannot allocate region state";
@@ -394,6 +400,8 @@ static void nm_dtr_regions(struct nm_dev *nm)
 {
 	unsigned int i;
 
+	if (nm->rx_wq)
+		destroy_workqueue(nm->rx_wq);
 	if (nm->wq)
 		destroy_workqueue(nm->wq);
 	for (i = 0; i < NM_RS_WINDOW; i++)
@@ -1099,6 +1107,16 @@ MODULE_PARM_DESC(inline_send, "send writes from the submitting context when the 
 bool nm_fast_ack = true;
 module_param_named(fast_ack, nm_fast_ack, bool, 0644);
 MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_ready (default Y)");
+
+/*
+ * fast_rx: a secondary reads the whole packets of the write stream in a
+ * worker queued on the CPU whose softirq received them (nm_fastack.c);
+ * off: the nm_conn thread reads every packet.  For measurements and as a
+ * way out.
+ */
+bool nm_fast_rx = true;
+module_param_named(fast_rx, nm_fast_rx, bool, 0644);
+MODULE_PARM_DESC(fast_rx, "a secondary reads writes in a worker on the receiving CPU (default Y)");
 
 /*
  * merge_writes: a connected primary holds plain writes on the submitter's

@@ -150,6 +150,8 @@ vm_start() {
 	cmdline+=" sysctl.kernel.hung_task_timeout_secs=30 sysctl.kernel.hung_task_panic=1"
 	cmdline+=" nm_node=$node"
 	[ -n "$tests" ] && cmdline+=" nm_tests=$tests"
+	# extra kernel parameters for an experiment (e.g. idle=poll)
+	[ -n "${NM_CMDLINE_EXTRA:-}" ] && cmdline+=" $NM_CMDLINE_EXTRA"
 	[ -n "${NM_DEBUG:-}" ] && cmdline+=" nm_debug=1 kmemleak.verbose=1 kasan_multi_shot log_buf_len=8M"
 	# the guest's wait_for/wait_eval deadlines too
 	[ "${NM_TIMEOUT_SCALE:-1}" != 1 ] && cmdline+=" nm_tscale=$NM_TIMEOUT_SCALE"

@@ -62,8 +62,10 @@ BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # nm-Cnomerge (nm_bench_cnomerge=1): protocol C with module parameter
 # merge_writes=N, no write merging (nbd-* runs on it too); nm-Cnobatch
 # (nm_bench_cnobatch=1): protocol C with module parameter ack_batch=N, the
-# secondary sends each ack right after its write
-BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch"
+# secondary sends each ack right after its write; nm-Crxthr
+# (nm_bench_crxthr=1): protocol C with module parameter fast_rx=N, the
+# secondary's receiver thread reads every packet
+BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch nm-Crxthr"
 
 bench_fio_args() {
 	case $1 in

@@ -97,6 +97,7 @@ WANT_CONFIGS=${nm_bench_configs:-$BENCH_CONFIGS}
 [ "${nm_bench_cackthr:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cackthr"
 [ "${nm_bench_cnomerge:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cnomerge"
 [ "${nm_bench_cnobatch:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cnobatch"
+[ "${nm_bench_crxthr:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Crxthr"
 [ "${nm_bench_resync:-0}" = 1 ] && [ -z "${nm_bench_configs:-}" ] && WANT_CONFIGS="$WANT_CONFIGS drbd-Cdef"
 CGROUPS=$(bench_groups "$(echo "$WANT_CONFIGS" | tr ',' ' ')")
 CONFIGS=$(echo "$CGROUPS" | tr ',' ' ')
@@ -349,20 +350,22 @@ cfg_up() {
 			fail "nmd not standalone: $(dmsetup status nmd)"
 		DEV=/dev/mapper/nmd
 		;;
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnomerge|nm-Cnobatch)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnomerge|nm-Cnobatch|nm-Crxthr)
 		zero_meta "$M0"
 		zero_meta "$M1"
 		# nm-Cthr: every write through the sender thread (target 1.8);
 		# nm-Cackthr: every ack read by the receiver thread (1.9);
 		# nm-Cnomerge: no write merging (1.12.1);
-		# nm-Cnobatch: every ack sent right after its write (1.12.3)
+		# nm-Cnobatch: every ack sent right after its write (1.12.3);
+		# nm-Crxthr: every packet read by the receiver thread (1.13.1)
 		nm_param "$1" inline_send nm-Cthr
 		nm_param "$1" fast_ack nm-Cackthr
 		nm_param "$1" merge_writes nm-Cnomerge
 		nm_param "$1" ack_batch nm-Cnobatch
+		nm_param "$1" fast_rx nm-Crxthr
 		if [ "$1" = nm-Cmac ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A secret nm:bench" "$NM_META_B secret nm:bench"
-		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ] || [ "$1" = nm-Cnomerge ] || [ "$1" = nm-Cnobatch ]; then
+		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ] || [ "$1" = nm-Cnomerge ] || [ "$1" = nm-Cnobatch ] || [ "$1" = nm-Crxthr ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
 		else
 			nm_local_pair "${1#nm-}" flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
@@ -430,7 +433,7 @@ same_sum() { # CFG R DEV_A DEV_B BYTES
 }
 integrity() { # CFG R
 	case $1 in
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnomerge|nm-Cnobatch)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnomerge|nm-Cnobatch|nm-Crxthr)
 		wait_eval "[ \$(nm_status nma pending) = 0 ]" 30 || log "bench: nma still has pending writes: $(dmsetup status nma)"
 		same_sum "$1" "$2" "$D0" "$D1" $((S * 512))
 		;;
@@ -462,7 +465,16 @@ run_point() { # R CFG WL
 	( sleep "$RAMP"; s0=$(cpu_snap); sleep "$TIME"; echo "$s0 $(cpu_snap)" > /tmp/bench.cpu ) &
 	sp=$!
 	# shellcheck disable=SC2046,SC2086
-	fio --name="$w" --filename="$DEV" $(bench_fio_args "$w") $COMMON --output=/tmp/fio.json > /tmp/fio.err 2>&1
+	PIN=
+	if [ "${nm_bench_pin:-0}" = 1 ]; then
+		PIN="taskset -c 0"
+		for p in /proc/[0-9]*; do
+			case $(cat "$p/comm" 2>/dev/null) in
+			nm_*|drbd_*) taskset -pc 0 "${p#/proc/}" > /dev/null 2>&1 ;;
+			esac
+		done
+	fi
+	$PIN fio --name="$w" --filename="$DEV" $(bench_fio_args "$w") $COMMON --output=/tmp/fio.json > /tmp/fio.err 2>&1
 	rc=$?
 	[ $rc = 0 ] || kill $sp 2>/dev/null
 	wait $sp
