@@ -354,6 +354,7 @@ struct nm_dev {
 	atomic64_t writes_inline;	/* sent from map (nm_send_inline) */
 	atomic64_t flushes_local;	/* C: empty flushes the peer did not need */
 	atomic64_t acks_batched;	/* secondary: acks held for a later packet */
+	atomic64_t writes_rx_work;	/* secondary: writes rx_work read */
 	atomic64_t acks_fast;		/* acks taken in data_ready */
 	atomic64_t writes_received;
 	atomic64_t bytes_sent;

@@ -236,8 +236,10 @@ static void nm_fast_rx_work(struct work_struct *w)
 			break;
 		writes += type == NM_P_DATA || type == NM_P_ZERO;
 	}
-	if (writes)
+	if (writes) {
 		WRITE_ONCE(nm->rx_work_burst, writes > 1);
+		atomic64_add(writes, &nm->writes_rx_work);
+	}
 	if (!smp_load_acquire(&nm->rx_work_on)) {
 		/* the thread took the stream back meanwhile */
 	} else if (r || whole < 0) {

@@ -719,6 +719,7 @@ static int nm_lat_emit(struct nm_dev *nm, char *result, unsigned int maxlen)
 	DMEMIT("fast_ack count=%llu\n", atomic64_read(&nm->acks_fast));
 	DMEMIT("flush_local count=%llu\n", atomic64_read(&nm->flushes_local));
 	DMEMIT("ack_batched count=%llu\n", atomic64_read(&nm->acks_batched));
+	DMEMIT("fast_rx count=%llu\n", atomic64_read(&nm->writes_rx_work));
 	kfree(n);
 	return 1;	/* dm: result holds the answer */
 }
@@ -956,6 +957,7 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		atomic64_set(&nm->acks_fast, 0);
 		atomic64_set(&nm->flushes_local, 0);
 		atomic64_set(&nm->acks_batched, 0);
+		atomic64_set(&nm->writes_rx_work, 0);
 		return 0;
 	case NM_MSG_VERIFY:
 		return nm_verify_start(nm, 0, nm->sectors);

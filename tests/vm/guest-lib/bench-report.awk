@@ -365,13 +365,14 @@ BEGIN {
 		c = kv["cfg"]; w = kv["wl"]; s = kv["name"]
 		if (s == "p_total") ptc[c, w, r] = kv["count"] + 0
 		# "inline count=N", "fast_ack count=N", "flush_local count=N",
-		# "ack_batched count=N" (the secondary's) are counts: the share of
+		# "ack_batched count=N", "fast_rx count=N" (the secondary's) are
+		# counts: the share of
 		# p_total's writes, in %
-		if ((s == "inline" || s == "fast_ack" || s == "flush_local" || s == "ack_batched") && kv["count"] + 0 > 0 && ptc[c, w, r] > 0) {
+		if ((s == "inline" || s == "fast_ack" || s == "flush_local" || s == "ack_batched" || s == "fast_rx") && kv["count"] + 0 > 0 && ptc[c, w, r] > 0) {
 			kv["p50"] = kv["p99"] = sprintf("%.0f", 100 * kv["count"] / ptc[c, w, r])
 			s = s "%"
 		}
-		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack" && s != "flush_local" && s != "ack_batched") {
+		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack" && s != "flush_local" && s != "ack_batched" && s != "fast_rx") {
 			val[c, w, "stage:" s ":p50", r] = kv["p50"]
 			val[c, w, "stage:" s ":p99", r] = kv["p99"]
 			if (!((c SUBSEP s) in seenstage)) {
