@@ -279,7 +279,10 @@ struct nm_dev {
 	struct socket *drop_sock;	/* the link, for nm_conn_drop */
 	struct mutex ack_mutex;		/* secondary: acks leave in order */
 
-	/* -- nm_conn thread only -- */
+	/*
+	 * -- nm_conn thread only (rx_*, peer_epoch*: the stream's owner,
+	 * which may be rx_work while the thread waits, nm_fastack.c) --
+	 */
 	struct socket *listen_sock;
 	u32 rx_seq;
 	u32 rx_crc;
@@ -303,7 +306,7 @@ struct nm_dev {
 	struct workqueue_struct *rx_wq;
 	/* secondary: set around its submit_bio (nm_peer_inline_done) */
 	struct task_struct *peer_submitter;
-	/* secondary, nm_conn thread only: acks left for the next packet */
+	/* secondary, the stream's owner only: acks left for the next packet */
 	unsigned int acks_held;
 
 	/*

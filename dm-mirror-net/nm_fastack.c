@@ -211,9 +211,9 @@ static int nm_rxw_whole(struct nm_dev *nm, u16 *type)
 /* rx_work gives the stream back to the thread (@err: the link's end). */
 static void nm_rxw_stop(struct nm_dev *nm, int err)
 {
+	/* the thread reads it after its flush_work, which orders it */
 	nm->rx_work_err = err;
-	/* the error before the flag: the thread reads it after the flag */
-	smp_store_release(&nm->rx_work_on, false);
+	WRITE_ONCE(nm->rx_work_on, false);
 	wake_up_interruptible_all(sk_sleep(nm->sock->sk));
 }
 
@@ -227,7 +227,7 @@ static void nm_fast_rx_work(struct work_struct *w)
 	might_sleep();
 	/* on the I/O path: no allocation here may recurse into I/O */
 	noio = memalloc_noio_save();
-	while (smp_load_acquire(&nm->rx_work_on)) {
+	while (READ_ONCE(nm->rx_work_on)) {
 		whole = nm_rxw_whole(nm, &type);
 		if (whole <= 0)
 			break;
@@ -240,12 +240,14 @@ static void nm_fast_rx_work(struct work_struct *w)
 		WRITE_ONCE(nm->rx_work_burst, writes > 1);
 		atomic64_add(writes, &nm->writes_rx_work);
 	}
-	if (!smp_load_acquire(&nm->rx_work_on)) {
-		/* the thread took the stream back meanwhile */
-	} else if (r || whole < 0) {
+	if (r || whole < 0) {
+		/* also when the thread took the stream back meanwhile */
 		nm_rxw_stop(nm, r);
-	} else {
-		/* nothing whole left: the acks held for a next packet leave */
+	} else if (READ_ONCE(nm->rx_work_on)) {
+		/*
+		 * nothing whole left: the acks held for a next packet leave
+		 * (if the thread took the stream back, it sends them)
+		 */
 		nm_peer_release_acks(nm, sizeof(struct nm_hdr) +
 				     sizeof(struct nm_p_data));
 	}
@@ -304,10 +306,11 @@ static bool nm_rxw_ok(struct nm_dev *nm)
 
 static bool nm_fast_over(struct nm_dev *nm, struct sock *sk, bool work)
 {
-	if (work ? !smp_load_acquire(&nm->rx_work_on) ||
-		   READ_ONCE(nm->role) != NM_ROLE_SECONDARY :
-		   !READ_ONCE(nm->rx_fast) ||
-		   READ_ONCE(nm->role) != NM_ROLE_PRIMARY)
+	if (work && (!READ_ONCE(nm->rx_work_on) ||
+		     READ_ONCE(nm->role) != NM_ROLE_SECONDARY))
+		return true;
+	if (!work && (!READ_ONCE(nm->rx_fast) ||
+		      READ_ONCE(nm->role) != NM_ROLE_PRIMARY))
 		return true;
 	return READ_ONCE(sk->sk_err) ||
 	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||

@@ -22,7 +22,8 @@
  * Contexts: every call may sleep.  nm_send_vec/nm_send_ctrl/nm_link_drop
  * take tx_mutex; nm_xmit, nm_send_kvec and nm_send_trailer are called with
  * tx_mutex held; nm_rx, nm_rx_trailer and nm_recv_full only from the
- * nm_conn thread, which owns nm->sock's lifetime.
+ * stream's owner: the nm_conn thread, which owns nm->sock's lifetime, or
+ * the receive worker while the thread waits (nm_fastack.c).
  */
 #include <linux/random.h>
 #include <linux/sched/mm.h>

@@ -4,9 +4,10 @@
  * device, acknowledging them, and serving the primary's reads.
  *
  * Context: nm_peer_data(), nm_peer_barrier(), nm_peer_sync() and
- * nm_peer_read() run in the nm_conn thread (may sleep); nm_peer_endio()
+ * nm_peer_read() run in the stream's owner, the nm_conn thread or its
+ * receive worker (nm_fastack.c; may sleep); nm_peer_endio()
  * runs in bio completion (irq) context; nm_peer_send_acks() runs in the
- * nm_send thread (and in nm_conn for writes that completed at once).
+ * nm_send thread (and in the owner for writes that completed at once).
  *
  * Ordering: writes of one epoch are issued as they arrive.  On P_BARRIER
  * the receiver stops reading until every write of the epoch completed

@@ -6,8 +6,11 @@
 # every other pair and only through the sender thread in the others; a
 # primary under B and C takes its acks in the socket's data_ready (module
 # parameter fast_ack, nm_fastack.c) with ordering flush and none, and only in
-# its receiver thread with drain; the "latency" message accounts for every
-# write.
+# its receiver thread with drain; the secondary reads the writes of up to
+# 64 KiB in its receive worker (module parameter fast_rx, nm_fastack.c) and
+# the larger ones in its receiver thread, with ordering flush and drain, and
+# every packet in its receiver thread with none; the "latency" message
+# accounts for every write.
 # vms: 1
 # disks: none
 # timeout: 900
@@ -21,6 +24,8 @@ INL=/sys/module/dm_netmirror/parameters/inline_send
 [ -w $INL ] || fail "no module parameter inline_send"
 FAST=/sys/module/dm_netmirror/parameters/fast_ack
 [ -w $FAST ] || fail "no module parameter fast_ack"
+FRX=/sys/module/dm_netmirror/parameters/fast_rx
+[ -w $FRX ] || fail "no module parameter fast_rx"
 # lat_count DEV STAGE: the count of one stage in the latency message
 lat_count() {
 	dmsetup message "$1" 0 latency | sed -n "s/^$2 count=\([0-9]*\).*/\1/p"
@@ -32,6 +37,8 @@ for proto in A B C; do
 		echo $inline > $INL
 		if [ $ord = drain ]; then fast=N; else fast=Y; fi
 		echo $fast > $FAST
+		if [ $ord = none ]; then frx=N; else frx=Y; fi
+		echo $frx > $FRX
 		nm_local_pair "$proto" "$ord"
 		pattern write /dev/mapper/nma "$seed" 32M $mode --quiet ||
 			fail "$proto/$ord: pattern write through the primary ($mode)"
@@ -63,9 +70,17 @@ for proto in A B C; do
 		else
 			check_eq "$proto/$ord/fast-ack-off" "$n" 0
 		fi
-		log "$proto/$ord inline=$inline fast_ack=$fast: $(dmsetup message nma 0 latency | tr '\n' ' ')"
+		# the secondary's receive worker: only writes it received
+		n=$(lat_count nmb fast_rx)
+		if [ $frx = Y ]; then
+			check "$proto/$ord/fast-rx-used" [ "${n:-0}" -gt 0 -a "${n:-0}" -le "$recv" ]
+		else
+			check_eq "$proto/$ord/fast-rx-off" "$n" 0
+		fi
+		log "$proto/$ord inline=$inline fast_ack=$fast fast_rx=$frx: $(dmsetup message nma 0 latency | tr '\n' ' ') | nmb: $(dmsetup message nmb 0 latency | tail -5 | tr '\n' ' ')"
 		dmsetup message nma 0 latency_reset
-		check_eq "$proto/$ord/lat-reset" "$(lat_count nma p_total)/$(lat_count nma inline)/$(lat_count nma fast_ack)" 0/0/0
+		dmsetup message nmb 0 latency_reset
+		check_eq "$proto/$ord/lat-reset" "$(lat_count nma p_total)/$(lat_count nma inline)/$(lat_count nma fast_ack)/$(lat_count nmb fast_rx)" 0/0/0/0
 		log "$proto/$ord $mode: $sent writes, $(nm_status nma bytes_sent) bytes on the wire, identical $(dev_sum /dev/ram1)"
 		nm_local_unpair
 		if [ "$mode" = --direct ]; then mode=--fsync; else mode=--direct; fi
@@ -74,4 +89,5 @@ for proto in A B C; do
 done
 echo Y > $INL
 echo Y > $FAST
+echo Y > $FRX
 exit 0
