@@ -95,6 +95,8 @@ samples() {
 		# fast_ack: a count, the share of p_total's: 90 80 95 % (median 90)
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_total count=200 p50=200 p90=1 p99=300 max=1"
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=fast_ack count=$(echo "180 160 190" | cut -d' ' -f$r)"
+		# fast_rx (the secondary's): 100 50 100 % of p_total's (median 100)
+		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=b name=fast_rx count=$(echo "200 100 200" | cut -d' ' -f$r)"
 	done
 	# resync: disk read 300 150 260, stream 250 200 230: min 250 150 230.
 	# nm-C rs-full (134217728 B): connect 1.20 0.50 0.80 s, transfer 0.56
@@ -177,8 +179,8 @@ for AWK in "${awks[@]}"; do
 		'^goal C 1 MiB sequential QD1 >= 1\.2x drbd-C and >= 90% of one loopback stream: FAIL$' \
 		'^  nm-C/drbd-C MB/s 1\.33 \[1\.27\.\.1\.40\] \(need >= 1\.2: yes\); nm-C/stream MB/s 0\.826 \[0\.800\.\.1\.05\] \(need >= 0\.9: no\)$' \
 		'^IOPS +(- +)*60\.0 \[50\.0\.\.70\.0\] n=2( |$)' \
-		'^workload +p_peer +p_total +fast_ack%$' \
-		'^w4k-q1 +110/220 +200/300 +90\.0$' \
+		'^workload +p_peer +p_total +fast_ack% +fast_rx%$' \
+		'^w4k-q1 +110/220 +200/300 +90\.0 +100$' \
 		'^disk read MB/s \(fio 1 MiB O_DIRECT sequential\) +260 \[150\.\.300\]$' \
 		'^nm-C rs-full transfer / min\(disk read, stream\) +0\.960 \[0\.870\.\.1\.00\]$' \
 		'^nm-C rs-full incl\. reconnect / min\(disk read, stream\) +0\.397 \[0\.305\.\.0\.644\]$' \
