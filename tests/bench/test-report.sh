@@ -95,7 +95,9 @@ samples() {
 		# fast_ack: a count, the share of p_total's: 90 80 95 % (median 90)
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=p_total count=200 p50=200 p90=1 p99=300 max=1"
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=a name=fast_ack count=$(echo "180 160 190" | cut -d' ' -f$r)"
-		# fast_rx (the secondary's): 100 50 100 % of p_total's (median 100)
+		# fast_rx (the secondary's): 100 50 100 % of p_total's (median 100);
+		# the secondary's own p_total line (count=0) changes nothing
+		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=b name=p_total count=0"
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=b name=fast_rx count=$(echo "200 100 200" | cut -d' ' -f$r)"
 	done
 	# resync: disk read 300 150 260, stream 250 200 230: min 250 150 230.

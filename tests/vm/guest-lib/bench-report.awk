@@ -363,7 +363,8 @@ BEGIN {
 		seenint[kv["cfg"]] = 1
 	} else if (kind == "stage") {
 		c = kv["cfg"]; w = kv["wl"]; s = kv["name"]
-		if (s == "p_total") ptc[c, w, r] = kv["count"] + 0
+		# the primary's (the secondary's p_total line says count=0)
+		if (s == "p_total" && kv["count"] + 0 > 0) ptc[c, w, r] = kv["count"] + 0
 		# "inline count=N", "fast_ack count=N", "flush_local count=N",
 		# "ack_batched count=N", "fast_rx count=N" (the secondary's) are
 		# counts: the share of
@@ -659,7 +660,7 @@ END {
 	if (ns) {
 		print ""
 		print "## netmirror stage latencies (dmsetup message <dev> 0 latency, per workload; p_* primary, s_* secondary)"
-		print "## cell = median over the rounds of each round's p50/p99, us; inline% = writes sent from the submitter's context, fast_ack% = acks taken in data_ready, % of p_total's"
+		print "## cell = median over the rounds of each round's p50/p99, us; inline% = writes sent from the submitter's context, fast_ack% = acks taken in data_ready, flush_local% = empty flushes kept local, ack_batched% = acks held for a later packet, fast_rx% = writes the secondary read in its receive worker; each % of p_total's"
 		for (i = 1; i <= nc; i++) {
 			c = cfg[i]
 			if (stages[c] == "") continue
