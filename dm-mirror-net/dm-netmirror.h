@@ -301,7 +301,6 @@ struct nm_dev {
 	 */
 	bool rx_work_on;
 	int rx_work_err;		/* why rx_work ended the link */
-	bool rx_work_burst;		/* its last run read > 1 write */
 	struct work_struct rx_work;
 	struct workqueue_struct *rx_wq;
 	/* secondary: set around its submit_bio (nm_peer_inline_done) */

@@ -36,7 +36,11 @@
  * no whole packet is left, and hands the stream back to the thread at
  * anything else: another type, a packet larger than NM_RXW_MAX (a large
  * write is read as it arrives, by the thread), a header that fails its
- * check, a failed packet (rx_work_err ends the link, in the thread).
+ * check, a failed packet (rx_work_err ends the link, in the thread), and
+ * a burst: NM_RXW_BURST writes read with more in the socket.  Writes that
+ * arrive faster than one at a time are better read beside the writers
+ * than on their CPU, so the thread, woken once, reads on until the socket
+ * is empty, and only then hands the stream to rx_work again.
  *
  * Ownership of the secondary's stream: the thread sets rx_work_on at a
  * packet boundary and waits; while it is set only rx_work reads, and it
@@ -116,26 +120,6 @@ static int nm_fast_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return used;
 }
 
-/*
- * Where rx_work runs.  One write at a time (an application waiting for
- * each): on this CPU, whose current task (the primary's submitter, over
- * loopback; the network's softirq otherwise) is about to let it run, with
- * no wakeup of another CPU.  A burst (the last run read more than one
- * write: writes are arriving faster than they are applied): on the next
- * CPU, so reading the stream runs beside the writers rather than between
- * them.  A running rx_work keeps its CPU either way (workqueues do not
- * run one work item twice at once).
- */
-static int nm_rxw_cpu(struct nm_dev *nm)
-{
-	int cpu = smp_processor_id(), next;
-
-	if (!READ_ONCE(nm->rx_work_burst))
-		return cpu;
-	next = cpumask_next(cpu, cpu_online_mask);
-	return next < nr_cpu_ids ? next : cpumask_first(cpu_online_mask);
-}
-
 static void nm_fast_data_ready(struct sock *sk)
 {
 	read_descriptor_t desc = { .count = 1 };
@@ -150,7 +134,8 @@ static void nm_fast_data_ready(struct sock *sk)
 	}
 	orig = nm->rx_orig_data_ready;
 	if (READ_ONCE(nm->rx_work_on)) {
-		queue_work_on(nm_rxw_cpu(nm), nm->rx_wq, &nm->rx_work);
+		/* the secondary's worker, on this CPU */
+		queue_work_on(smp_processor_id(), nm->rx_wq, &nm->rx_work);
 		read_unlock_bh(&sk->sk_callback_lock);
 		return;
 	}
@@ -166,6 +151,8 @@ static void nm_fast_data_ready(struct sock *sk)
 
 /* the largest packet rx_work waits for; larger ones the thread reads */
 #define NM_RXW_MAX	(64 * 1024)
+/* a run that read this many writes with more in the socket: a burst */
+#define NM_RXW_BURST	2
 
 /* The packets of the write stream, which rx_work reads. */
 static bool nm_rxw_type(u16 type)
@@ -235,11 +222,16 @@ static void nm_fast_rx_work(struct work_struct *w)
 		if (r)
 			break;
 		writes += type == NM_P_DATA || type == NM_P_ZERO;
+		/*
+		 * writes arrive faster than one at a time: the thread reads
+		 * the burst, beside the writers rather than on their CPU
+		 */
+		if (writes >= NM_RXW_BURST && nm_rx_avail(nm)) {
+			whole = -1;
+			break;
+		}
 	}
-	if (writes) {
-		WRITE_ONCE(nm->rx_work_burst, writes > 1);
-		atomic64_add(writes, &nm->writes_rx_work);
-	}
+	atomic64_add(writes, &nm->writes_rx_work);
 	if (r || whole < 0) {
 		/* also when the thread took the stream back meanwhile */
 		nm_rxw_stop(nm, r);
@@ -259,7 +251,6 @@ void nm_fast_init(struct nm_dev *nm)
 {
 	INIT_WORK(&nm->rx_work, nm_fast_rx_work);
 	nm->rx_work_on = false;
-	nm->rx_work_burst = false;
 }
 
 /* nm_conn: a new link's socket; its data_ready becomes ours. */
@@ -297,10 +288,13 @@ static bool nm_fast_ok(struct nm_dev *nm)
 	       READ_ONCE(nm->role) == NM_ROLE_PRIMARY;
 }
 
-/* May rx_work hold the stream now?  A secondary. */
+/*
+ * May rx_work hold the stream now?  A secondary under B or C: under A the
+ * primary waits for no answer, and the thread reads beside it.
+ */
 static bool nm_rxw_ok(struct nm_dev *nm)
 {
-	return READ_ONCE(nm_fast_rx) &&
+	return READ_ONCE(nm_fast_rx) && nm->protocol != NM_PROTO_A &&
 	       READ_ONCE(nm->role) == NM_ROLE_SECONDARY;
 }
 
@@ -336,6 +330,9 @@ int nm_fast_wait(struct nm_dev *nm, struct socket *s)
 
 	might_sleep();
 	if (nm_rxw_ok(nm)) {
+		/* more of the stream is here: the thread, awake, reads on */
+		if (nm_rx_avail(nm))
+			return 0;
 		work = true;
 		nm->rx_work_err = 0;
 		lock_sock(sk);

@@ -912,7 +912,10 @@ bool nm_send_one(struct nm_dev *nm)
  * context, when nothing else is sending or due first and the socket has
  * room for it, so that the send does not wait: the hand-off to the sender
  * thread (a wakeup and a switch) is the largest cost of a small write at
- * queue depth 1 (NVMe/TCP's nvme_tcp_queue_request does the same).  Returns
+ * queue depth 1 (NVMe/TCP's nvme_tcp_queue_request does the same).  Only
+ * when no other write awaits its ack: at queue depth the sender thread
+ * sends them, beside the submitters (over loopback the peer's receive then
+ * runs there too, not on the submitter's CPU).  Returns
  * false, leaving everything to the sender thread, when it cannot: the
  * caller kicks the sender then.  Process context; may sleep briefly (the
  * socket lock), never on memory (GFP_NOIO) or a full socket.
@@ -941,6 +944,7 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
 	 */
 	ok = nm->sock && nm->cstate >= NM_C_CONNECTED && !nm->send_state &&
 	     !nm->send_bitmap && !test_bit(NM_REQ_READ, &req->flags) &&
+	     list_empty(&nm->wait_q) &&
 	     list_first_entry_or_null(&nm->send_q, struct nm_req, list) == req &&
 	     sk_stream_wspace(nm->sock->sk) >=
 		(int)(nm_bio_data_bytes(req->bio) + NM_INLINE_SLACK);
