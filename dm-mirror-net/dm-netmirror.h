@@ -2,7 +2,9 @@
 /*
  * netmirror: shared definitions of the module's files, one per role:
  *   nm_target.c     the dm target: ctr/dtr, map, status, messages
- *   nm_conn.c       the connection threads and the receive dispatch
+ *   nm_conn.c       the connection threads: connect, receive loop, send
+ *   nm_dispatch.c   the receive dispatch: one packet to its role's handler
+ *   nm_fastack.c    data_ready: a primary's acks, a secondary's worker
  *   nm_primary.c    this node as primary: a request from map to completion
  *   nm_merge.c      primary: adjacent writes under one plug become one
  *   nm_secondary.c  this node as secondary: applies writes, serves reads
@@ -512,6 +514,8 @@ void nm_fast_attach(struct nm_dev *nm, struct socket *s);
 void nm_fast_detach(struct nm_dev *nm, struct socket *s);
 int nm_fast_wait(struct nm_dev *nm, struct socket *s);
 void nm_fast_init(struct nm_dev *nm);
+
+/* nm_dispatch.c: read one packet and run its handler (the stream's owner) */
 int nm_rx_packet(struct nm_dev *nm);
 struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read);
 struct nm_req *nm_ack_take(struct nm_dev *nm, const struct nm_p_ack *a);

@@ -4,10 +4,10 @@
 #
 #   scripts/callgraph.sh          (run by `make check`)
 #
-# The intended direction (dm-netmirror.h): target -> conn -> {primary,
-# secondary, resync} -> {state, link} -> {wire, meta}.  The receive-handler
-# table in nm_conn.c calls into every role; that is the one hub, and it is
-# still one-way.  Inline helpers in headers do not count.
+# The intended direction (dm-netmirror.h): target -> conn -> fastack ->
+# dispatch -> {primary, secondary, resync} -> {state, link} -> {wire, meta}.
+# The receive-handler table in nm_dispatch.c calls into every role; that is
+# the one hub, and it is still one-way.  Inline helpers in headers do not count.
 set -euo pipefail
 cd "$(dirname "$0")/../dm-mirror-net"
 
