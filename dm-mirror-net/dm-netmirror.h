@@ -60,6 +60,7 @@
 #include "nm_regions.h"
 #include "nm_gens.h"
 #include "nm_hist.h"
+#include "nm_rxmode.h"
 
 #define DM_MSG_PREFIX "netmirror"
 
@@ -302,6 +303,8 @@ struct nm_dev {
 	 * nm_conn only, cleared by either
 	 */
 	bool rx_work_on;
+	/* the stream's owner only: which reader under load (nm_rxmode.h) */
+	struct nm_rxmode rxm;
 	int rx_work_err;		/* why rx_work ended the link */
 	struct work_struct rx_work;
 	struct workqueue_struct *rx_wq;
@@ -359,6 +362,8 @@ struct nm_dev {
 	atomic64_t flushes_local;	/* C: empty flushes the peer did not need */
 	atomic64_t acks_batched;	/* secondary: acks held for a later packet */
 	atomic64_t writes_rx_work;	/* secondary: writes rx_work read */
+	atomic64_t rx_probes;		/* secondary: reader probes (rxm) */
+	atomic64_t rx_switches;		/* secondary: reader changes (rxm) */
 	atomic64_t acks_fast;		/* acks taken in data_ready */
 	atomic64_t writes_received;
 	atomic64_t bytes_sent;
@@ -580,6 +585,7 @@ extern bool nm_inline_send;
 extern bool nm_ack_batch;
 extern bool nm_fast_ack;
 extern bool nm_fast_rx;
+extern bool nm_fast_rx_probe;
 void nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);

@@ -245,6 +245,27 @@ static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
 };
 
 /*
+ * A secondary's write read (by rx_work or the thread, the stream's owner):
+ * the reader controller counts it (nm_rxmode.h).
+ */
+static void nm_rx_count_write(struct nm_dev *nm)
+{
+	if (nm->protocol == NM_PROTO_A || !READ_ONCE(nm_fast_rx) ||
+	    !READ_ONCE(nm_fast_rx_probe))
+		return;
+	switch (nm_rxm_note(&nm->rxm, jiffies)) {
+	case NM_RXM_PROBE:
+		atomic64_inc(&nm->rx_probes);
+		break;
+	case NM_RXM_SWITCH:
+		atomic64_inc(&nm->rx_switches);
+		break;
+	case NM_RXM_NONE:
+		break;
+	}
+}
+
+/*
  * Read one packet and dispatch it; returns 0 or why the link must end.
  * Called by the stream's owner only: the nm_conn thread, or the receive
  * worker while it holds the stream (nm_fastack.c).
@@ -298,5 +319,7 @@ int nm_rx_packet(struct nm_dev *nm)
 		       type, r);
 		nm_set_error(nm, "bad_packet");
 	}
+	if (!r && (type == NM_P_DATA || type == NM_P_ZERO))
+		nm_rx_count_write(nm);
 	return r;
 }

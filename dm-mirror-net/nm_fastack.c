@@ -40,7 +40,11 @@
  * a burst: NM_RXW_BURST writes read with more in the socket.  Writes that
  * arrive faster than one at a time are better read beside the writers
  * than on their CPU, so the thread, woken once, reads on until the socket
- * is empty, and only then hands the stream to rx_work again.
+ * is empty, and only then hands the stream to rx_work again.  Under load
+ * the reader controller (nm_rxmode.h, counted in nm_rx_packet) may want
+ * the thread for a while instead: rx_work then hands back after its
+ * packet, and the thread keeps the stream until the controller wants the
+ * worker again.
  *
  * Ownership of the secondary's stream: the thread sets rx_work_on at a
  * packet boundary and waits; while it is set only rx_work reads, and it
@@ -195,6 +199,16 @@ static int nm_rxw_whole(struct nm_dev *nm, u16 *type)
 	return avail >= need;
 }
 
+/*
+ * Does the reader controller (nm_rxmode.h) want the thread to read the
+ * secondary's stream now?  The stream's owner only.
+ */
+static bool nm_rxm_wants_thread(struct nm_dev *nm)
+{
+	return READ_ONCE(nm_fast_rx_probe) &&
+	       nm_rxm_reader(&nm->rxm) == NM_RXM_THREAD;
+}
+
 /* rx_work gives the stream back to the thread (@err: the link's end). */
 static void nm_rxw_stop(struct nm_dev *nm, int err)
 {
@@ -222,6 +236,11 @@ static void nm_fast_rx_work(struct work_struct *w)
 		if (r)
 			break;
 		writes += type == NM_P_DATA || type == NM_P_ZERO;
+		/* the controller tries, or keeps, the thread as the reader */
+		if (nm_rxm_wants_thread(nm)) {
+			whole = -1;
+			break;
+		}
 		/*
 		 * writes arrive faster than one at a time: the thread reads
 		 * the burst, beside the writers rather than on their CPU
@@ -259,6 +278,8 @@ void nm_fast_attach(struct nm_dev *nm, struct socket *s)
 	struct sock *sk = s->sk;
 
 	nm->rx_fast = false;
+	/* a new link's load is measured afresh, from the worker */
+	nm_rxm_init(&nm->rxm, jiffies, HZ / 20);
 	write_lock_bh(&sk->sk_callback_lock);
 	nm->rx_orig_data_ready = sk->sk_data_ready;
 	sk->sk_user_data = nm;
@@ -290,12 +311,14 @@ static bool nm_fast_ok(struct nm_dev *nm)
 
 /*
  * May rx_work hold the stream now?  A secondary under B or C: under A the
- * primary waits for no answer, and the thread reads beside it.
+ * primary waits for no answer, and the thread reads beside it; nor while
+ * the reader controller tries or keeps the thread.
  */
 static bool nm_rxw_ok(struct nm_dev *nm)
 {
 	return READ_ONCE(nm_fast_rx) && nm->protocol != NM_PROTO_A &&
-	       READ_ONCE(nm->role) == NM_ROLE_SECONDARY;
+	       READ_ONCE(nm->role) == NM_ROLE_SECONDARY &&
+	       !nm_rxm_wants_thread(nm);
 }
 
 static bool nm_fast_over(struct nm_dev *nm, struct sock *sk, bool work)

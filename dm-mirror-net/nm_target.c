@@ -720,6 +720,8 @@ static int nm_lat_emit(struct nm_dev *nm, char *result, unsigned int maxlen)
 	DMEMIT("flush_local count=%llu\n", atomic64_read(&nm->flushes_local));
 	DMEMIT("ack_batched count=%llu\n", atomic64_read(&nm->acks_batched));
 	DMEMIT("fast_rx count=%llu\n", atomic64_read(&nm->writes_rx_work));
+	DMEMIT("rx_probe count=%llu switches=%llu\n",
+	       atomic64_read(&nm->rx_probes), atomic64_read(&nm->rx_switches));
 	kfree(n);
 	return 1;	/* dm: result holds the answer */
 }
@@ -958,6 +960,8 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		atomic64_set(&nm->flushes_local, 0);
 		atomic64_set(&nm->acks_batched, 0);
 		atomic64_set(&nm->writes_rx_work, 0);
+		atomic64_set(&nm->rx_probes, 0);
+		atomic64_set(&nm->rx_switches, 0);
 		return 0;
 	case NM_MSG_VERIFY:
 		return nm_verify_start(nm, 0, nm->sectors);
@@ -1119,6 +1123,15 @@ MODULE_PARM_DESC(fast_ack, "a primary takes write acks in the socket's data_read
 bool nm_fast_rx = true;
 module_param_named(fast_rx, nm_fast_rx, bool, 0644);
 MODULE_PARM_DESC(fast_rx, "a secondary reads writes in a worker on the receiving CPU (default Y)");
+
+/*
+ * fast_rx_probe: with fast_rx, a loaded secondary tries its nm_conn thread
+ * as the reader for a window now and then and keeps whichever reader read
+ * more writes (nm_rxmode.h); off: the worker reads whenever fast_rx is on.
+ */
+bool nm_fast_rx_probe = true;
+module_param_named(fast_rx_probe, nm_fast_rx_probe, bool, 0644);
+MODULE_PARM_DESC(fast_rx_probe, "a loaded secondary measures its worker against its thread and keeps the faster reader (default Y)");
 
 /*
  * merge_writes: a connected primary holds plain writes on the submitter's

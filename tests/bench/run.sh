@@ -4,7 +4,7 @@
 #
 #   tests/bench/run.sh [--no-build] [--quick] [--rounds N] [--time S] [--ramp S]
 #                      [--backing brd|nullb|nullb-cache] [--nullb-cache MB]
-#                      [--configs LIST] [--workloads LIST] [--cmac] [--cthr] [--cackthr] [--cnomerge] [--cnobatch] [--crxthr] [--no-meta]
+#                      [--configs LIST] [--workloads LIST] [--cmac] [--cthr] [--cackthr] [--cnomerge] [--cnobatch] [--crxthr] [--cnoprobe] [--no-meta]
 #                      [--resync] [--nbd] [--verify]
 #                      [--data scramble|refill|pattern] [--dry-run]
 #   tests/bench/run.sh --report SAMPLES   reprint the report of a finished run
@@ -28,6 +28,9 @@
 #                 sends each ack right after its write; needs 1.12.3)
 #   --crxthr      also nm-Crxthr (protocol C, fast_rx=N: the secondary's
 #                 receiver thread reads every packet; needs 1.13.1)
+#   --cnoprobe    also nm-Cnoprobe (protocol C, fast_rx_probe=N: the
+#                 secondary's worker reads whenever it may, no reader
+#                 controller; needs 1.13.2)
 #   --cnomerge    also nm-Cnomerge (protocol C, merge_writes=N: no write
 #                 merging; the nbd-* workloads run on it too; needs 1.12.1)
 #   --resync      also the resync workloads rs-full, rs-part, rs-app (on nm-C,
@@ -59,7 +62,7 @@ main() {
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck disable=SC1091
 . "$top/tests/vm/guest-lib/benchlib.sh"
-build=1 rounds=7 time=10 ramp=2 backing=brd nlcache=16 configs='' workloads='' cmac=0 cthr=0 cackthr=0 cnomerge=0 cnobatch=0 crxthr=0 resync=0 nbd=0 verify=0 meta=1 data=scramble dry=0
+build=1 rounds=7 time=10 ramp=2 backing=brd nlcache=16 configs='' workloads='' cmac=0 cthr=0 cackthr=0 cnomerge=0 cnobatch=0 crxthr=0 cnoprobe=0 resync=0 nbd=0 verify=0 meta=1 data=scramble dry=0
 quick() { rounds=2 time=3 ramp=1; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -78,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--cnomerge) cnomerge=1 ;;
 	--cnobatch) cnobatch=1 ;;
 	--crxthr) crxthr=1 ;;
+	--cnoprobe) cnoprobe=1 ;;
 	--resync) resync=1 ;;
 	--nbd) nbd=1 ;;
 	--verify) verify=1 ;;
@@ -106,6 +110,7 @@ want=${configs:-$BENCH_CONFIGS}
 [ $cnomerge = 1 ] && want="$want nm-Cnomerge"
 [ $cnobatch = 1 ] && want="$want nm-Cnobatch"
 [ $crxthr = 1 ] && want="$want nm-Crxthr"
+[ $cnoprobe = 1 ] && want="$want nm-Cnoprobe"
 [ $resync = 1 ] && [ -z "$configs" ] && want="$want drbd-Cdef"
 cl=$(bench_groups "$(echo "$want" | tr ',' ' ')" | tr ',' ' ')
 wl=$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "$workloads" $resync $nbd $verify)")
@@ -124,7 +129,7 @@ sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] && sha=$sha-dirty
 envs=(--env "nm_timeout=$tmo" --env "nm_bench_rounds=$rounds" --env "nm_bench_time=$time"
 	--env "nm_bench_ramp=$ramp" --env "nm_bench_backing=$backing" --env "nm_bench_nullb_cache=$nlcache"
-	--env "nm_bench_meta=$meta" --env "nm_bench_cmac=$cmac" --env "nm_bench_cthr=$cthr" --env "nm_bench_cackthr=$cackthr" --env "nm_bench_cnomerge=$cnomerge" --env "nm_bench_cnobatch=$cnobatch" --env "nm_bench_crxthr=$crxthr" --env "nm_bench_resync=$resync" --env "nm_bench_nbd=$nbd" --env "nm_bench_verify=$verify" --env "nm_bench_data=$data" --env "nm_bench_git=$sha")
+	--env "nm_bench_meta=$meta" --env "nm_bench_cmac=$cmac" --env "nm_bench_cthr=$cthr" --env "nm_bench_cackthr=$cackthr" --env "nm_bench_cnomerge=$cnomerge" --env "nm_bench_cnobatch=$cnobatch" --env "nm_bench_crxthr=$crxthr" --env "nm_bench_cnoprobe=$cnoprobe" --env "nm_bench_resync=$resync" --env "nm_bench_nbd=$nbd" --env "nm_bench_verify=$verify" --env "nm_bench_data=$data" --env "nm_bench_git=$sha")
 [ -n "$configs" ] && envs+=(--env "nm_bench_configs=$(echo "$configs" | tr ' ' ',')")
 [ -n "$workloads" ] && envs+=(--env "nm_bench_workloads=$(echo "$workloads" | tr ' ' ',')")
 echo "run.sh: $rounds rounds x $nc configurations x $nw workloads x (${time} s + ${ramp} s ramp):" \
@@ -166,7 +171,7 @@ accel=$(grep -o -- '-accel [^ ]*' "$log.cmd" 2>/dev/null | head -1)
 {
 	echo "# host: $date0, ${qemu:-qemu ?} ${accel:-}, $((SECONDS - t0)) s of VM time (estimate $est s)"
 	echo "# host load before: $load0; after: $load1"
-	echo "# command: tests/bench/run.sh --rounds $rounds --time $time --ramp $ramp --backing $backing${configs:+ --configs $configs}${workloads:+ --workloads $workloads}$([ $cmac = 1 ] && echo ' --cmac')$([ $cthr = 1 ] && echo ' --cthr')$([ $cackthr = 1 ] && echo ' --cackthr')$([ $cnomerge = 1 ] && echo ' --cnomerge')$([ $cnobatch = 1 ] && echo ' --cnobatch')$([ $crxthr = 1 ] && echo ' --crxthr')$([ $resync = 1 ] && echo ' --resync')$([ $nbd = 1 ] && echo ' --nbd')$([ $verify = 1 ] && echo ' --verify')$([ $meta = 0 ] && echo ' --no-meta') --data $data; guest test status $rc"
+	echo "# command: tests/bench/run.sh --rounds $rounds --time $time --ramp $ramp --backing $backing${configs:+ --configs $configs}${workloads:+ --workloads $workloads}$([ $cmac = 1 ] && echo ' --cmac')$([ $cthr = 1 ] && echo ' --cthr')$([ $cackthr = 1 ] && echo ' --cackthr')$([ $cnomerge = 1 ] && echo ' --cnomerge')$([ $cnobatch = 1 ] && echo ' --cnobatch')$([ $crxthr = 1 ] && echo ' --crxthr')$([ $cnoprobe = 1 ] && echo ' --cnoprobe')$([ $resync = 1 ] && echo ' --resync')$([ $nbd = 1 ] && echo ' --nbd')$([ $verify = 1 ] && echo ' --verify')$([ $meta = 0 ] && echo ' --no-meta') --data $data; guest test status $rc"
 } > "$out/host.tmp"
 awk -v h="$out/host.tmp" 'function host(  l) { while ((getline l < h) > 0) print l; done = 1 }
 	!done && !/^#/ { host() } { print } END { if (!done) host() }' "$out/results.txt" > "$out/results.tmp" &&

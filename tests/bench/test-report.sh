@@ -99,6 +99,8 @@ samples() {
 		# the secondary's own p_total line (count=0) changes nothing
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=b name=p_total count=0"
 		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=b name=fast_rx count=$(echo "200 100 200" | cut -d' ' -f$r)"
+		# the reader controller's line: in the samples, not a column
+		echo "stage r=$r cfg=nm-C wl=w4k-q1 node=b name=rx_probe count=3 switches=1"
 	done
 	# resync: disk read 300 150 260, stream 250 200 230: min 250 150 230.
 	# nm-C rs-full (134217728 B): connect 1.20 0.50 0.80 s, transfer 0.56

@@ -291,7 +291,7 @@ function qd1_goal(w, k, label,   t1, t2, t3, o1, o2, o3) {
 
 BEGIN {
 	ndefwl = split("w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync", defwl, " ")
-	ndefcfg = split("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch nm-Crxthr drbd-disc drbd-A drbd-B drbd-C", defcfg, " ")
+	ndefcfg = split("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch nm-Crxthr nm-Cnoprobe drbd-disc drbd-A drbd-B drbd-C", defcfg, " ")
 	rows["w512-q1"] = "iops mbs p50 p99 cpu"
 	rows["w4k-q1"] = "iops mbs p50 p99 p999 cpu ctx"
 	rows["rw4k-q32"] = "iops mbs p50 p99 p999 cpu ctx"
@@ -373,7 +373,9 @@ BEGIN {
 			kv["p50"] = kv["p99"] = sprintf("%.0f", 100 * kv["count"] / ptc[c, w, r])
 			s = s "%"
 		}
-		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack" && s != "flush_local" && s != "ack_batched" && s != "fast_rx") {
+		# "rx_probe count=N switches=M" (the secondary's reader
+		# controller): in the samples only
+		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack" && s != "flush_local" && s != "ack_batched" && s != "fast_rx" && s != "rx_probe") {
 			val[c, w, "stage:" s ":p50", r] = kv["p50"]
 			val[c, w, "stage:" s ":p99", r] = kv["p99"]
 			if (!((c SUBSEP s) in seenstage)) {
@@ -392,7 +394,7 @@ END {
 		nc = split(meta["configs"], cfg, ",")
 	} else {
 		for (i = 1; i <= ndefcfg; i++) if (defcfg[i] in seencfg) cfg[++nc] = defcfg[i]
-		for (c in seencfg) if (!has("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch nm-Crxthr drbd-disc drbd-A drbd-B drbd-C", c)) cfg[++nc] = c
+		for (c in seencfg) if (!has("bare nm-disc nm-A nm-B nm-C nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch nm-Crxthr nm-Cnoprobe drbd-disc drbd-A drbd-B drbd-C", c)) cfg[++nc] = c
 	}
 	cfgs = ""
 	for (i = 1; i <= nc; i++) cfgs = cfgs " " cfg[i]
@@ -470,7 +472,7 @@ END {
 	# ---- paired ratios
 	print ""
 	print "## ratios: median [min..max] of per-round paired ratios of IOPS (MB/s for w1m-*); > 1: the first is faster"
-	np = split("nm-C/drbd-C nm-C/drbd-A nm-A/drbd-A nm-B/drbd-B nm-disc/drbd-disc nm-Cmac/nm-C nm-Cthr/nm-C nm-Cackthr/nm-C nm-Cnomerge/nm-C nm-Cnobatch/nm-C nm-Crxthr/nm-C nm-A/nm-disc nm-B/nm-disc nm-C/nm-disc drbd-A/drbd-disc drbd-B/drbd-disc drbd-C/drbd-disc nm-disc/bare drbd-disc/bare", pairs, " ")
+	np = split("nm-C/drbd-C nm-C/drbd-A nm-A/drbd-A nm-B/drbd-B nm-disc/drbd-disc nm-Cmac/nm-C nm-Cthr/nm-C nm-Cackthr/nm-C nm-Cnomerge/nm-C nm-Cnobatch/nm-C nm-Crxthr/nm-C nm-Cnoprobe/nm-C nm-A/nm-disc nm-B/nm-disc nm-C/nm-disc drbd-A/drbd-disc drbd-B/drbd-disc drbd-C/drbd-disc nm-disc/bare drbd-disc/bare", pairs, " ")
 	tab_reset()
 	tab_set(1, 1, "pair")
 	nfw = 0

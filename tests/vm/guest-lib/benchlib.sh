@@ -65,7 +65,7 @@ BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # secondary sends each ack right after its write; nm-Crxthr
 # (nm_bench_crxthr=1): protocol C with module parameter fast_rx=N, the
 # secondary's receiver thread reads every packet
-BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch nm-Crxthr"
+BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch nm-Crxthr nm-Cnoprobe"
 
 bench_fio_args() {
 	case $1 in

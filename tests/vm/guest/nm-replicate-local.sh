@@ -11,9 +11,14 @@
 # nm_fastack.c) and the larger ones in its receiver thread, with ordering
 # flush and drain, and every packet in its receiver thread with none (and
 # under A); the "latency" message
-# accounts for every write.
+# accounts for every write.  Then, under each protocol, 2 s of 4 KiB random
+# writes at queue depth 32 (fio) with the secondary's reader controller on
+# (module parameter fast_rx_probe, nm_rxmode.h): under B and C it probes
+# (and may switch readers) while the writes flow, under A it never runs, and
+# with fast_rx_probe=N it never probes; the replicas stay identical.
 # vms: 1
 # disks: none
+# layers: fio
 # timeout: 900
 # mem: 1024
 load_netmirror
@@ -92,4 +97,36 @@ done
 echo Y > $INL
 echo Y > $FAST
 echo Y > $FRX
+# the reader controller under a deep queue
+PRB=/sys/module/dm_netmirror/parameters/fast_rx_probe
+[ -w $PRB ] || fail "no module parameter fast_rx_probe"
+[ -x /usr/bin/fio ] || fail "no fio in the guest (layers: fio)"
+# rx_probe DEV FIELD: count or switches of the rx_probe line
+rx_probe() {
+	dmsetup message "$1" 0 latency | sed -n "s/^rx_probe .*$2=\([0-9]*\).*/\1/p"
+}
+for run in A:Y B:Y C:Y C:N; do
+	proto=${run%:*} prb=${run#*:}
+	echo $prb > $PRB
+	t=$proto/q32/probe=$prb
+	nm_local_pair "$proto" flush
+	fio --name=q32 --filename=/dev/mapper/nma --rw=randwrite --bs=4k \
+		--iodepth=32 --ioengine=libaio --direct=1 --size=32M \
+		--runtime=2 --time_based --randseed=$((seed + 7)) \
+		--output=/tmp/fio.out > /dev/null 2>&1 ||
+		fail "$t: fio through the primary: $(tail -5 /tmp/fio.out)"
+	check_wait "$t/settled" 30 "[ \$(nm_status nma pending) = 0 ]"
+	check_wait "$t/identical" 20 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
+	check_eq "$t/sent-eq-received" "$(nm_status nmb writes_received)" "$(nm_status nma writes_sent)"
+	n=$(rx_probe nmb count)
+	if [ $prb = Y ] && [ $proto != A ]; then
+		check "$t/probed" [ "${n:-0}" -gt 0 ]
+	else
+		check_eq "$t/never-probed" "$n/$(rx_probe nmb switches)" 0/0
+	fi
+	check_eq "$t/primary-never-probes" "$(rx_probe nma count)" 0
+	log "$t: $(nm_status nma writes_sent) writes, rx_probe count=$n switches=$(rx_probe nmb switches), fast_rx $(lat_count nmb fast_rx), $(grep -o 'IOPS=[^,]*' /tmp/fio.out | head -1)"
+	nm_local_unpair
+done
+echo Y > $PRB
 exit 0

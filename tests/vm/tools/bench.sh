@@ -98,6 +98,7 @@ WANT_CONFIGS=${nm_bench_configs:-$BENCH_CONFIGS}
 [ "${nm_bench_cnomerge:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cnomerge"
 [ "${nm_bench_cnobatch:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cnobatch"
 [ "${nm_bench_crxthr:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Crxthr"
+[ "${nm_bench_cnoprobe:-0}" = 1 ] && WANT_CONFIGS="$WANT_CONFIGS nm-Cnoprobe"
 [ "${nm_bench_resync:-0}" = 1 ] && [ -z "${nm_bench_configs:-}" ] && WANT_CONFIGS="$WANT_CONFIGS drbd-Cdef"
 CGROUPS=$(bench_groups "$(echo "$WANT_CONFIGS" | tr ',' ' ')")
 CONFIGS=$(echo "$CGROUPS" | tr ',' ' ')
@@ -350,22 +351,25 @@ cfg_up() {
 			fail "nmd not standalone: $(dmsetup status nmd)"
 		DEV=/dev/mapper/nmd
 		;;
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnomerge|nm-Cnobatch|nm-Crxthr)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnomerge|nm-Cnobatch|nm-Crxthr|nm-Cnoprobe)
 		zero_meta "$M0"
 		zero_meta "$M1"
 		# nm-Cthr: every write through the sender thread (target 1.8);
 		# nm-Cackthr: every ack read by the receiver thread (1.9);
 		# nm-Cnomerge: no write merging (1.12.1);
 		# nm-Cnobatch: every ack sent right after its write (1.12.3);
-		# nm-Crxthr: every packet read by the receiver thread (1.13.1)
+		# nm-Crxthr: every packet read by the receiver thread (1.13.1);
+		# nm-Cnoprobe: the worker reads whenever it may, never the
+		# thread by the reader controller's choice (1.13.2)
 		nm_param "$1" inline_send nm-Cthr
 		nm_param "$1" fast_ack nm-Cackthr
 		nm_param "$1" merge_writes nm-Cnomerge
 		nm_param "$1" ack_batch nm-Cnobatch
 		nm_param "$1" fast_rx nm-Crxthr
+		nm_param "$1" fast_rx_probe nm-Cnoprobe
 		if [ "$1" = nm-Cmac ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A secret nm:bench" "$NM_META_B secret nm:bench"
-		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ] || [ "$1" = nm-Cnomerge ] || [ "$1" = nm-Cnobatch ] || [ "$1" = nm-Crxthr ]; then
+		elif [ "$1" = nm-Cthr ] || [ "$1" = nm-Cackthr ] || [ "$1" = nm-Cnomerge ] || [ "$1" = nm-Cnobatch ] || [ "$1" = nm-Crxthr ] || [ "$1" = nm-Cnoprobe ]; then
 			nm_local_pair C flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
 		else
 			nm_local_pair "${1#nm-}" flush "$S" "$D0" "$D1" "$NM_META_A" "$NM_META_B"
@@ -433,7 +437,7 @@ same_sum() { # CFG R DEV_A DEV_B BYTES
 }
 integrity() { # CFG R
 	case $1 in
-	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnomerge|nm-Cnobatch|nm-Crxthr)
+	nm-A|nm-B|nm-C|nm-Cmac|nm-Cthr|nm-Cackthr|nm-Cnomerge|nm-Cnobatch|nm-Crxthr|nm-Cnoprobe)
 		wait_eval "[ \$(nm_status nma pending) = 0 ]" 30 || log "bench: nma still has pending writes: $(dmsetup status nma)"
 		same_sum "$1" "$2" "$D0" "$D1" $((S * 512))
 		;;
