@@ -37,7 +37,8 @@
 #                 drbd-C and drbd-Cdef, which --resync adds: DRBD's default
 #                 resync controller) and the disk read limit
 #   --nbd         also the NBD export workloads nbd-w1m, nbd-w4k (on bare,
-#                 nm-C, drbd-C, exported by nbd-server to /dev/nbd0)
+#                 nm-C, drbd-C, and nm-Cnomerge, nm-Cnoprobe when asked
+#                 for; exported by nbd-server to /dev/nbd0)
 #   --verify      also the online verify workload ov-full (on nm-C and
 #                 drbd-C, each on a pair of its own on two 1 GiB
 #                 memory-backed null_blk devices with equal data: the

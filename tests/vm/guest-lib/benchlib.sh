@@ -90,7 +90,7 @@ bench_fio_args() {
 bench_applies() {
 	case $2 in
 	rs-*) case $1 in nm-C|drbd-C|drbd-Cdef) return 0 ;; esac; return 1 ;;
-	nbd-*) case $1 in bare|nm-C|nm-Cnomerge|drbd-C) return 0 ;; esac; return 1 ;;
+	nbd-*) case $1 in bare|nm-C|nm-Cnomerge|nm-Cnoprobe|drbd-C) return 0 ;; esac; return 1 ;;
 	ov-*) case $1 in nm-C|drbd-C) return 0 ;; esac; return 1 ;;
 	*) [ "$1" != drbd-Cdef ] ;;
 	esac

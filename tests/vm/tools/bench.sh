@@ -32,7 +32,7 @@
 # = first seen running: clock=poll; the polling also tells when it is over);
 # its MiB/s over the transfer and over the total.  nm_bench_nbd=1: nbd-w1m,
 # nbd-w4k (the device through nbd-server and /dev/nbd0) on bare, nm-C,
-# drbd-C.  nm_bench_verify=1: ov-full on nm-C and drbd-C, each on a pair of
+# drbd-C (and nm-Cnomerge, nm-Cnoprobe).  nm_bench_verify=1: ov-full on nm-C and drbd-C, each on a pair of
 # its own on two memory-backed null_blk devices of nm_bench_ov_size MiB
 # (default 1024) holding the same data (filled once per run): nm-C's
 # netmirror nmva/nmvb (protocol C, "sync none"), the "verify" message on the
