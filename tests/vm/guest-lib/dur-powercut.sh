@@ -61,7 +61,10 @@
 #   and sets, for the caller's own checks: PC_NAME (<P>/<SIDE>-<META>),
 #   PC_ACKED (writes acknowledged before the cut), PC_SENT (writes the
 #   primary sent from the start of the load to the cut: status
-#   writes_sent), PC_RUNNING (yes if the writer was still writing at the cut)
+#   writes_sent), PC_RUNNING (yes if the writer was still writing at the cut),
+#   PC_PROBES, PC_SWITCHES (the secondary's reader controller, fast_rx_probe:
+#   the probes of its other reader and the switches it made during the load,
+#   read just before the cut; 0 under A, where it never runs)
 
 # options of node a or b: KIND = meta|nometa, SYNC = none|full
 pc_opts() {
@@ -127,6 +130,8 @@ pc_scenario() {
 	# after the log: a write in it has its .late line (if any) written
 	cat /tmp/w.*.late > /tmp/c.late 2>/dev/null || : > /tmp/c.late
 	if kill -0 $wp 2>/dev/null; then PC_RUNNING=yes; else PC_RUNNING=no; fi
+	i=$(dmsetup message nmb 0 latency 2>/dev/null | sed -n 's/^rx_probe count=\([0-9]*\) switches=\([0-9]*\)$/\1 \2/p')
+	PC_PROBES=${i% *} PC_SWITCHES=${i#* }
 	wire_cut
 	t0=$(now_ms)
 	if [ "$side" = sec ]; then
@@ -154,7 +159,7 @@ pc_scenario() {
 	wire_restore
 	acked=$(seqw_acked /tmp/c $J)
 	PC_ACKED=$acked
-	log "$name: cut after $acked acknowledged writes ($(seqw_acked /tmp/w $J) in all; $PC_SENT sent by the primary); link seen dead after $((t1 - t0)) ms"
+	log "$name: cut after $acked acknowledged writes ($(seqw_acked /tmp/w $J) in all; $PC_SENT sent by the primary); link seen dead after $((t1 - t0)) ms; the secondary's reader controller made ${PC_PROBES:-?} probes and ${PC_SWITCHES:-?} switches before the cut"
 	if [ "${PC_ACKCHECK:-no}" = yes ]; then
 		# late: acknowledged before the cut, not on the secondary's disk then
 		i=$(cat /tmp/c.[0-9]* | awk 'NR == FNR { late[$1] = 1; next } ($1 in late) { n++ } END { print n + 0 }' /tmp/c.late -)

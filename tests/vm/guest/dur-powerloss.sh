@@ -41,6 +41,10 @@
 #                   acknowledged before the cut (secondary cut: every write
 #                   acknowledged at all) is on both disks
 #   identical       both backing devices byte-identical (dur_same)
+#   reader-controller  under B and C the secondary's reader controller
+#                   (fast_rx_probe) probed at least once during the load,
+#                   so the cut comes while it runs (its probes and switches
+#                   are logged); under A its count is 0
 load_netmirror
 . /tests/nmlib.sh
 . /tests/dur-lib.sh
@@ -70,9 +74,15 @@ nl_destroy nlx
 
 seed=100
 for P in ${dur_protos:-A B C}; do
-	pc_scenario sec meta
-	pc_scenario sec nometa
-	pc_scenario pri meta
-	pc_scenario pri nometa
+	for c in sec-meta sec-nometa pri-meta pri-nometa; do
+		pc_scenario "${c%-*}" "${c#*-}"
+		# the cut came while the secondary's reader controller ran (B, C:
+		# it probed its other reader under this load; A: it never runs)
+		if [ "$P" = A ]; then
+			check_eq "$PC_NAME/reader-controller" "$PC_PROBES" 0
+		else
+			check "$PC_NAME/reader-controller" [ "${PC_PROBES:-0}" -gt 0 ]
+		fi
+	done
 done
 exit 0

@@ -3,7 +3,8 @@
 # Needs perf in the guest:
 #   NM_EXTRA_CPIO=$(scripts/mkperfcpio.sh) tests/vm/run-test.sh prof-write
 # NM_PROF_WL=w4k-q1,rw4k-q32 selects the workloads (bare-* on the bare
-# device), NM_PROF_SYMS=sym1,sym2 adds the full call chains into those
+# device; nbd-w1m, nbd-w4k: fio on /dev/nbd0, nbd-server exporting the
+# device with sync = true, as tests/bench does), NM_PROF_SYMS=sym1,sym2 adds the full call chains into those
 # symbols (who takes a contended lock, who reads the clock); the report
 # (PROF lines) goes to the console log (build/vm/prof-write.log).  Under
 # TCG with cpu-clock sampling, time spent with interrupts off shows at the
@@ -24,7 +25,22 @@ for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); d
 	*) nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
 	   dev=/dev/mapper/nma ;;
 	esac
-	case ${wl#bare-} in
+	w=${wl#bare-}
+	case $w in
+	nbd-*)
+		[ -e /sys/module/nbd ] || modprobe nbd || fail "modprobe nbd"
+		printf '[generic]\n\tlistenaddr = 127.0.0.1\n\tport = 7810\n[prof]\n\texportname = %s\n\tsync = true\n\tflush = true\n' "$dev" > /tmp/nbd.conf
+		rm -f /tmp/nbd.pid
+		nbd-server -C /tmp/nbd.conf -p /tmp/nbd.pid > /tmp/nbd.err 2>&1 || fail "nbd-server: $(cat /tmp/nbd.err)"
+		wait_eval "[ -s /tmp/nbd.pid ]" 60 || fail "nbd-server wrote no pid file"
+		wait_eval "nbd-client 127.0.0.1 7810 /dev/nbd0 -N prof > /tmp/nbd-client.err 2>&1" 120 ||
+			fail "nbd-client: $(cat /tmp/nbd-client.err)"
+		wait_eval "[ \"\$(dev_size /dev/nbd0)\" -gt 0 ]" 20 || fail "/dev/nbd0 has no size"
+		dev=/dev/nbd0
+		w=${w#nbd-}-q1
+		;;
+	esac
+	case $w in
 	rw4k-q32) args="--rw=randwrite --bs=4k --iodepth=32" ;;
 	w4k-q1) args="--rw=write --bs=4k --iodepth=1" ;;
 	w1m-q1) args="--rw=write --bs=1M --iodepth=1" ;;
@@ -49,6 +65,12 @@ for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); d
 			grep -v '^$' | grep -v '^#' | head -n 300 | sed "s/^/PROF $wl chain $s /"
 	done
 	rm -f /tmp/p.data
+	if [ "$dev" = /dev/nbd0 ]; then
+		nbd-client -d /dev/nbd0 > /dev/null 2>&1
+		kill "$(cat /tmp/nbd.pid)" 2>/dev/null
+		wait_eval "! pidof nbd-server" 30 || fail "nbd-server still running"
+		case $wl in bare-*) dev=/dev/ram0 ;; esac
+	fi
 	[ "$dev" = /dev/ram0 ] || nm_local_unpair
 done
 check_ok profiled
