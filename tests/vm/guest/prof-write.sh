@@ -55,6 +55,10 @@ for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); d
 		--percent-limit 1 2>/dev/null | grep -v '^$' | grep -v '^#' | sed "s/^/PROF $wl comm /"
 	/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort sym -g none \
 		--percent-limit 0.4 2>/dev/null | grep -v '^$' | grep -v '^#' | sed "s/^/PROF $wl sym /"
+	# inclusive cost per thread and function: where each thread's share goes
+	/usr/bin/perf report -i /tmp/p.data --stdio --children --sort comm,sym -g none \
+		--percent-limit 1.5 2>/dev/null | grep -v '^$' | grep -v '^#' | head -n 150 |
+		sed "s/^/PROF $wl incl /"
 	# callers of the top symbols (irq-off time shows at the irqrestore)
 	/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort sym \
 		-g caller,2,callee,function,percent --percent-limit 4 2>/dev/null |
