@@ -27,7 +27,8 @@
 #   --cnobatch    also nm-Cnobatch (protocol C, ack_batch=N: the secondary
 #                 sends each ack right after its write; needs 1.12.3)
 #   --crxthr      also nm-Crxthr (protocol C, fast_rx=N: the secondary's
-#                 receiver thread reads every packet; needs 1.13.1)
+#                 receiver thread reads every packet; the nbd-* workloads
+#                 run on it too; needs 1.13.1)
 #   --cnoprobe    also nm-Cnoprobe (protocol C, fast_rx_probe=N: the
 #                 secondary's worker reads whenever it may, no reader
 #                 controller; needs 1.13.2)
@@ -37,7 +38,7 @@
 #                 drbd-C and drbd-Cdef, which --resync adds: DRBD's default
 #                 resync controller) and the disk read limit
 #   --nbd         also the NBD export workloads nbd-w1m, nbd-w4k (on bare,
-#                 nm-C, drbd-C, and nm-Cnomerge, nm-Cnoprobe when asked
+#                 nm-C, drbd-C, and nm-Cnomerge, nm-Crxthr, nm-Cnoprobe when asked
 #                 for; exported by nbd-server to /dev/nbd0)
 #   --verify      also the online verify workload ov-full (on nm-C and
 #                 drbd-C, each on a pair of its own on two 1 GiB

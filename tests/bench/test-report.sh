@@ -373,7 +373,7 @@ e=$(bench_estimate 1 10 2 "nm-C drbd-C drbd-Cdef" "w4k-q1 $BENCH_RESYNC")
 # --nbd on bare and nm-Cmac: nbd points only on bare (2 x 27 + 20 half-s)
 e=$(bench_estimate 1 10 2 "bare nm-Cmac" "$BENCH_NBD")
 [ "$e" = 142 ] && ok || bad "estimate --nbd: $e"
-for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-A/w4k-q1 nm-C/ov-full drbd-C/ov-full; do
+for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-Crxthr/nbd-w1m nm-A/w4k-q1 nm-C/ov-full drbd-C/ov-full; do
 	bench_applies "${p%/*}" "${p#*/}" && ok || bad "bench_applies $p"
 done
 for p in nm-A/rs-full bare/rs-part drbd-Cdef/w4k-q1 drbd-Cdef/nbd-w1m nm-disc/nbd-w4k bare/ov-full nm-A/ov-full drbd-A/ov-full drbd-Cdef/ov-full; do

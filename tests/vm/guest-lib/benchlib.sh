@@ -64,7 +64,7 @@ BENCH_CONFIGS="bare nm-disc drbd-disc nm-C drbd-C nm-A drbd-A nm-B drbd-B"
 # (nm_bench_cnobatch=1): protocol C with module parameter ack_batch=N, the
 # secondary sends each ack right after its write; nm-Crxthr
 # (nm_bench_crxthr=1): protocol C with module parameter fast_rx=N, the
-# secondary's receiver thread reads every packet
+# secondary's receiver thread reads every packet (nbd-* runs on it too)
 BENCH_OPTIONAL="nm-Cmac nm-Cthr nm-Cackthr nm-Cnomerge nm-Cnobatch nm-Crxthr nm-Cnoprobe"
 
 bench_fio_args() {
@@ -90,7 +90,7 @@ bench_fio_args() {
 bench_applies() {
 	case $2 in
 	rs-*) case $1 in nm-C|drbd-C|drbd-Cdef) return 0 ;; esac; return 1 ;;
-	nbd-*) case $1 in bare|nm-C|nm-Cnomerge|nm-Cnoprobe|drbd-C) return 0 ;; esac; return 1 ;;
+	nbd-*) case $1 in bare|nm-C|nm-Cnomerge|nm-Crxthr|nm-Cnoprobe|drbd-C) return 0 ;; esac; return 1 ;;
 	ov-*) case $1 in nm-C|drbd-C) return 0 ;; esac; return 1 ;;
 	*) [ "$1" != drbd-Cdef ] ;;
 	esac
