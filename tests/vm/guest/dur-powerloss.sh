@@ -73,7 +73,7 @@ log "nullblk: $(seqw verify /dev/nlx 13 --size 4M --offset 8M --log /tmp/nx3 | t
 nl_destroy nlx
 
 seed=100
-for P in ${dur_protos:-A B C}; do
+for P in $(nm_protos); do
 	for c in sec-meta sec-nometa pri-meta pri-nometa; do
 		pc_scenario "${c%-*}" "${c#*-}"
 		# the cut came while the secondary's reader controller ran (B, C:
