@@ -22,7 +22,8 @@
 #                         rs-app and nbd-* the application's fio options
 #   bench_applies CFG WL  true if workload WL runs on configuration CFG
 #                         (rs-* only on nm-C drbd-C drbd-Cdef; nbd-* only
-#                         on bare nm-C drbd-C; ov-* only on nm-C drbd-C;
+#                         on bare nm-C drbd-C and the optional nm-Cnomerge
+#                         nm-Crxthr nm-Cnoprobe; ov-* only on nm-C drbd-C;
 #                         drbd-Cdef runs only rs-*);
 #                         otherwise the point is skipped without a sample
 #   bench_want_workloads LIST RESYNC NBD [VERIFY]   LIST (the --workloads
@@ -42,6 +43,18 @@
 #   bench_estimate ROUNDS TIME RAMP "CONFIGS" "WORKLOADS"   estimated VM
 #                         seconds of a whole run (boot and setup included);
 #                         only the points bench_applies counts
+#   nbd_export DEV NAME PATH   (guest only; lib.sh's fail, wait_eval,
+#                         dev_size) DEV exported by nbd-server on
+#                         127.0.0.1:7810 as the export NAME (sync = true:
+#                         every write reaches DEV before its reply; flush
+#                         passed on) and attached as /dev/nbd0 in this VM by
+#                         nbd-client; its files are PATH.conf, PATH.pid,
+#                         PATH.err, PATH-client.err; sets NBD_PID.  The nbd-* workloads
+#                         of tests/vm/tools/bench.sh and prof-write's
+#   nbd_unexport PATH     detaches /dev/nbd0 and stops nbd-server (NBD_PID,
+#                         then empty); false if nbd-server is still running
+#                         30 s later (its per-connection child holds DEV
+#                         until it sees the disconnect)
 
 BENCH_WORKLOADS="w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync"
 BENCH_RESYNC="rs-full rs-part rs-app"
@@ -184,4 +197,24 @@ bench_estimate() {
 		[ $nbd = 1 ] && h=$((h + 20))
 	done
 	echo $((90 + 40 * ov + rounds * (h / 2 + 5 * nc + 5 + 3 * rs + 3 * ov)))
+}
+
+nbd_export() {
+	[ -e /sys/module/nbd ] || modprobe nbd || fail "modprobe nbd"
+	printf '[generic]\n\tlistenaddr = 127.0.0.1\n\tport = 7810\n[%s]\n\texportname = %s\n\tsync = true\n\tflush = true\n' "$2" "$1" > "$3.conf"
+	rm -f "$3.pid"
+	nbd-server -C "$3.conf" -p "$3.pid" > "$3.err" 2>&1 || fail "nbd-server: $(tr '\n' ' ' < "$3.err")"
+	wait_eval "[ -s $3.pid ]" 60 || fail "nbd-server wrote no pid file: $(tr '\n' ' ' < "$3.err")"
+	NBD_PID=$(cat "$3.pid")
+	# nbd-server can take many seconds to start under TCG: retry the handshake
+	wait_eval "nbd-client 127.0.0.1 7810 /dev/nbd0 -N $2 > $3-client.err 2>&1" 120 ||
+		fail "nbd-client: $(tr '\n' ' ' < "$3-client.err")"
+	wait_eval "[ \"\$(dev_size /dev/nbd0)\" -gt 0 ]" 20 || fail "/dev/nbd0 has no size"
+}
+
+nbd_unexport() {
+	nbd-client -d /dev/nbd0 > "$1-client.err" 2>&1 || log "nbd-client -d: $(tr '\n' ' ' < "$1-client.err")"
+	kill "$NBD_PID" 2>/dev/null
+	NBD_PID=
+	wait_eval "! pidof nbd-server" 30
 }

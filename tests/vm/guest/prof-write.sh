@@ -3,9 +3,9 @@
 # Needs perf in the guest:
 #   NM_EXTRA_CPIO=$(scripts/mkperfcpio.sh) tests/vm/run-test.sh prof-write
 # NM_PROF_WL=w4k-q1,rw4k-q32 selects the workloads (bare-* on the bare
-# device; nbd-w1m, nbd-w4k: fio on /dev/nbd0, nbd-server exporting the
-# device with sync = true, as tests/bench does), NM_PROF_SYMS=sym1,sym2 adds the full call chains into those
-# symbols (who takes a contended lock, who reads the clock); the report
+# device; nbd-w1m, nbd-w4k: fio on /dev/nbd0, the device exported by
+# benchlib.sh's nbd_export as tests/bench does), NM_PROF_SYMS=sym1,sym2
+# adds the full call chains into those symbols (who takes a contended lock, who reads the clock); the report
 # (PROF lines) goes to the console log (build/vm/prof-write.log).  Under
 # TCG with cpu-clock sampling, time spent with interrupts off shows at the
 # function that turns them back on (_raw_spin_unlock_irqrestore).
@@ -15,29 +15,24 @@
 # timeout: 900
 load_netmirror
 . /tests/nmlib.sh
+. /tests/benchlib.sh
 [ -x /usr/bin/perf ] || fail "no /usr/bin/perf in the guest (NM_EXTRA_CPIO)"
 brd_setup 128 4
 S=$(( $(dev_size /dev/ram0) / 512 ))
 P=C
+NBD_PID=
 for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); do
 	case $wl in
 	bare-*) dev=/dev/ram0 ;;
 	*) nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
 	   dev=/dev/mapper/nma ;;
 	esac
-	w=${wl#bare-}
+	# fio's target: the device, or its NBD export
+	w=${wl#bare-} target=$dev
 	case $w in
 	nbd-*)
-		[ -e /sys/module/nbd ] || modprobe nbd || fail "modprobe nbd"
-		printf '[generic]\n\tlistenaddr = 127.0.0.1\n\tport = 7810\n[prof]\n\texportname = %s\n\tsync = true\n\tflush = true\n' "$dev" > /tmp/nbd.conf
-		rm -f /tmp/nbd.pid
-		nbd-server -C /tmp/nbd.conf -p /tmp/nbd.pid > /tmp/nbd.err 2>&1 || fail "nbd-server: $(cat /tmp/nbd.err)"
-		wait_eval "[ -s /tmp/nbd.pid ]" 60 || fail "nbd-server wrote no pid file"
-		wait_eval "nbd-client 127.0.0.1 7810 /dev/nbd0 -N prof > /tmp/nbd-client.err 2>&1" 120 ||
-			fail "nbd-client: $(cat /tmp/nbd-client.err)"
-		wait_eval "[ \"\$(dev_size /dev/nbd0)\" -gt 0 ]" 20 || fail "/dev/nbd0 has no size"
-		dev=/dev/nbd0
-		w=${w#nbd-}-q1
+		nbd_export "$dev" prof /tmp/nbd
+		w=${w#nbd-}-q1 target=/dev/nbd0
 		;;
 	esac
 	case $w in
@@ -47,7 +42,7 @@ for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); d
 	esac
 	# shellcheck disable=SC2086
 	/usr/bin/perf record -q -a -g -e cpu-clock -F 999 -o /tmp/p.data -- \
-		/usr/bin/fio --name=p --filename=$dev --direct=1 --ioengine=libaio \
+		/usr/bin/fio --name=p --filename=$target --direct=1 --ioengine=libaio \
 		$args --runtime=8 --time_based --size=100M --output-format=terse \
 		--terse-version=3 > /tmp/fio.out 2>&1 || fail "fio $wl"
 	echo "PROF $wl fio: $(cut -d';' -f48-49 /tmp/fio.out | head -n 1) (write KiB/s;IOPS)"
@@ -69,12 +64,7 @@ for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); d
 			grep -v '^$' | grep -v '^#' | head -n 300 | sed "s/^/PROF $wl chain $s /"
 	done
 	rm -f /tmp/p.data
-	if [ "$dev" = /dev/nbd0 ]; then
-		nbd-client -d /dev/nbd0 > /dev/null 2>&1
-		kill "$(cat /tmp/nbd.pid)" 2>/dev/null
-		wait_eval "! pidof nbd-server" 30 || fail "nbd-server still running"
-		case $wl in bare-*) dev=/dev/ram0 ;; esac
-	fi
+	[ -z "$NBD_PID" ] || nbd_unexport /tmp/nbd || fail "nbd-server still running"
 	[ "$dev" = /dev/ram0 ] || nm_local_unpair
 done
 check_ok profiled

@@ -1085,32 +1085,19 @@ ov_full() { # R CFG
 	esac
 }
 
-# nbd-*: DEV exported by nbd-server on 127.0.0.1:7810 (a config file: an
-# export named "bench", sync = true: every write reaches DEV before its
-# reply, flush passed on), nbd-client's /dev/nbd0 in the same VM; started at
-# the configuration's first nbd point, stopped before its integrity check
+# nbd-*: DEV exported as "bench" and attached as /dev/nbd0 in this VM
+# (benchlib.sh's nbd_export: sync = true, every write reaches DEV before its
+# reply); started at the configuration's first nbd point, stopped before its
+# integrity check
 NBD_PID=
 nbd_up() {
 	[ -z "$NBD_PID" ] || return 0
-	[ -e /sys/module/nbd ] || modprobe nbd || fail "modprobe nbd"
-	printf '[generic]\n\tlistenaddr = 127.0.0.1\n\tport = 7810\n[bench]\n\texportname = %s\n\tsync = true\n\tflush = true\n' "$DEV" > /tmp/nbd.conf
-	rm -f /tmp/nbd.pid
-	nbd-server -C /tmp/nbd.conf -p /tmp/nbd.pid > /tmp/nbd.err 2>&1 || fail "nbd-server: $(tr '\n' ' ' < /tmp/nbd.err)"
-	wait_eval "[ -s /tmp/nbd.pid ]" 60 || fail "nbd-server wrote no pid file: $(tr '\n' ' ' < /tmp/nbd.err)"
-	NBD_PID=$(cat /tmp/nbd.pid)
-	# nbd-server can take many seconds to start under TCG: retry the handshake
-	wait_eval "nbd-client 127.0.0.1 7810 /dev/nbd0 -N bench > /tmp/nbd-client.err 2>&1" 120 ||
-		fail "nbd-client: $(tr '\n' ' ' < /tmp/nbd-client.err)"
-	wait_eval "[ \"\$(dev_size /dev/nbd0)\" -gt 0 ]" 20 || fail "/dev/nbd0 has no size"
+	nbd_export "$DEV" bench /tmp/nbd
 	log "bench: $DEV exported by nbd-server (pid $NBD_PID) as /dev/nbd0, $(dev_size /dev/nbd0) bytes"
 }
 nbd_down() {
 	[ -n "$NBD_PID" ] || return 0
-	nbd-client -d /dev/nbd0 > /tmp/nbd-client.err 2>&1 || log "bench: nbd-client -d: $(tr '\n' ' ' < /tmp/nbd-client.err)"
-	kill "$NBD_PID" 2>/dev/null
-	# its per-connection child holds DEV open until it sees the disconnect
-	wait_eval "! pidof nbd-server" 30 || log "bench: nbd-server still running: $(pidof nbd-server)"
-	NBD_PID=
+	nbd_unexport /tmp/nbd || log "bench: nbd-server still running: $(pidof nbd-server)"
 }
 
 # ---- setup once, then the rounds
