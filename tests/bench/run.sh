@@ -5,7 +5,7 @@
 #   tests/bench/run.sh [--no-build] [--quick] [--rounds N] [--time S] [--ramp S]
 #                      [--backing brd|nullb|nullb-cache] [--nullb-cache MB]
 #                      [--configs LIST] [--workloads LIST] [--cmac] [--cthr] [--cackthr] [--cnomerge] [--cnobatch] [--crxthr] [--cnoprobe] [--no-meta]
-#                      [--resync] [--nbd] [--verify]
+#                      [--resync] [--nbd] [--nbd-remote] [--verify]
 #                      [--data scramble|refill|pattern] [--dry-run]
 #   tests/bench/run.sh --report SAMPLES   reprint the report of a finished run
 #
@@ -40,6 +40,10 @@
 #   --nbd         also the NBD export workloads nbd-w1m, nbd-w4k (on bare,
 #                 nm-C, drbd-C, and nm-Cnomerge, nm-Crxthr, nm-Cnoprobe when asked
 #                 for; exported by nbd-server to /dev/nbd0)
+#   --nbd-remote  also nbdr-w1m, nbdr-w4k: the same exports with the client
+#                 on the other side (nbd-client and fio in a second VM, node
+#                 b, 1 vCPU, over the emulated link, as the two-VM tests
+#                 run); boots that VM next to the benchmark's
 #   --verify      also the online verify workload ov-full (on nm-C and
 #                 drbd-C, each on a pair of its own on two 1 GiB
 #                 memory-backed null_blk devices with equal data: the
@@ -64,7 +68,7 @@ main() {
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck disable=SC1091
 . "$top/tests/vm/guest-lib/benchlib.sh"
-build=1 rounds=7 time=10 ramp=2 backing=brd nlcache=16 configs='' workloads='' cmac=0 cthr=0 cackthr=0 cnomerge=0 cnobatch=0 crxthr=0 cnoprobe=0 resync=0 nbd=0 verify=0 meta=1 data=scramble dry=0
+build=1 rounds=7 time=10 ramp=2 backing=brd nlcache=16 configs='' workloads='' cmac=0 cthr=0 cackthr=0 cnomerge=0 cnobatch=0 crxthr=0 cnoprobe=0 resync=0 nbd=0 nbdr=0 verify=0 meta=1 data=scramble dry=0
 quick() { rounds=2 time=3 ramp=1; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -86,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--cnoprobe) cnoprobe=1 ;;
 	--resync) resync=1 ;;
 	--nbd) nbd=1 ;;
+	--nbd-remote) nbdr=1 ;;
 	--verify) verify=1 ;;
 	--no-meta) meta=0 ;;
 	--data) data=${2:?--data scramble|refill|pattern}; shift ;;
@@ -115,7 +120,7 @@ want=${configs:-$BENCH_CONFIGS}
 [ $cnoprobe = 1 ] && want="$want nm-Cnoprobe"
 [ $resync = 1 ] && [ -z "$configs" ] && want="$want drbd-Cdef"
 cl=$(bench_groups "$(echo "$want" | tr ',' ' ')" | tr ',' ' ')
-wl=$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "$workloads" $resync $nbd $verify)")
+wl=$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "$workloads" $resync $nbd $verify $nbdr)")
 [ -n "$cl" ] || { echo "run.sh: no known configuration in '$want' (known: $BENCH_CONFIGS drbd-Cdef $BENCH_OPTIONAL)" >&2; return 2; }
 [ -n "$wl" ] || { echo "run.sh: no known workload in '$workloads' (known: $BENCH_ALL_WORKLOADS)" >&2; return 2; }
 nc=$(echo "$cl" | wc -w)
@@ -131,14 +136,25 @@ sha=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] && sha=$sha-dirty
 envs=(--env "nm_timeout=$tmo" --env "nm_bench_rounds=$rounds" --env "nm_bench_time=$time"
 	--env "nm_bench_ramp=$ramp" --env "nm_bench_backing=$backing" --env "nm_bench_nullb_cache=$nlcache"
-	--env "nm_bench_meta=$meta" --env "nm_bench_cmac=$cmac" --env "nm_bench_cthr=$cthr" --env "nm_bench_cackthr=$cackthr" --env "nm_bench_cnomerge=$cnomerge" --env "nm_bench_cnobatch=$cnobatch" --env "nm_bench_crxthr=$crxthr" --env "nm_bench_cnoprobe=$cnoprobe" --env "nm_bench_resync=$resync" --env "nm_bench_nbd=$nbd" --env "nm_bench_verify=$verify" --env "nm_bench_data=$data" --env "nm_bench_git=$sha")
+	--env "nm_bench_meta=$meta" --env "nm_bench_cmac=$cmac" --env "nm_bench_cthr=$cthr" --env "nm_bench_cackthr=$cackthr" --env "nm_bench_cnomerge=$cnomerge" --env "nm_bench_cnobatch=$cnobatch" --env "nm_bench_crxthr=$crxthr" --env "nm_bench_cnoprobe=$cnoprobe" --env "nm_bench_resync=$resync" --env "nm_bench_nbd=$nbd" --env "nm_bench_nbdr=$nbdr" --env "nm_bench_verify=$verify" --env "nm_bench_data=$data" --env "nm_bench_git=$sha")
 [ -n "$configs" ] && envs+=(--env "nm_bench_configs=$(echo "$configs" | tr ' ' ',')")
 [ -n "$workloads" ] && envs+=(--env "nm_bench_workloads=$(echo "$workloads" | tr ' ' ',')")
 echo "run.sh: $rounds rounds x $nc configurations x $nw workloads x (${time} s + ${ramp} s ramp):" \
 	"estimated $((est / 60)) min $((est % 60)) s of VM time (guest timeout ${tmo} s)"
 echo "run.sh: configurations: $cl; workloads: $wl"
+# nbdr-*: node b, the NBD client's VM (an nmrpc peer, as the two-VM tests
+# boot it: tests/vm/run-test.sh), linked to node a over UDP
+peer=()
+case " $wl " in
+*" nbdr-"*)
+	pa=$((20000 + ($$ * 2 + RANDOM * 2) % 40000))
+	peer=(--net "$pa:$((pa + 1))" --env nm_peer=1)
+	;;
+esac
 if [ $dry = 1 ]; then
-	echo "run.sh: would run: tests/vm/vm.sh --name bench --tests bench --timeout $((tmo + 120)) --mem $mem ${envs[*]}"
+	[ ${#peer[@]} = 0 ] ||
+		echo "run.sh: would run: tests/vm/vm.sh --bg --name bench-b --node b --net $((pa + 1)):$pa --env nm_role=peer --smp 1 --timeout $((tmo + 180))"
+	echo "run.sh: would run: tests/vm/vm.sh --name bench --tests bench --timeout $((tmo + 120)) --mem $mem ${peer[*]} ${envs[*]}"
 	return 0
 fi
 if [ $build = 1 ]; then
@@ -157,8 +173,20 @@ load0=$(hostload)
 date0=$(date -u '+%Y-%m-%d %H:%M UTC')
 # like tests/vm/run-test.sh, with the options on the kernel command line
 # fio is a layer over the base (tests/vm/mkbase.sh --fio)
-NM_LAYERS="fio${NM_LAYERS:+ $NM_LAYERS}" "$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((tmo + 120)) --mem "$mem" "${envs[@]}"
+pidb=
+if [ ${#peer[@]} != 0 ]; then
+	rm -f "$top/build/vm/bench-b.log"
+	read -r pidb _ < <(NM_LAYERS="fio${NM_LAYERS:+ $NM_LAYERS}" "$top/tests/vm/vm.sh" --bg --name bench-b --node b \
+		--net "$((pa + 1)):$pa" --env nm_role=peer --env "nm_timeout=$tmo" --smp 1 --timeout $((tmo + 180))) ||
+		{ echo "run.sh: node b did not start" >&2; return 1; }
+fi
+NM_LAYERS="fio${NM_LAYERS:+ $NM_LAYERS}" "$top/tests/vm/vm.sh" --name bench --tests bench --timeout $((tmo + 120)) --mem "$mem" "${peer[@]}" "${envs[@]}"
 rc=$?
+if [ -n "$pidb" ]; then
+	# node a powers node b off at its end; give it a moment, then kill it
+	for _ in $(seq 30); do kill -0 "$pidb" 2>/dev/null || break; sleep 0.5; done
+	kill "$pidb" 2>/dev/null
+fi
 load1=$(hostload)
 [ -f "$log" ] || { echo "run.sh: no console log $log" >&2; return 1; }
 tr -d '\r' < "$log" | sed -n 's/^NMLOG: bench //p' > "$out/samples.txt"
@@ -173,7 +201,7 @@ accel=$(grep -o -- '-accel [^ ]*' "$log.cmd" 2>/dev/null | head -1)
 {
 	echo "# host: $date0, ${qemu:-qemu ?} ${accel:-}, $((SECONDS - t0)) s of VM time (estimate $est s)"
 	echo "# host load before: $load0; after: $load1"
-	echo "# command: tests/bench/run.sh --rounds $rounds --time $time --ramp $ramp --backing $backing${configs:+ --configs $configs}${workloads:+ --workloads $workloads}$([ $cmac = 1 ] && echo ' --cmac')$([ $cthr = 1 ] && echo ' --cthr')$([ $cackthr = 1 ] && echo ' --cackthr')$([ $cnomerge = 1 ] && echo ' --cnomerge')$([ $cnobatch = 1 ] && echo ' --cnobatch')$([ $crxthr = 1 ] && echo ' --crxthr')$([ $cnoprobe = 1 ] && echo ' --cnoprobe')$([ $resync = 1 ] && echo ' --resync')$([ $nbd = 1 ] && echo ' --nbd')$([ $verify = 1 ] && echo ' --verify')$([ $meta = 0 ] && echo ' --no-meta') --data $data; guest test status $rc"
+	echo "# command: tests/bench/run.sh --rounds $rounds --time $time --ramp $ramp --backing $backing${configs:+ --configs $configs}${workloads:+ --workloads $workloads}$([ $cmac = 1 ] && echo ' --cmac')$([ $cthr = 1 ] && echo ' --cthr')$([ $cackthr = 1 ] && echo ' --cackthr')$([ $cnomerge = 1 ] && echo ' --cnomerge')$([ $cnobatch = 1 ] && echo ' --cnobatch')$([ $crxthr = 1 ] && echo ' --crxthr')$([ $cnoprobe = 1 ] && echo ' --cnoprobe')$([ $resync = 1 ] && echo ' --resync')$([ $nbd = 1 ] && echo ' --nbd')$([ $nbdr = 1 ] && echo ' --nbd-remote')$([ $verify = 1 ] && echo ' --verify')$([ $meta = 0 ] && echo ' --no-meta') --data $data; guest test status $rc"
 } > "$out/host.tmp"
 awk -v h="$out/host.tmp" 'function host(  l) { while ((getline l < h) > 0) print l; done = 1 }
 	!done && !/^#/ { host() } { print } END { if (!done) host() }' "$out/results.txt" > "$out/results.tmp" &&

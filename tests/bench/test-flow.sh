@@ -283,6 +283,24 @@ tcprr() {
 	stream) echo "tcprr: stream bytes=268435456 chunk=1048576 mb_s=180.5" ;;
 	esac
 }
+# the peer VM of nbdr-* (lib.sh's on_peer through nmrpc): its nbd-client's
+# answer (the size it sees) and fio's JSON on stdout
+my_ip() { echo 169.254.0.1; }
+on_peer() {
+	local a name=
+	echo "on_peer $*" | tr '\n\t' '  ' | tr -s ' ' >> $T/calls
+	echo >> $T/calls
+	case $* in
+	*"fio --name="*)
+		for a in $*; do case $a in --name=*) name=${a#--name=} ;; esac; done
+		case $name in
+		*w1m*) cat $FIX/fio-3.33-w1m-q1.json ;;
+		*) cat $FIX/fio-3.33-w4k-dsync.json ;;
+		esac
+		;;
+	*blockdev*) echo 134217728 ;;
+	esac
+}
 fio() {
 	local a out name
 	for a in "$@"; do
@@ -394,7 +412,22 @@ want "rs-part fio" "$(grep -c -- '^fio --name=rs-part --filename=\(/dev/mapper/n
 want "rs-app fio" "$(grep -c -- '^fio --name=rs-app .*--rw=write --bs=4k --ioengine=psync --iodepth=1 --direct=1 --time_based=1 --runtime=4 ' "$t/calls")" 3
 want "nbd fio" "$(grep -c -- '^fio --name=nbd-w[14][mk] --filename=/dev/nbd0 ' "$t/calls")" 6
 want "nbd servers" "$(grep -c "^nbd-server -C $t/tmp/nbd.conf -p $t/tmp/nbd.pid\$" "$t/calls") $(grep -c '^nbd-client 127.0.0.1 7810 /dev/nbd0 -N bench$' "$t/calls") $(grep -c '^nbd-client -d /dev/nbd0$' "$t/calls")" "3 3 3"
-want "report goals" "$(grep -c '^NMBENCH: goal \(full resync\|NBD export\).*: \(PASS\|FAIL\|n/a\)$' "$t/out")" 2
+want "report goals" "$(grep -c '^NMBENCH: goal \(full resync\|NBD export\).*: \(PASS\|FAIL\|n/a\)\( (the client in this VM: .*)\)\?$' "$t/out")" 2
+
+# ---- NBD with the client on the other side (--nbd-remote: nm_peer=1),
+# next to the client in this VM: each kind of point its own export
+run nm_bench_rounds=1 nm_bench_nbd=1 nm_bench_nbdr=1 nm_peer=1 nm_bench_configs=bare,nm-C \
+	nm_bench_workloads=nbd-w4k,nbdr-w1m,nbdr-w4k nm_bench_time=3 nm_bench_ramp=1
+want "nbdr samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(bare\|nm-C\) wl=nbdr-w[14][mk] iops=' "$t/out")" 4
+want "nbdr fio on the peer" "$(grep -c -- '^on_peer fio --name=nbdr-w[14][mk] --filename=/dev/nbd0 --rw=write --bs=1\?[m4]k\? --ioengine=psync --iodepth=1 --direct=1 ' "$t/calls")" 4
+want "no nbdr fio here" "$(grep -c -- '^fio --name=nbdr' "$t/calls")" 0
+want "nbd fio here" "$(grep -c -- '^fio --name=nbd-w4k --filename=/dev/nbd0 ' "$t/calls")" 2
+want "nbdr exports" "$(grep -c "^nbd-server -C $t/tmp/nbd.conf -p $t/tmp/nbd.pid\$" "$t/calls") $(grep -c '^nbd-client 127.0.0.1 7810 /dev/nbd0 -N bench$' "$t/calls") $(grep -c '^on_peer .*nbd-client 169.254.0.1 7810 /dev/nbd0 -N bench .*blockdev --getsize64 /dev/nbd0' "$t/calls")" "4 2 2"
+want "nbdr detach" "$(grep -c '^nbd-client -d /dev/nbd0$' "$t/calls") $(grep -c '^on_peer nbd-client -d /dev/nbd0 *$' "$t/calls")" "2 2"
+want "nbdr listens on the link" "$(grep -c 'listenaddr = 169.254.0.1' "$t/tmp/nbd.conf")" 1
+want "nbdr export log" "$(grep -c '^NMLOG: bench: /dev/[a-z0-9/]* exported by nbd-server (pid 4242) as /dev/nbd0 on the peer, 134217728 bytes$' "$t/out")" 2
+want "nbdr goal" "$(grep -c "^NMBENCH: goal NBD export >= 90% of the bare device's: [A-Za-z/]* (the client on the other side)\$" "$t/out") $(grep -c '^NMBENCH:   not judged, the client in this VM: .*nbd-w1m MB/s: no data; .*nbd-w4k IOPS ' "$t/out")" "1 1"
+want "nbdr failed checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0
 
 # ---- a resync over between two polls (0.25 s reconnecting, 0.03 s
 # running): never seen running.  nm-C: the kernel log has it (connect
@@ -479,6 +512,8 @@ run_bad nm_bench_data=zero
 run_bad nm_bench_configs=nothing
 run_bad nm_bench_workloads=r4k
 run_bad nm_bench_ov_size=1G
+# nbdr-* without the peer VM
+run_bad nm_bench_nbdr=1 nm_bench_workloads=nbdr-w4k
 
 echo "test-flow: $pass passed, $failn failed"
 [ $failn = 0 ]

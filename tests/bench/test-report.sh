@@ -158,7 +158,7 @@ for AWK in "${awks[@]}"; do
 		"goal full resync >= 90% of min(disk read, link) and >= 3x DRBD's default, application >= 50% of its idle rate during a resync that progresses: FAIL" \
 		"  nm-C rs-full transfer MB/s/min(disk read, stream) 0.960 [0.870..1.00] (need >= 0.9: yes); nm-C/drbd-Cdef rs-full transfer MB/s 3.43 [2.50..3.75] (need >= 3: yes)" \
 		"  nm-C rs-app IOPS/w4k-q1 IOPS 0.467 [0.303..0.741] (need >= 0.5: no); nm-C resync MiB/s during rs-app 15.0 [0.000..20.0] (need > 0: yes)" \
-		"goal NBD export >= 90% of the bare device's: FAIL" \
+		"goal NBD export >= 90% of the bare device's: FAIL (the client in this VM: --nbd-remote puts it on the other side, as the goal says)" \
 		"  nm-C/bare nbd-w1m MB/s 0.833 [0.818..0.950] (need >= 0.9: no); nm-C/bare nbd-w4k IOPS 0.950 [0.920..0.990] (need >= 0.9: yes)" \
 		"  nbd-w4k at QD1 under C: each write adds one request/response, so nm-C/bare <= bare p50 / (bare p50 + rr4k p50) = 0.900 [0.891..0.909]" \
 		"nm-C      yes (3/3 rounds)" \
@@ -215,6 +215,35 @@ for AWK in "${awks[@]}"; do
 		'^resync MiB/s in window +15\.0 \[0\.000\.\.20\.0\] +n/a$' \
 		'^nm-C/bare +0\.833 \[0\.818\.\.0\.950\] +0\.950 \[0\.920\.\.0\.990\]$' \
 		'^bare nbd/local +- +0\.0200 \[0\.0200\.\.0\.0200\]$|^bare nbd/local +- +0\.020 \[0\.020\.\.0\.020\]$'
+	grep -q 'not judged' "$tmp/out" && bad "$AWK: a not-judged NBD line without nbdr-* samples"
+	# ---- the client on the other side (nbdr-*): the goal is judged on it;
+	# the client in this VM (nbd-*) printed, not judged.  nbdr: nm-C/bare
+	# 0.95 0.90 0.92 (MB/s), 0.91 0.95 0.93 (IOPS): PASS; nbd: 0.5 (fails)
+	for r in 1 2 3; do
+		echo "sample r=$r cfg=bare wl=nbdr-w1m mbs=100 p50=9000"
+		echo "sample r=$r cfg=nm-C wl=nbdr-w1m mbs=$(echo "95 90 92" | cut -d' ' -f$r)"
+		echo "sample r=$r cfg=bare wl=nbdr-w4k iops=100 p50=9000"
+		echo "sample r=$r cfg=nm-C wl=nbdr-w4k iops=$(echo "91 95 93" | cut -d' ' -f$r)"
+		echo "sample r=$r cfg=bare wl=w1m-q1 mbs=200"
+		echo "sample r=$r cfg=bare wl=nbd-w1m mbs=100"
+		echo "sample r=$r cfg=nm-C wl=nbd-w1m mbs=50"
+		echo "sample r=$r cfg=bare wl=nbd-w4k iops=100"
+		echo "sample r=$r cfg=nm-C wl=nbd-w4k iops=50"
+	done > "$tmp/sr"
+	$AWK -f "$lib/bench-report.awk" "$tmp/sr" > "$tmp/outr"
+	expect "$tmp/outr" \
+		"goal NBD export >= 90% of the bare device's: PASS (the client on the other side)" \
+		"  nm-C/bare nbdr-w1m MB/s 0.920 [0.900..0.950] (need >= 0.9: yes); nm-C/bare nbdr-w4k IOPS 0.930 [0.910..0.950] (need >= 0.9: yes)" \
+		"  not judged, the client in this VM: nm-C/bare nbd-w1m MB/s 0.500 [0.500..0.500] (need >= 0.9: no); nm-C/bare nbd-w4k IOPS 0.500 [0.500..0.500] (need >= 0.9: no)"
+	expect_re "$tmp/outr" '^pair +nbd-w1m +nbd-w4k +nbdr-w1m +nbdr-w4k$' \
+		'^nm-C/bare +0\.500 \[0\.500\.\.0\.500\] +0\.500 \[0\.500\.\.0\.500\] +0\.920 \[0\.900\.\.0\.950\] +0\.930 \[0\.910\.\.0\.950\]$' \
+		'^bare nbd/local +0\.500 \[0\.500\.\.0\.500\] +- +0\.500 \[0\.500\.\.0\.500\] +-$' \
+		'^### nbdr-w1m: through NBD, the client on the other side ' '^metric +bare +nm-C$'
+	# nbdr-* alone: judged on it, no in-VM line
+	grep -v 'wl=nbd-' "$tmp/sr" > "$tmp/sr2"
+	$AWK -f "$lib/bench-report.awk" "$tmp/sr2" > "$tmp/outr2"
+	expect_re "$tmp/outr2" '^goal NBD export .*: PASS \(the client on the other side\)$' '^pair +nbdr-w1m +nbdr-w4k$'
+	grep -q 'not judged' "$tmp/outr2" && bad "$AWK: a not-judged line without nbd-* samples"
 	# the pair order of the table: ratio rows only for configurations present
 	grep -q '^nm-Cmac/nm-C' "$tmp/out" && bad "$AWK: a ratio row for an absent configuration"
 
@@ -228,7 +257,7 @@ for AWK in "${awks[@]}"; do
 	expect_re "$tmp/out6" '^metric +bare +nm-C +nm-Cackthr +drbd-B +drbd-C$'
 	# no data at all for a goal: n/a, not PASS or FAIL
 	expect_re "$tmp/out4" '^goal C 4 KiB QD1 .*: n/a$' '^goal C 1 MiB sequential QD1 .*: n/a$' '^\(no integrity checks recorded\)$' \
-		'^goal full resync .*: not measured \(run with --resync\)$' '^goal NBD export .*: not measured \(run with --nbd\)$'
+		'^goal full resync .*: not measured \(run with --resync\)$' '^goal NBD export .*: not measured \(run with --nbd-remote or --nbd\)$'
 	grep -q '^## resync' "$tmp/out4" && bad "$AWK: a resync section without resync samples"
 	# resync data but no drbd-Cdef, no w4k-q1: those clauses n/a, not PASS
 	printf 'limit r=1 diskread=100 stream=100\nsample r=1 cfg=nm-C wl=rs-full mbs=95\nsample r=1 cfg=nm-C wl=rs-app iops=5 rs_mibs=1\n' > "$tmp/s5"
@@ -373,10 +402,13 @@ e=$(bench_estimate 1 10 2 "nm-C drbd-C drbd-Cdef" "w4k-q1 $BENCH_RESYNC")
 # --nbd on bare and nm-Cmac: nbd points only on bare (2 x 27 + 20 half-s)
 e=$(bench_estimate 1 10 2 "bare nm-Cmac" "$BENCH_NBD")
 [ "$e" = 142 ] && ok || bad "estimate --nbd: $e"
-for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-Crxthr/nbd-w1m nm-A/w4k-q1 nm-C/ov-full drbd-C/ov-full; do
+# --nbd-remote: as --nbd (2 x 27 + 20 half-s on bare)
+e=$(bench_estimate 1 10 2 "bare nm-Cmac" "$BENCH_NBDR")
+[ "$e" = 142 ] && ok || bad "estimate --nbd-remote: $e"
+for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-Crxthr/nbd-w1m bare/nbdr-w1m nm-C/nbdr-w4k drbd-C/nbdr-w1m nm-A/w4k-q1 nm-C/ov-full drbd-C/ov-full; do
 	bench_applies "${p%/*}" "${p#*/}" && ok || bad "bench_applies $p"
 done
-for p in nm-A/rs-full bare/rs-part drbd-Cdef/w4k-q1 drbd-Cdef/nbd-w1m nm-disc/nbd-w4k bare/ov-full nm-A/ov-full drbd-A/ov-full drbd-Cdef/ov-full; do
+for p in nm-A/rs-full bare/rs-part drbd-Cdef/w4k-q1 drbd-Cdef/nbd-w1m nm-disc/nbd-w4k nm-A/nbdr-w1m drbd-Cdef/nbdr-w4k bare/ov-full nm-A/ov-full drbd-A/ov-full drbd-Cdef/ov-full; do
 	bench_applies "${p%/*}" "${p#*/}" && bad "bench_applies $p" || ok
 done
 o=$(bench_want_workloads "" 1 1)
@@ -386,6 +418,9 @@ o=$(bench_want_workloads "" 0 0 1)
 [ "$o" = "$BENCH_WORKLOADS $BENCH_VERIFY" ] && ok || bad "bench_want_workloads --verify: $o"
 o=$(bench_want_workloads "" 1 1 1)
 [ "$o" = "$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD $BENCH_VERIFY" ] && ok || bad "bench_want_workloads all: $o"
+o=$(bench_want_workloads "" 0 0 0 1)
+[ "$o" = "$BENCH_WORKLOADS $BENCH_NBDR" ] && ok || bad "bench_want_workloads --nbd-remote: $o"
+[ "$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "" 0 1 0 1)")" = "$BENCH_WORKLOADS nbd-w1m nbd-w4k nbdr-w1m nbdr-w4k" ] && ok || bad "select --nbd --nbd-remote"
 [ "$(bench_select "$BENCH_ALL_WORKLOADS" "$(bench_want_workloads "" 0 0 1)")" = "$BENCH_WORKLOADS ov-full" ] && ok || bad "select --verify"
 # --verify, 1 round, nm-C drbd-C: w4k-q1 on both (2 x 27 half-s), ov-full
 # on both (70 + 100 half-s): 224 / 2 = 112, + 10 + 5 + 3 (its read

@@ -9,6 +9,11 @@
 #                         rs-app on nm-C, drbd-C and drbd-Cdef)
 #   BENCH_NBD             the NBD export workloads (--nbd: on bare, nm-C,
 #                         drbd-C, through nbd-server and /dev/nbd0)
+#   BENCH_NBDR            the NBD export workloads with the client on the
+#                         other side (--nbd-remote: nbdr-w1m nbdr-w4k on
+#                         the same configurations as nbd-*; nbd-server in
+#                         this VM, nbd-client and fio in a second VM, node
+#                         b, over the emulated link)
 #   BENCH_VERIFY          the online verify workloads (--verify: ov-full on
 #                         nm-C and drbd-C, on a pair of its own of 1 GiB
 #                         per node)
@@ -19,17 +24,19 @@
 #                         group, " " between groups
 #   bench_fio_args WL     fio options of workload WL (device, time, output
 #                         and data options are added by the caller); for
-#                         rs-app and nbd-* the application's fio options
+#                         rs-app, nbd-* and nbdr-* the application's fio
+#                         options
 #   bench_applies CFG WL  true if workload WL runs on configuration CFG
-#                         (rs-* only on nm-C drbd-C drbd-Cdef; nbd-* only
-#                         on bare nm-C drbd-C and the optional nm-Cnomerge
+#                         (rs-* only on nm-C drbd-C drbd-Cdef; nbd-* and
+#                         nbdr-* only on bare nm-C drbd-C and the optional nm-Cnomerge
 #                         nm-Crxthr nm-Cnoprobe; ov-* only on nm-C drbd-C;
 #                         drbd-Cdef runs only rs-*);
 #                         otherwise the point is skipped without a sample
-#   bench_want_workloads LIST RESYNC NBD [VERIFY]   LIST (the --workloads
-#                         subset) if not empty, else BENCH_WORKLOADS plus
-#                         BENCH_RESYNC if RESYNC=1 plus BENCH_NBD if NBD=1
-#                         plus BENCH_VERIFY if VERIFY=1
+#   bench_want_workloads LIST RESYNC NBD [VERIFY [NBDR]]   LIST (the
+#                         --workloads subset) if not empty, else
+#                         BENCH_WORKLOADS plus BENCH_RESYNC if RESYNC=1 plus
+#                         BENCH_NBD if NBD=1 plus BENCH_NBDR if NBDR=1 plus
+#                         BENCH_VERIFY if VERIFY=1
 #   bench_select ALL WANT the words of ALL that are in WANT (" " or ","
 #                         separated); all of ALL if WANT is empty
 #   bench_groups CONFIGS  BENCH_GROUPS (+ nm-Cmac if CONFIGS has it) reduced
@@ -43,24 +50,31 @@
 #   bench_estimate ROUNDS TIME RAMP "CONFIGS" "WORKLOADS"   estimated VM
 #                         seconds of a whole run (boot and setup included);
 #                         only the points bench_applies counts
-#   nbd_export DEV NAME PATH   (guest only; lib.sh's fail, wait_eval,
-#                         dev_size) DEV exported by nbd-server on
-#                         127.0.0.1:7810 as the export NAME (sync = true:
-#                         every write reaches DEV before its reply; flush
-#                         passed on) and attached as /dev/nbd0 in this VM by
-#                         nbd-client; its files are PATH.conf, PATH.pid,
-#                         PATH.err, PATH-client.err; sets NBD_PID.  The nbd-* workloads
-#                         of tests/vm/tools/bench.sh and prof-write's
-#   nbd_unexport PATH     detaches /dev/nbd0 and stops nbd-server (NBD_PID,
-#                         then empty); false if nbd-server is still running
-#                         30 s later (its per-connection child holds DEV
-#                         until it sees the disconnect)
+#   nbd_export DEV NAME PATH [remote]   (guest only; lib.sh's fail,
+#                         wait_eval, dev_size, my_ip, on_peer) DEV exported
+#                         by nbd-server on 127.0.0.1:7810 as the export NAME
+#                         (sync = true: every write reaches DEV before its
+#                         reply; flush passed on) and attached as /dev/nbd0
+#                         in this VM by nbd-client; with "remote", exported
+#                         on this node's link address and attached as
+#                         /dev/nbd0 on the peer VM (node b) instead; its
+#                         files are PATH.conf, PATH.pid, PATH.err,
+#                         PATH-client.err (the peer's client errors: in the
+#                         peer's /tmp/nbd-client.err); sets NBD_PID.  The
+#                         nbd-* and nbdr-* workloads of
+#                         tests/vm/tools/bench.sh and prof-write's
+#   nbd_unexport PATH [remote]   detaches /dev/nbd0 (here, or on the peer)
+#                         and stops nbd-server (NBD_PID, then empty); false
+#                         if nbd-server is still running 30 s later (its
+#                         per-connection child holds DEV until it sees the
+#                         disconnect)
 
 BENCH_WORKLOADS="w512-q1 w4k-q1 rw4k-q32 w1m-q1 w4k-dsync"
 BENCH_RESYNC="rs-full rs-part rs-app"
 BENCH_NBD="nbd-w1m nbd-w4k"
+BENCH_NBDR="nbdr-w1m nbdr-w4k"
 BENCH_VERIFY="ov-full"
-BENCH_ALL_WORKLOADS="$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD $BENCH_VERIFY"
+BENCH_ALL_WORKLOADS="$BENCH_WORKLOADS $BENCH_RESYNC $BENCH_NBD $BENCH_NBDR $BENCH_VERIFY"
 # drbd-Cdef (--resync, or named in --configs): drbd-C with DRBD 8.4's
 # default resync controller (drbdsetup-84 disk-options --set-defaults:
 # c-plan-ahead 20, resync-rate 250k, c-fill-target 100s, c-max-rate 102400k,
@@ -96,6 +110,8 @@ bench_fio_args() {
 	ov-full) echo "" ;;
 	nbd-w1m) bench_fio_args w1m-q1 ;;
 	nbd-w4k) bench_fio_args w4k-q1 ;;
+	nbdr-w1m) bench_fio_args w1m-q1 ;;
+	nbdr-w4k) bench_fio_args w4k-q1 ;;
 	*) return 1 ;;
 	esac
 }
@@ -103,7 +119,7 @@ bench_fio_args() {
 bench_applies() {
 	case $2 in
 	rs-*) case $1 in nm-C|drbd-C|drbd-Cdef) return 0 ;; esac; return 1 ;;
-	nbd-*) case $1 in bare|nm-C|nm-Cnomerge|nm-Crxthr|nm-Cnoprobe|drbd-C) return 0 ;; esac; return 1 ;;
+	nbd-*|nbdr-*) case $1 in bare|nm-C|nm-Cnomerge|nm-Crxthr|nm-Cnoprobe|drbd-C) return 0 ;; esac; return 1 ;;
 	ov-*) case $1 in nm-C|drbd-C) return 0 ;; esac; return 1 ;;
 	*) [ "$1" != drbd-Cdef ] ;;
 	esac
@@ -114,7 +130,7 @@ bench_want_workloads() {
 		echo "$1"
 		return 0
 	fi
-	echo "$BENCH_WORKLOADS$([ "$2" = 1 ] && echo " $BENCH_RESYNC")$([ "$3" = 1 ] && echo " $BENCH_NBD")$([ "${4:-0}" = 1 ] && echo " $BENCH_VERIFY")"
+	echo "$BENCH_WORKLOADS$([ "$2" = 1 ] && echo " $BENCH_RESYNC")$([ "$3" = 1 ] && echo " $BENCH_NBD")$([ "${5:-0}" = 1 ] && echo " $BENCH_NBDR")$([ "${4:-0}" = 1 ] && echo " $BENCH_VERIFY")"
 }
 
 bench_select() {
@@ -187,7 +203,7 @@ bench_estimate() {
 			drbd-Cdef/rs-app) h=$((h + 2 * (t + ramp) + 66)) ;;
 			*/rs-full|*/rs-part) h=$((h + 16)) ;;
 			*/rs-app) h=$((h + 2 * (t + ramp) + 16)) ;;
-			*/nbd-*) h=$((h + 2 * (t + ramp) + 3)); nbd=1 ;;
+			*/nbd-*|*/nbdr-*) h=$((h + 2 * (t + ramp) + 3)); nbd=1 ;;
 			drbd-*/ov-*) h=$((h + 100)) ;;
 			*/ov-*) h=$((h + 70)) ;;
 			*) h=$((h + 2 * (t + ramp) + 3)) ;;
@@ -200,12 +216,27 @@ bench_estimate() {
 }
 
 nbd_export() {
-	[ -e /sys/module/nbd ] || modprobe nbd || fail "modprobe nbd"
-	printf '[generic]\n\tlistenaddr = 127.0.0.1\n\tport = 7810\n[%s]\n\texportname = %s\n\tsync = true\n\tflush = true\n' "$2" "$1" > "$3.conf"
+	local at=127.0.0.1
+	[ "${4:-}" = remote ] && at=$(my_ip)
+	[ -n "${4:-}" ] || [ -e /sys/module/nbd ] || modprobe nbd || fail "modprobe nbd"
+	printf '[generic]\n\tlistenaddr = %s\n\tport = 7810\n[%s]\n\texportname = %s\n\tsync = true\n\tflush = true\n' "$at" "$2" "$1" > "$3.conf"
 	rm -f "$3.pid"
 	nbd-server -C "$3.conf" -p "$3.pid" > "$3.err" 2>&1 || fail "nbd-server: $(tr '\n' ' ' < "$3.err")"
 	wait_eval "[ -s $3.pid ]" 60 || fail "nbd-server wrote no pid file: $(tr '\n' ' ' < "$3.err")"
 	NBD_PID=$(cat "$3.pid")
+	if [ "${4:-}" = remote ]; then
+		# the same retries on the peer, whose answer is the size it sees
+		NM_RPC_WAIT=200 on_peer "[ -e /sys/module/nbd ] || modprobe nbd || exit 1
+			for i in \$(seq 60); do
+				nbd-client $at 7810 /dev/nbd0 -N $2 > /tmp/nbd-client.err 2>&1 && break
+				sleep 2
+			done
+			blockdev --getsize64 /dev/nbd0" > "$3-client.err" 2>&1
+		if ! [ "$(tail -n 1 "$3-client.err")" -gt 0 ] 2>/dev/null; then
+			fail "nbd-client on the peer: $(tr '\n' ' ' < "$3-client.err")"
+		fi
+		return 0
+	fi
 	# nbd-server can take many seconds to start under TCG: retry the handshake
 	wait_eval "nbd-client 127.0.0.1 7810 /dev/nbd0 -N $2 > $3-client.err 2>&1" 120 ||
 		fail "nbd-client: $(tr '\n' ' ' < "$3-client.err")"
@@ -213,7 +244,11 @@ nbd_export() {
 }
 
 nbd_unexport() {
-	nbd-client -d /dev/nbd0 > "$1-client.err" 2>&1 || log "nbd-client -d: $(tr '\n' ' ' < "$1-client.err")"
+	if [ "${2:-}" = remote ]; then
+		on_peer "nbd-client -d /dev/nbd0" > "$1-client.err" 2>&1 || log "nbd-client -d on the peer: $(tr '\n' ' ' < "$1-client.err")"
+	else
+		nbd-client -d /dev/nbd0 > "$1-client.err" 2>&1 || log "nbd-client -d: $(tr '\n' ' ' < "$1-client.err")"
+	fi
 	kill "$NBD_PID" 2>/dev/null
 	NBD_PID=
 	wait_eval "! pidof nbd-server" 30

@@ -32,7 +32,12 @@
 # = first seen running: clock=poll; the polling also tells when it is over);
 # its MiB/s over the transfer and over the total.  nm_bench_nbd=1: nbd-w1m,
 # nbd-w4k (the device through nbd-server and /dev/nbd0) on bare, nm-C,
-# drbd-C (and nm-Cnomerge, nm-Cnoprobe).  nm_bench_verify=1: ov-full on nm-C and drbd-C, each on a pair of
+# drbd-C (and nm-Cnomerge, nm-Cnoprobe).  nm_bench_nbdr=1: nbdr-w1m,
+# nbdr-w4k on the same configurations, with the client on the other side:
+# nbd-server here, nbd-client and fio on node b (tests/bench/run.sh
+# --nbd-remote boots it as the nmrpc peer) over the emulated link; the CPU
+# and context switches per write are this VM's (the exporter's).
+# nm_bench_verify=1: ov-full on nm-C and drbd-C, each on a pair of
 # its own on two memory-backed null_blk devices of nm_bench_ov_size MiB
 # (default 1024) holding the same data (filled once per run): nm-C's
 # netmirror nmva/nmvb (protocol C, "sync none"), the "verify" message on the
@@ -65,7 +70,8 @@
 #       (default 16) per device (flushes and FUA cost something)
 #   nm_bench_size=128 (MiB per device)  nm_bench_meta=1  nm_bench_cmac=0
 #   nm_bench_data=scramble | refill | pattern   (what fio writes, all non-zero)
-#   nm_bench_resync=0 nm_bench_nbd=0 nm_bench_verify=0   the opt-in workloads
+#   nm_bench_resync=0 nm_bench_nbd=0 nm_bench_nbdr=0 nm_bench_verify=0
+#                                   the opt-in workloads
 #   nm_bench_ov_size=1024 (MiB per node of ov-*'s devices)
 #   nm_bench_configs=nm-C,drbd-C,... nm_bench_workloads=w4k-q1,...   subsets
 #       (comma-separated: a kernel command line word has no spaces)
@@ -102,10 +108,13 @@ WANT_CONFIGS=${nm_bench_configs:-$BENCH_CONFIGS}
 [ "${nm_bench_resync:-0}" = 1 ] && [ -z "${nm_bench_configs:-}" ] && WANT_CONFIGS="$WANT_CONFIGS drbd-Cdef"
 CGROUPS=$(bench_groups "$(echo "$WANT_CONFIGS" | tr ',' ' ')")
 CONFIGS=$(echo "$CGROUPS" | tr ',' ' ')
-WANT_WL=$(bench_want_workloads "${nm_bench_workloads:-}" "${nm_bench_resync:-0}" "${nm_bench_nbd:-0}" "${nm_bench_verify:-0}")
+WANT_WL=$(bench_want_workloads "${nm_bench_workloads:-}" "${nm_bench_resync:-0}" "${nm_bench_nbd:-0}" "${nm_bench_verify:-0}" "${nm_bench_nbdr:-0}")
 WORKLOADS=$(bench_select "$BENCH_ALL_WORKLOADS" "$WANT_WL")
 [ -n "$CONFIGS" ] || fail "bench: no known configuration in '$WANT_CONFIGS'"
 [ -n "$WORKLOADS" ] || fail "bench: no known workload in '${nm_bench_workloads:-}'"
+case " $WORKLOADS " in
+*" nbdr-"*) [ -n "${nm_peer:-}" ] || fail "bench: nbdr-* needs the peer VM (tests/bench/run.sh --nbd-remote)" ;;
+esac
 NC=$(echo "$CONFIGS" | wc -w)
 NW=$(echo "$WORKLOADS" | wc -w)
 EST=$(bench_estimate "$ROUNDS" "$TIME" "$RAMP" "$CONFIGS" "$WORKLOADS")
@@ -468,7 +477,6 @@ run_point() { # R CFG WL
 	# CPU and context switches over a window inside fio's measured time
 	( sleep "$RAMP"; s0=$(cpu_snap); sleep "$TIME"; echo "$s0 $(cpu_snap)" > /tmp/bench.cpu ) &
 	sp=$!
-	# shellcheck disable=SC2046,SC2086
 	PIN=
 	if [ "${nm_bench_pin:-0}" = 1 ]; then
 		PIN="taskset -c 0"
@@ -478,7 +486,15 @@ run_point() { # R CFG WL
 			esac
 		done
 	fi
-	$PIN fio --name="$w" --filename="$DEV" $(bench_fio_args "$w") $COMMON --output=/tmp/fio.json > /tmp/fio.err 2>&1
+	# shellcheck disable=SC2046,SC2086
+	case $w in
+	nbdr-*)
+		# on the peer, whose /dev/nbd0 is DEV exported from here; its
+		# JSON comes back on stdout
+		on_peer "fio --name=$w --filename=/dev/nbd0 $(bench_fio_args "$w") $COMMON --output=/tmp/fio.json > /tmp/fio.err 2>&1; r=\$?; cat /tmp/fio.json; exit \$r" > /tmp/fio.json 2> /tmp/fio.err
+		;;
+	*) $PIN fio --name="$w" --filename="$DEV" $(bench_fio_args "$w") $COMMON --output=/tmp/fio.json > /tmp/fio.err 2>&1 ;;
+	esac
 	rc=$?
 	[ $rc = 0 ] || kill $sp 2>/dev/null
 	wait $sp
@@ -1087,17 +1103,20 @@ ov_full() { # R CFG
 
 # nbd-*: DEV exported as "bench" and attached as /dev/nbd0 in this VM
 # (benchlib.sh's nbd_export: sync = true, every write reaches DEV before its
-# reply); started at the configuration's first nbd point, stopped before its
-# integrity check
-NBD_PID=
-nbd_up() {
-	[ -z "$NBD_PID" ] || return 0
-	nbd_export "$DEV" bench /tmp/nbd
-	log "bench: $DEV exported by nbd-server (pid $NBD_PID) as /dev/nbd0, $(dev_size /dev/nbd0) bytes"
+# reply); nbdr-*: attached on the peer VM instead (nbd_up remote); started
+# at the configuration's first point of its kind, stopped at a point of the
+# other kind and before the integrity check
+NBD_PID='' NBD_AT=''
+nbd_up() { # [remote]
+	[ -n "$NBD_PID" ] && [ "$NBD_AT" = "${1:-}" ] && return 0
+	nbd_down
+	nbd_export "$DEV" bench /tmp/nbd ${1:+"$1"}
+	NBD_AT=${1:-}
+	log "bench: $DEV exported by nbd-server (pid $NBD_PID) as /dev/nbd0 $([ -n "$NBD_AT" ] && echo "on the peer, $(tail -n 1 /tmp/nbd-client.err)" || echo "here, $(dev_size /dev/nbd0)") bytes"
 }
 nbd_down() {
 	[ -n "$NBD_PID" ] || return 0
-	nbd_unexport /tmp/nbd || log "bench: nbd-server still running: $(pidof nbd-server)"
+	nbd_unexport /tmp/nbd ${NBD_AT:+"$NBD_AT"} || log "bench: nbd-server still running: $(pidof nbd-server)"
 }
 
 # ---- setup once, then the rounds
@@ -1122,8 +1141,8 @@ while [ $R -le "$ROUNDS" ]; do
 			rs-part) rs_part $R "$c" ;;
 			rs-app) rs_app $R "$c" ;;
 			ov-full) ov_full $R "$c" ;;
-			nbd-*)
-				nbd_up
+			nbd-*|nbdr-*)
+				case $w in nbdr-*) nbd_up remote ;; *) nbd_up ;; esac
 				DEV0=$DEV DEV=/dev/nbd0
 				run_point $R "$c" "$w"
 				DEV=$DEV0
