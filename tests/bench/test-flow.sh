@@ -298,7 +298,7 @@ on_peer() {
 		*) cat $FIX/fio-3.33-w4k-dsync.json ;;
 		esac
 		;;
-	*blockdev*) echo 134217728 ;;
+	*dev_size*) echo 134217728 ;;
 	esac
 }
 fio() {
@@ -422,7 +422,7 @@ want "nbdr samples" "$(grep -c '^NMLOG: bench sample r=1 cfg=\(bare\|nm-C\) wl=n
 want "nbdr fio on the peer" "$(grep -c -- '^on_peer fio --name=nbdr-w[14][mk] --filename=/dev/nbd0 --rw=write --bs=1\?[m4]k\? --ioengine=psync --iodepth=1 --direct=1 ' "$t/calls")" 4
 want "no nbdr fio here" "$(grep -c -- '^fio --name=nbdr' "$t/calls")" 0
 want "nbd fio here" "$(grep -c -- '^fio --name=nbd-w4k --filename=/dev/nbd0 ' "$t/calls")" 2
-want "nbdr exports" "$(grep -c "^nbd-server -C $t/tmp/nbd.conf -p $t/tmp/nbd.pid\$" "$t/calls") $(grep -c '^nbd-client 127.0.0.1 7810 /dev/nbd0 -N bench$' "$t/calls") $(grep -c '^on_peer .*nbd-client 169.254.0.1 7810 /dev/nbd0 -N bench .*blockdev --getsize64 /dev/nbd0' "$t/calls")" "4 2 2"
+want "nbdr exports" "$(grep -c "^nbd-server -C $t/tmp/nbd.conf -p $t/tmp/nbd.pid\$" "$t/calls") $(grep -c '^nbd-client 127.0.0.1 7810 /dev/nbd0 -N bench$' "$t/calls") $(grep -c '^on_peer .*wait_eval .nbd-client 169.254.0.1 7810 /dev/nbd0 -N bench .* 120 .*dev_size /dev/nbd0' "$t/calls")" "4 2 2"
 want "nbdr detach" "$(grep -c '^nbd-client -d /dev/nbd0$' "$t/calls") $(grep -c '^on_peer nbd-client -d /dev/nbd0 *$' "$t/calls")" "2 2"
 want "nbdr listens on the link" "$(grep -c 'listenaddr = 169.254.0.1' "$t/tmp/nbd.conf")" 1
 want "nbdr export log" "$(grep -c '^NMLOG: bench: /dev/[a-z0-9/]* exported by nbd-server (pid 4242) as /dev/nbd0 on the peer, 134217728 bytes$' "$t/out")" 2

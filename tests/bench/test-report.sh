@@ -405,6 +405,9 @@ e=$(bench_estimate 1 10 2 "bare nm-Cmac" "$BENCH_NBD")
 # --nbd-remote: as --nbd (2 x 27 + 20 half-s on bare)
 e=$(bench_estimate 1 10 2 "bare nm-Cmac" "$BENCH_NBDR")
 [ "$e" = 142 ] && ok || bad "estimate --nbd-remote: $e"
+# both kinds on bare: 4 x 27 + 2 x 20 half-s: 74 + 5 + 5 + 90
+e=$(bench_estimate 1 10 2 "bare" "$BENCH_NBD $BENCH_NBDR")
+[ "$e" = 174 ] && ok || bad "estimate --nbd --nbd-remote: $e"
 for p in nm-C/rs-full drbd-Cdef/rs-app bare/nbd-w1m drbd-C/nbd-w4k nm-Crxthr/nbd-w1m bare/nbdr-w1m nm-C/nbdr-w4k drbd-C/nbdr-w1m nm-A/w4k-q1 nm-C/ov-full drbd-C/ov-full; do
 	bench_applies "${p%/*}" "${p#*/}" && ok || bad "bench_applies $p"
 done

@@ -190,11 +190,11 @@ bench_round_order() {
 # ~90 s (boot, modules, filling the ramdisks, DRBD's metadata and first
 # sync).  Estimates, not measurements: the first full run should replace them.
 bench_estimate() {
-	local rounds="$1" t="$2" ramp="$3" c w h=0 nc=0 nbd rs=0 ov=0
+	local rounds="$1" t="$2" ramp="$3" c w h=0 nc=0 nbd nbdr rs=0 ov=0
 	# h: half-seconds of one round's points
 	for c in $4; do
 		nc=$((nc + 1))
-		nbd=0
+		nbd=0 nbdr=0
 		for w in $5; do
 			bench_applies "$c" "$w" || continue
 			case $c/$w in
@@ -203,14 +203,17 @@ bench_estimate() {
 			drbd-Cdef/rs-app) h=$((h + 2 * (t + ramp) + 66)) ;;
 			*/rs-full|*/rs-part) h=$((h + 16)) ;;
 			*/rs-app) h=$((h + 2 * (t + ramp) + 16)) ;;
-			*/nbd-*|*/nbdr-*) h=$((h + 2 * (t + ramp) + 3)); nbd=1 ;;
+			*/nbd-*) h=$((h + 2 * (t + ramp) + 3)); nbd=1 ;;
+			*/nbdr-*) h=$((h + 2 * (t + ramp) + 3)); nbdr=1 ;;
 			drbd-*/ov-*) h=$((h + 100)) ;;
 			*/ov-*) h=$((h + 70)) ;;
 			*) h=$((h + 2 * (t + ramp) + 3)) ;;
 			esac
 			case $w in rs-*) rs=1 ;; ov-*) ov=1 ;; esac
 		done
+		# one export per kind
 		[ $nbd = 1 ] && h=$((h + 20))
+		[ $nbdr = 1 ] && h=$((h + 20))
 	done
 	echo $((90 + 40 * ov + rounds * (h / 2 + 5 * nc + 5 + 3 * rs + 3 * ov)))
 }
@@ -225,13 +228,10 @@ nbd_export() {
 	wait_eval "[ -s $3.pid ]" 60 || fail "nbd-server wrote no pid file: $(tr '\n' ' ' < "$3.err")"
 	NBD_PID=$(cat "$3.pid")
 	if [ "${4:-}" = remote ]; then
-		# the same retries on the peer, whose answer is the size it sees
-		NM_RPC_WAIT=200 on_peer "[ -e /sys/module/nbd ] || modprobe nbd || exit 1
-			for i in \$(seq 60); do
-				nbd-client $at 7810 /dev/nbd0 -N $2 > /tmp/nbd-client.err 2>&1 && break
-				sleep 2
-			done
-			blockdev --getsize64 /dev/nbd0" > "$3-client.err" 2>&1
+		# the same retries on the peer (its nmlib.sh wait_eval), whose answer is the size it sees
+		NM_RPC_WAIT=200 on_peer ". /tests/lib.sh; . /tests/nmlib.sh; { [ -e /sys/module/nbd ] || modprobe nbd; } &&
+			wait_eval 'nbd-client $at 7810 /dev/nbd0 -N $2 > /tmp/nbd-client.err 2>&1' 120 &&
+			dev_size /dev/nbd0" > "$3-client.err" 2>&1
 		if ! [ "$(tail -n 1 "$3-client.err")" -gt 0 ] 2>/dev/null; then
 			fail "nbd-client on the peer: $(tr '\n' ' ' < "$3-client.err")"
 		fi
