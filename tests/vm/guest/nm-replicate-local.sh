@@ -119,8 +119,14 @@ for run in A:Y B:Y C:Y C:N; do
 	check_wait "$t/identical" 20 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
 	check_eq "$t/sent-eq-received" "$(nm_status nmb writes_received)" "$(nm_status nma writes_sent)"
 	n=$(rx_probe nmb count)
-	if [ $prb = Y ] && [ $proto != A ]; then
+	# the controller probes only under load: NM_RXM_MIN_N (16) writes per
+	# 50 ms window, 320 writes/s; judged where the run had twice that (a
+	# debug kernel under TCG may stay below it)
+	rate=$(( $(nm_status nma writes_sent) / 2 ))
+	if [ $prb = Y ] && [ $proto != A ] && [ $rate -ge 640 ]; then
 		check "$t/probed" [ "${n:-0}" -gt 0 ]
+	elif [ $prb = Y ] && [ $proto != A ]; then
+		log "$t: $rate writes/s, below twice the controller's load (640/s): whether it probed is not judged"
 	else
 		check_eq "$t/never-probed" "$n/$(rx_probe nmb switches)" 0/0
 	fi
