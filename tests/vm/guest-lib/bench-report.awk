@@ -650,10 +650,10 @@ END {
 		}
 		# the most a protocol C device can reach at 4 KiB QD1: each write
 		# adds at least one request/response to the bare export's latency
-		if (has_nbdr && summ(rt_bound("nbdr-w4k", "rr4k")))
-			printf "  nbdr-w4k at QD1 under C: each write adds one request/response, so nm-C/bare <= bare p50 / (bare p50 + rr4k p50) = %s [%s..%s]\n", fmt(med), fmt(lo), fmt(hi)
-		if (has_nbd && summ(rt_bound("nbd-w4k", "rr4k")))
-			printf "  nbd-w4k at QD1 under C: each write adds one request/response, so nm-C/bare <= bare p50 / (bare p50 + rr4k p50) = %s [%s..%s]\n", fmt(med), fmt(lo), fmt(hi)
+		split("nbdr nbd", xk, " ")
+		for (k = 1; k <= 2; k++)
+			if ((xk[k] == "nbdr" ? has_nbdr : has_nbd) && summ(rt_bound(xk[k] "-w4k", "rr4k")))
+				printf "  %s-w4k at QD1 under C: each write adds one request/response, so nm-C/bare <= bare p50 / (bare p50 + rr4k p50) = %s [%s..%s]\n", xk[k], fmt(med), fmt(lo), fmt(hi)
 	}
 
 	# ---- integrity

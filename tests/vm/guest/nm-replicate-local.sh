@@ -105,6 +105,7 @@ PRB=/sys/module/dm_netmirror/parameters/fast_rx_probe
 rx_probe() {
 	dmsetup message "$1" 0 latency | sed -n "s/^rx_probe .*$2=\([0-9]*\).*/\1/p"
 }
+secs=2
 for run in A:Y B:Y C:Y C:N; do
 	proto=${run%:*} prb=${run#*:}
 	echo $prb > $PRB
@@ -112,7 +113,7 @@ for run in A:Y B:Y C:Y C:N; do
 	nm_local_pair "$proto" flush
 	fio --name=q32 --filename=/dev/mapper/nma --rw=randwrite --bs=4k \
 		--iodepth=32 --ioengine=libaio --direct=1 --size=32M \
-		--runtime=2 --time_based --randseed=$((seed + 7)) \
+		--runtime=$secs --time_based --randseed=$((seed + 7)) \
 		--output=/tmp/fio.out > /dev/null 2>&1 ||
 		fail "$t: fio through the primary: $(tail -5 /tmp/fio.out)"
 	check_wait "$t/settled" 30 "[ \$(nm_status nma pending) = 0 ]"
@@ -120,13 +121,14 @@ for run in A:Y B:Y C:Y C:N; do
 	check_eq "$t/sent-eq-received" "$(nm_status nmb writes_received)" "$(nm_status nma writes_sent)"
 	n=$(rx_probe nmb count)
 	# the controller probes only under load: NM_RXM_MIN_N (16) writes per
-	# 50 ms window, 320 writes/s; judged where the run had twice that (a
-	# debug kernel under TCG may stay below it)
-	rate=$(( $(nm_status nma writes_sent) / 2 ))
-	if [ $prb = Y ] && [ $proto != A ] && [ $rate -ge 640 ]; then
-		check "$t/probed" [ "${n:-0}" -gt 0 ]
+	# 50 ms window, 320 writes/s.  The debug kernel (nm_debug) may run
+	# below twice that; there the check is not judged, and the log says
+	# so.  On any other kernel it always is.
+	rate=$(( $(nm_status nma writes_sent) / secs ))
+	if [ $prb = Y ] && [ $proto != A ] && [ -n "${nm_debug:-}" ] && [ $rate -lt 640 ]; then
+		log "$t: debug kernel, $rate writes/s, below twice the controller's load (640/s): whether it probed is not judged"
 	elif [ $prb = Y ] && [ $proto != A ]; then
-		log "$t: $rate writes/s, below twice the controller's load (640/s): whether it probed is not judged"
+		check "$t/probed" [ "${n:-0}" -gt 0 ]
 	else
 		check_eq "$t/never-probed" "$n/$(rx_probe nmb switches)" 0/0
 	fi
