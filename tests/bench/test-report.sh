@@ -78,6 +78,13 @@ samples() {
 	echo "NMLOG: bench sample r=2 cfg=nm-C wl=rw4k-q32 iops=2200 cpu=60 p99=900"
 	echo "NMLOG: bench sample r=3 cfg=nm-C wl=rw4k-q32 iops=2400 cpu=70 p99=700"
 	for r in 1 2 3; do echo "bench sample r=$r cfg=drbd-C wl=rw4k-q32 iops=1000 cpu=$(echo "100 50 70" | cut -d' ' -f$r)"; done
+	# the CPU bound at QD32: bare 10 us per write, an exchange at depth 32
+	# 90 100 80 us: 2 x 1e6 / 100 110 90 = 20000 18182 22222 IOPS; 2x
+	# drbd-C of it 0.100 0.110 0.090, nm-C 0.100 0.121 0.108
+	for r in 1 2 3; do
+		echo "sample r=$r cfg=bare wl=rw4k-q32 iops=60000 cpu=10"
+		echo "limit r=$r rr4kq32=$(echo "9000 8000 9500" | cut -d' ' -f$r) rr4kq32_cpu=$(echo "90 100 80" | cut -d' ' -f$r)"
+	done
 	# w1m-q1: MB/s ratios to drbd-C 1.33 1.40 1.27; to the stream 0.8 1.05 0.826
 	for r in 1 2 3; do
 		echo "sample r=$r cfg=nm-C wl=w1m-q1 mbs=$(echo "200 210 190" | cut -d' ' -f$r)"
@@ -180,6 +187,10 @@ for AWK in "${awks[@]}"; do
 		'nm-C p50/floor 2\.00 \[2\.00\.\.2\.00\] \(need <= 1\.15: no\)$' \
 		'^goal C 4 KiB random QD32 >= 2x drbd-C, CPU per write <= drbd-C.s: PASS$' \
 		'^  nm-C/drbd-C IOPS 2\.20 \[2\.00\.\.2\.40\] \(need >= 2: yes\); nm-C/drbd-C CPU per write 1\.00 \[0\.500\.\.1\.20\] \(need <= 1: yes\)$' \
+		'^  rw4k-q32 in this VM: if a C write costs at least bare.s CPU per write \+ one 4 KiB -> 32 B exchange at depth 32 \(rr4kq32_cpu\), no C device exceeds 2 x 1e6 / \(bare cpu \+ rr4kq32_cpu\) = 20000 \[18182\.\.22222\] IOPS$' \
+		'^    2x drbd-C / that: 0\.100 \[0\.090\.\.0\.110\]; nm-C / that: 0\.108 \[0\.100\.\.0\.121\]$' \
+		'^request/response 4096 -> 32 B, 32 in flight, per s +9000 \[8000\.\.9500\]$' \
+		'^request/response 4096 -> 32 B, 32 in flight, CPU us each \(VM\) +90\.0 \[80\.0\.\.100\]$' \
 		'^goal C 1 MiB sequential QD1 >= 1\.2x drbd-C and >= 90% of one loopback stream: FAIL$' \
 		'^  nm-C/drbd-C MB/s 1\.33 \[1\.27\.\.1\.40\] \(need >= 1\.2: yes\); nm-C/stream MB/s 0\.826 \[0\.800\.\.1\.05\] \(need >= 0\.9: no\)$' \
 		'^IOPS +(- +)*60\.0 \[50\.0\.\.70\.0\] n=2( |$)' \

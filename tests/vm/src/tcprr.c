@@ -2,7 +2,7 @@
  * tcprr: the network floor of a replicated write, measured over loopback
  * TCP in the same boot as the benchmark (issue 12, "physical limits").
  *
- *   tcprr rr     [--req N] [--resp N] [--count N] [--port P]
+ *   tcprr rr     [--req N] [--resp N] [--count N] [--depth D] [--port P]
  *   tcprr stream [--bytes N] [--chunk N] [--port P]
  *
  * rr: a server process and a client in one run; the client sends N bytes
@@ -10,6 +10,13 @@
  * 32, an ack), COUNT times (default 2000, the first 10% discarded as
  * warm-up), TCP_NODELAY on both.  Prints one line:
  *   tcprr: rr req=4096 resp=32 count=1800 p50_us=.. p99_us=.. mean_us=.. tps=..
+ * With --depth D > 1 the client keeps D requests outstanding (it sends the
+ * next request as each answer arrives, as a replicating node keeps QD32
+ * writes in flight on one connection) and the line gives the rate and the
+ * CPU time of the whole VM per exchange (both ends, their softirqs, all
+ * CPUs: the busy jiffies of /proc/stat over the timed part, which starts
+ * after the first 10% of answers):
+ *   tcprr: rr req=4096 resp=32 depth=32 count=18000 tps=.. cpu_us=..
  * stream: one connection, BYTES (default 256 MiB) in CHUNK writes (default
  * 1 MiB); prints the receiver's rate:
  *   tcprr: stream bytes=268435456 chunk=1048576 mb_s=..
@@ -62,6 +69,26 @@ static void nodelay(int fd)
 		die("TCP_NODELAY");
 }
 
+/* busy seconds of all CPUs (user+nice+system+irq+softirq), as bench.sh's cpu_snap */
+static double busy_s(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	long hz = sysconf(_SC_CLK_TCK);
+	int n;
+
+	if (!f)
+		die("/proc/stat");
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8 || hz <= 0) {
+		fprintf(stderr, "tcprr: cannot parse /proc/stat\n");
+		exit(1);
+	}
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)hz;
+}
+
 /* Listen on 127.0.0.1:port; returns the listening socket. */
 static int listener(int port)
 {
@@ -104,12 +131,13 @@ static uint64_t num(const char *s)
 int main(int argc, char **argv)
 {
 	uint64_t req = 4096, resp = 32, count = 2000, bytes = 256ull << 20, chunk = 1 << 20;
+	uint64_t depth = 1;
 	int port = 7901, rr, lfd, fd, st, i;
 	char *buf;
 	pid_t pid;
 
 	if (argc < 2 || (strcmp(argv[1], "rr") && strcmp(argv[1], "stream"))) {
-		fprintf(stderr, "usage: tcprr rr [--req N] [--resp N] [--count N] [--port P]\n"
+		fprintf(stderr, "usage: tcprr rr [--req N] [--resp N] [--count N] [--depth D] [--port P]\n"
 				"       tcprr stream [--bytes N] [--chunk N] [--port P]\n");
 		return 1;
 	}
@@ -121,6 +149,8 @@ int main(int argc, char **argv)
 			resp = num(argv[i + 1]);
 		else if (!strcmp(argv[i], "--count"))
 			count = num(argv[i + 1]);
+		else if (!strcmp(argv[i], "--depth"))
+			depth = num(argv[i + 1]);
 		else if (!strcmp(argv[i], "--bytes"))
 			bytes = num(argv[i + 1]);
 		else if (!strcmp(argv[i], "--chunk"))
@@ -130,7 +160,7 @@ int main(int argc, char **argv)
 		else
 			break;
 	}
-	if (i != argc || count < 10 || port > 65535) {
+	if (i != argc || count < 10 || port > 65535 || depth > 4096 || depth >= count) {
 		fprintf(stderr, "tcprr: bad arguments\n");
 		return 1;
 	}
@@ -172,7 +202,33 @@ int main(int argc, char **argv)
 	close(lfd);
 	fd = dial(port);
 	nodelay(fd);
-	if (rr) {
+	if (rr && depth > 1) {
+		/* D requests in flight: the next goes out as each answer comes in */
+		uint64_t skip = count / 10, sent = 0, n;
+		double t0 = 0, b0 = 0, t;
+
+		for (; sent < depth; sent++)
+			if (xfer(fd, buf, req, 1))
+				die("client rr");
+		for (n = 0; n < count; n++) {
+			if (xfer(fd, buf, resp, 0))
+				die("client rr");
+			if (n == skip) {
+				t0 = vm_now();
+				b0 = busy_s();
+			}
+			if (sent < count) {
+				if (xfer(fd, buf, req, 1))
+					die("client rr");
+				sent++;
+			}
+		}
+		t = vm_now() - t0;
+		printf("tcprr: rr req=%llu resp=%llu depth=%llu count=%llu tps=%.0f cpu_us=%.1f\n",
+		       (unsigned long long)req, (unsigned long long)resp, (unsigned long long)depth,
+		       (unsigned long long)(count - 1 - skip), (count - 1 - skip) / t,
+		       (busy_s() - b0) * 1e6 / (double)(count - 1 - skip));
+	} else if (rr) {
 		uint64_t skip = count / 10, n, m = count - skip;
 		double *lat = calloc(m, sizeof(*lat)), sum = 0, t;
 
