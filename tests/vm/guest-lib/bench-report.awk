@@ -157,13 +157,22 @@ function q32_cap(r,   x, y) {
 	y = limit("rr4kq32_cpu", r)
 	return (x != "" && y != "" && x + y > 0 && meta["ncpu"] + 0 > 0) ? meta["ncpu"] * 1e6 / (x + y) : ""
 }
-# per round: M x config C's IOPS at rw4k-q32 / q32_cap (all rounds if C is "")
+# xs[] <- q32_cap of every round that has one
+function q32_caps(   r, n, y) {
+	n = 0
+	for (r = 1; r <= R; r++) {
+		y = q32_cap(r)
+		if (y != "") xs[++n] = y
+	}
+	return n
+}
+# per round: M x config C's IOPS at rw4k-q32 / q32_cap
 function q32_cap_ratios(c, m,   r, n, x, y) {
 	n = 0
 	for (r = 1; r <= R; r++) {
-		x = c == "" ? 1 : get(c, "rw4k-q32", "iops", r)
+		x = get(c, "rw4k-q32", "iops", r)
 		y = q32_cap(r)
-		if (x != "" && y != "") xs[++n] = c == "" ? y : m * x / y
+		if (x != "" && y != "") xs[++n] = m * x / y
 	}
 	return n
 }
@@ -641,8 +650,8 @@ END {
 	t2 = test("nm-C/drbd-C CPU per write", ratios("nm-C", "drbd-C", "rw4k-q32", "cpu"), "<=", 1); o2 = tok
 	printf "goal C 4 KiB random QD32 >= 2x drbd-C, CPU per write <= drbd-C's: %s\n  %s; %s\n", verdict(all2(o1, o2), ""), t1, t2
 	# what the VM's CPUs allow: not a verdict, the reason a rate is out of reach
-	if (summ(q32_cap_ratios("", 1))) {
-		printf "  rw4k-q32 in this VM: if a C write costs at least bare's CPU per write + one 4 KiB -> 32 B exchange at depth 32 (rr4kq32_cpu), no C device exceeds %s x 1e6 / (bare cpu + rr4kq32_cpu) = %s IOPS\n", meta["ncpu"], cell(q32_cap_ratios("", 1))
+	if (q32_caps()) {
+		printf "  rw4k-q32 in this VM: if a C write costs at least bare's CPU per write + one 4 KiB -> 32 B exchange at depth 32 (rr4kq32_cpu), no C device exceeds %s x 1e6 / (bare cpu + rr4kq32_cpu) = %s IOPS\n", meta["ncpu"], cell(q32_caps())
 		printf "    2x drbd-C / that: %s; nm-C / that: %s\n", cell(q32_cap_ratios("drbd-C", 2)), cell(q32_cap_ratios("nm-C", 1))
 	}
 	t1 = test("nm-C/drbd-C MB/s", ratios("nm-C", "drbd-C", "w1m-q1", "mbs"), ">=", 1.2); o1 = tok
