@@ -227,6 +227,16 @@ for AWK in "${awks[@]}"; do
 		'^nm-C/bare +0\.833 \[0\.818\.\.0\.950\] +0\.950 \[0\.920\.\.0\.990\]$' \
 		'^bare nbd/local +- +0\.0200 \[0\.0200\.\.0\.0200\]$|^bare nbd/local +- +0\.020 \[0\.020\.\.0\.020\]$'
 	grep -q 'not judged' "$tmp/out" && bad "$AWK: a not-judged NBD line without nbdr-* samples"
+	# the QD32 bound needs both the exchange at depth and bare's CPU per
+	# write: without the first, neither its rows nor the bound; without the
+	# second, the rows but no bound
+	grep -v 'rr4kq32' "$tmp/s" > "$tmp/s9"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s9" > "$tmp/out9"
+	grep -q 'in this VM: if a C write\|32 in flight' "$tmp/out9" && bad "$AWK: a QD32 bound or depth row without rr4kq32"
+	grep -v 'cfg=bare wl=rw4k-q32' "$tmp/s" > "$tmp/s10"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s10" > "$tmp/out10"
+	grep -q 'in this VM: if a C write' "$tmp/out10" && bad "$AWK: a QD32 bound without bare's CPU per write"
+	expect_re "$tmp/out10" '^request/response 4096 -> 32 B, 32 in flight, per s +9000 '
 	# ---- the client on the other side (nbdr-*): the goal is judged on it;
 	# the client in this VM (nbd-*) printed, not judged.  nbdr: nm-C/bare
 	# 0.95 0.90 0.92 (MB/s), 0.91 0.95 0.93 (IOPS): PASS; nbd: 0.5 (fails)
