@@ -12,11 +12,9 @@
  *   tcprr: rr req=4096 resp=32 count=1800 p50_us=.. p99_us=.. mean_us=.. tps=..
  * With --depth D > 1 the client keeps D requests outstanding (it sends the
  * next request as each answer arrives, as a replicating node keeps QD32
- * writes in flight on one connection) and the line gives the rate and the
- * CPU time of the whole VM per exchange (both ends, their softirqs, all
- * CPUs: the busy jiffies of /proc/stat over the timed part, which starts
- * after the first 10% of answers):
- *   tcprr: rr req=4096 resp=32 depth=32 count=18000 tps=.. cpu_us=..
+ * writes in flight on one connection) and the line gives the rate after
+ * the first 10% of answers (bench.sh measures the CPU around the run):
+ *   tcprr: rr req=4096 resp=32 depth=32 count=18000 tps=..
  * stream: one connection, BYTES (default 256 MiB) in CHUNK writes (default
  * 1 MiB); prints the receiver's rate:
  *   tcprr: stream bytes=268435456 chunk=1048576 mb_s=..
@@ -67,26 +65,6 @@ static void nodelay(int fd)
 
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
 		die("TCP_NODELAY");
-}
-
-/* busy seconds of all CPUs (user+nice+system+irq+softirq), as bench.sh's cpu_snap */
-static double busy_s(void)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-	long hz = sysconf(_SC_CLK_TCK);
-	int n;
-
-	if (!f)
-		die("/proc/stat");
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n != 8 || hz <= 0) {
-		fprintf(stderr, "tcprr: cannot parse /proc/stat\n");
-		exit(1);
-	}
-	return (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)hz;
 }
 
 /* Listen on 127.0.0.1:port; returns the listening socket. */
@@ -205,7 +183,7 @@ int main(int argc, char **argv)
 	if (rr && depth > 1) {
 		/* D requests in flight: the next goes out as each answer comes in */
 		uint64_t skip = count / 10, sent = 0, n;
-		double t0 = 0, b0 = 0, t;
+		double t0 = 0;
 
 		for (; sent < depth; sent++)
 			if (xfer(fd, buf, req, 1))
@@ -213,21 +191,17 @@ int main(int argc, char **argv)
 		for (n = 0; n < count; n++) {
 			if (xfer(fd, buf, resp, 0))
 				die("client rr");
-			if (n == skip) {
+			if (n == skip)
 				t0 = vm_now();
-				b0 = busy_s();
-			}
 			if (sent < count) {
 				if (xfer(fd, buf, req, 1))
 					die("client rr");
 				sent++;
 			}
 		}
-		t = vm_now() - t0;
-		printf("tcprr: rr req=%llu resp=%llu depth=%llu count=%llu tps=%.0f cpu_us=%.1f\n",
+		printf("tcprr: rr req=%llu resp=%llu depth=%llu count=%llu tps=%.0f\n",
 		       (unsigned long long)req, (unsigned long long)resp, (unsigned long long)depth,
-		       (unsigned long long)(count - 1 - skip), (count - 1 - skip) / t,
-		       (busy_s() - b0) * 1e6 / (double)(count - 1 - skip));
+		       (unsigned long long)(count - 1 - skip), (count - 1 - skip) / (vm_now() - t0));
 	} else if (rr) {
 		uint64_t skip = count / 10, n, m = count - skip;
 		double *lat = calloc(m, sizeof(*lat)), sum = 0, t;

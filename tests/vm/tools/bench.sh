@@ -513,13 +513,19 @@ run_point() { # R CFG WL
 	esac
 }
 limits() { # R
-	local rr4k rr512 st rrq
+	local rr4k rr512 st rrq rrq_tps rrq_cpu='' c0 c1
 	rr4k=$(tcprr rr --req 4096 --count 2000 --port 7901)
 	rr512=$(tcprr rr --req 512 --count 2000 --port 7902)
 	st=$(tcprr stream --bytes 256M --port 7903)
-	# the network's CPU per write at depth: 32 exchanges in flight
+	# the network's CPU per write at depth: 32 exchanges in flight, the
+	# VM's CPU around them counted as a fio point's (cpu_snap)
+	c0=$(cpu_snap)
 	rrq=$(tcprr rr --req 4096 --depth 32 --count 10000 --port 7904) ||
 		log "bench: the depth-32 request/response failed (no QD32 bound this round)"
+	c1=$(cpu_snap)
+	rrq_tps=$(echo "$rrq" | sed -n 's/.* tps=\([0-9]*\).*/\1/p')
+	[ -n "$rrq_tps" ] && rrq_cpu=$(echo "$c0 $c1" | awk -v n="$NCPU" -v tps="$rrq_tps" \
+		'$5 > $1 && $6 > $2 && tps > 0 { printf "%.1f", ($5 - $1) / ($6 - $2) * n * 1e6 / tps }')
 	local dr=
 	# the resync's other limit: the source's sequential read (D0, where
 	# nm-C's primary reads; D2 is DRBD's, the same kind of device)
@@ -538,7 +544,7 @@ limits() { # R
 		ovr=$(awk -v dir=read -f /tests/bench-fio.awk /tmp/fio-read.json 2>/dev/null | sed -n 's/.*mbs=\([0-9.]*\).*/\1/p')
 		[ -n "$ovr" ] || log "bench: verify device read limit failed: $(head -c 300 /tmp/fio.err)"
 	fi
-	emit "limit r=$1${dr:+ diskread=$dr}${ovr:+ ovread=$ovr} rr4k=$(echo "$rr4k" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr4k_p99=$(echo "$rr4k" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') rr512=$(echo "$rr512" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr512_p99=$(echo "$rr512" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') stream=$(echo "$st" | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p') rr4kq32=$(echo "$rrq" | sed -n 's/.* tps=\([0-9]*\).*/\1/p') rr4kq32_cpu=$(echo "$rrq" | sed -n 's/.* cpu_us=\([0-9.]*\).*/\1/p')"
+	emit "limit r=$1${dr:+ diskread=$dr}${ovr:+ ovread=$ovr} rr4k=$(echo "$rr4k" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr4k_p99=$(echo "$rr4k" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') rr512=$(echo "$rr512" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr512_p99=$(echo "$rr512" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') stream=$(echo "$st" | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p') rr4kq32=$rrq_tps rr4kq32_cpu=$rrq_cpu"
 }
 
 # ---- resync points (rs-*: nm-C, drbd-C, drbd-Cdef) and the NBD export
