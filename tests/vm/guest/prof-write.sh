@@ -21,8 +21,26 @@ brd_setup 128 4
 S=$(( $(dev_size /dev/ram0) / 512 ))
 P=C
 NBD_PID=
+# the guest's TCP counters (both ends of the loopback), one "name value" a line
+tcp_snap() {
+	awk '/^Tcp: [0-9]/ { print "InSegs", $11; print "OutSegs", $12 }' /proc/net/snmp
+	awk '/^TcpExt: [A-Z]/ { for (i = 2; i <= NF; i++) n[i] = $i; next }
+	     /^TcpExt: [0-9]/ { for (i = 2; i <= NF; i++) print n[i], $i }' /proc/net/netstat
+}
+# per operation: the counters that moved, divided by @3 operations
+tcp_delta() {
+	awk -v n="$3" -v tag="$4" 'FNR == NR { a[$1] = $2; next }
+	     { d = $2 - a[$1]; if (d > 0 && n > 0) printf "%s %s %.3f per op (%d)\n", tag, $1, d / n, d }' "$1" "$2"
+}
 for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); do
 	case $wl in
+	rr-q32)	# the exchange at depth 32, for its segments (no perf)
+		tcp_snap > /tmp/tcp0
+		n=$(tcprr rr --req 4096 --depth 32 --count 20000 --port 7911) || fail "tcprr"
+		tcp_snap > /tmp/tcp1
+		echo "PROF $wl rate $n"
+		tcp_delta /tmp/tcp0 /tmp/tcp1 20000 "PROF $wl tcp"
+		continue ;;
 	bare-*) dev=/dev/ram0 ;;
 	*) nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/ram3"
 	   dev=/dev/mapper/nma ;;
@@ -40,12 +58,24 @@ for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); d
 	w4k-q1) args="--rw=write --bs=4k --iodepth=1" ;;
 	w1m-q1) args="--rw=write --bs=1M --iodepth=1" ;;
 	esac
+	if [ "$dev" != /dev/ram0 ]; then
+		for d in nma nmb; do dmsetup message $d 0 latency_reset >/dev/null 2>&1; done
+	fi
+	tcp_snap > /tmp/tcp0
 	# shellcheck disable=SC2086
 	/usr/bin/perf record -q -a -g -e cpu-clock -F 999 -o /tmp/p.data -- \
 		/usr/bin/fio --name=p --filename=$target --direct=1 --ioengine=libaio \
 		$args --runtime=8 --time_based --size=100M --output-format=terse \
 		--terse-version=3 > /tmp/fio.out 2>&1 || fail "fio $wl"
+	tcp_snap > /tmp/tcp1
 	echo "PROF $wl fio: $(cut -d';' -f48-49 /tmp/fio.out | head -n 1) (write KiB/s;IOPS)"
+	ios=$(( $(cut -d';' -f49 /tmp/fio.out | head -n 1) * 8 ))
+	tcp_delta /tmp/tcp0 /tmp/tcp1 "$ios" "PROF $wl tcp"
+	if [ "$dev" != /dev/ram0 ]; then
+		for d in nma nmb; do
+			dmsetup message $d 0 latency 2>/dev/null | sed "s/^/PROF $wl $d /"
+		done
+	fi
 	/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort comm -g none \
 		--percent-limit 1 2>/dev/null | grep -v '^$' | grep -v '^#' | sed "s/^/PROF $wl comm /"
 	/usr/bin/perf report -i /tmp/p.data --stdio --no-children --sort sym -g none \
