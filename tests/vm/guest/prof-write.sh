@@ -6,7 +6,12 @@
 # device; nbd-w1m, nbd-w4k: fio on /dev/nbd0, the device exported by
 # benchlib.sh's nbd_export as tests/bench does), NM_PROF_SYMS=sym1,sym2
 # adds the full call chains into those symbols (who takes a contended lock, who reads the clock); the report
-# (PROF lines) goes to the console log (build/vm/prof-write.log).  Under
+# (PROF lines) goes to the console log (build/vm/prof-write.log).  Each
+# workload also prints the guest's TCP counters that moved, per write
+# ("tcp" lines: segments, pure acks, coalescing; both ends of the
+# loopback), and netmirror's stage latencies of both nodes; rr-q32 runs
+# no fio but the benchmark's exchange at depth 32 (tcprr), for its TCP
+# counters per exchange.  Under
 # TCG with cpu-clock sampling, time spent with interrupts off shows at the
 # function that turns them back on (_raw_spin_unlock_irqrestore).
 # vms: 1
