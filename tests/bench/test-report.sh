@@ -382,6 +382,12 @@ for AWK in "${awks[@]}"; do
 	f=$fix/fio-3.33-w4k-dsync.json
 	o=$($AWK -v snap="0 0 0 0 1000 2000 5010 10" -v ncpu=2 -f "$lib/bench-fio.awk" "$f")
 	case $o in *" cpu=1996.0 ctx=1.00") ok ;; *) bad "$AWK: cpu per write: $o" ;; esac
+	# the same arithmetic without JSON (bench.sh's depth-32 exchange):
+	# one CPU busy of 2 at 501 operations/s; no figure without time passed
+	o=$($AWK -v snap="0 0 0 0 1000 2000 5010 10" -v ncpu=2 -v rate=501 -f "$lib/bench-fio.awk" < /dev/null)
+	[ "$o" = "1996.0" ] && ok || bad "$AWK: cpu per operation: '$o'"
+	o=$($AWK -v snap="0 0 0 0 0 0 0 0" -v ncpu=2 -v rate=501 -f "$lib/bench-fio.awk" < /dev/null)
+	[ -z "$o" ] && ok || bad "$AWK: cpu per operation without time: '$o'"
 	# without snapshots: no cpu/ctx; with fio's notes before the JSON: parsed anyway
 	o=$( { echo "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1"; cat "$f"; } |
 		$AWK -f "$lib/bench-fio.awk")

@@ -3,6 +3,9 @@
 # installed as /tests/bench-fio.awk, tested by tests/bench/test-report.sh.
 #
 #   awk -v snap="B0 T0 C0 U0 B1 T1 C1 U1" -v ncpu=N [-v dir=read] -f bench-fio.awk fio.json
+#   awk -v snap=".." -v ncpu=N -v rate=R -f bench-fio.awk
+#     (no JSON: only the CPU us per operation of a run of R operations/s
+#     between the two snapshots, as cpu= below; nothing without a figure)
 #
 # snap: two /proc/stat snapshots taken inside the measured window (busy and
 # total jiffies of the "cpu" line, ctxt, /proc/uptime seconds), optional.
@@ -31,8 +34,23 @@ function pathstr(   i, s) {
 	return s
 }
 function num(x) { return x != "" && x ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ }
+# CPU us per operation at RATE operations/s between the snapshots of SNAP:
+# busy fraction x ncpu / rate; "" without two snapshots, time or a rate
+function cpu_us(snap, ncpu, rate,   n, s) {
+	n = split(snap, s, " ")
+	if (n != 8 || !num(rate) || rate <= 0 || s[6] <= s[2] || ncpu <= 0) return ""
+	return sprintf("%.1f", (s[5] - s[1]) / (s[6] - s[2]) * ncpu * 1e6 / rate)
+}
 
-BEGIN { depth = 0 }
+BEGIN {
+	depth = 0
+	if (rate != "") {	# the CPU per operation only
+		cpuonly = 1
+		x = cpu_us(snap, ncpu, rate)
+		if (x != "") print x
+		exit
+	}
+}
 {
 	line = $0
 	sub(/^[ \t]+/, "", line)
@@ -65,6 +83,7 @@ BEGIN { depth = 0 }
 	v[(p == "" ? "" : p ".") key] = val
 }
 END {
+	if (cpuonly) exit
 	w = "jobs.0." (dir == "" ? "write" : dir) "."
 	if (!(("jobs.0.jobname") in v)) { print "err=nojob"; exit }
 	out = ""
@@ -80,9 +99,10 @@ END {
 	if (num(v[pc "99.900000"])) out = out sprintf(" p999=%.1f", v[pc "99.900000"] / 1000)
 	if (num(v[w "clat_ns.mean"])) out = out sprintf(" mean=%.1f", v[w "clat_ns.mean"] / 1000)
 	if (num(ios)) out = out " ios=" ios
-	n = split(snap, s, " ")
-	if (n == 8 && num(iops) && iops > 0 && s[6] > s[2] && ncpu > 0) {
-		out = out sprintf(" cpu=%.1f", (s[5] - s[1]) / (s[6] - s[2]) * ncpu * 1e6 / iops)
+	x = num(iops) ? cpu_us(snap, ncpu, iops) : ""
+	if (x != "") {
+		out = out " cpu=" x
+		split(snap, s, " ")
 		if (s[8] > s[4])
 			out = out sprintf(" ctx=%.2f", (s[7] - s[3]) / (s[8] - s[4]) / iops)
 	}

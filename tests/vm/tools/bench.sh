@@ -524,8 +524,7 @@ limits() { # R
 		log "bench: the depth-32 request/response failed (no QD32 bound this round)"
 	c1=$(cpu_snap)
 	rrq_tps=$(echo "$rrq" | sed -n 's/.* tps=\([0-9]*\).*/\1/p')
-	[ -n "$rrq_tps" ] && rrq_cpu=$(echo "$c0 $c1" | awk -v n="$NCPU" -v tps="$rrq_tps" \
-		'$5 > $1 && $6 > $2 && tps > 0 { printf "%.1f", ($5 - $1) / ($6 - $2) * n * 1e6 / tps }')
+	[ -n "$rrq_tps" ] && rrq_cpu=$(awk -v snap="$c0 $c1" -v ncpu="$NCPU" -v rate="$rrq_tps" -f /tests/bench-fio.awk)
 	local dr=
 	# the resync's other limit: the source's sequential read (D0, where
 	# nm-C's primary reads; D2 is DRBD's, the same kind of device)
