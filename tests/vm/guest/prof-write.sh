@@ -26,6 +26,7 @@ brd_setup 128 4
 S=$(( $(dev_size /dev/ram0) / 512 ))
 P=C
 NBD_PID=
+RT=8	# seconds of fio per workload
 # the guest's TCP counters (both ends of the loopback), one "name value" a line
 tcp_snap() {
 	awk '/^Tcp: [0-9]/ { print "InSegs", $11; print "OutSegs", $12 }' /proc/net/snmp
@@ -70,11 +71,11 @@ for wl in $(echo "${nm_prof_wl:-rw4k-q32,w4k-q1,bare-rw4k-q32}" | tr ',' ' '); d
 	# shellcheck disable=SC2086
 	/usr/bin/perf record -q -a -g -e cpu-clock -F 999 -o /tmp/p.data -- \
 		/usr/bin/fio --name=p --filename=$target --direct=1 --ioengine=libaio \
-		$args --runtime=8 --time_based --size=100M --output-format=terse \
+		$args --runtime=$RT --time_based --size=100M --output-format=terse \
 		--terse-version=3 > /tmp/fio.out 2>&1 || fail "fio $wl"
 	tcp_snap > /tmp/tcp1
 	echo "PROF $wl fio: $(cut -d';' -f48-49 /tmp/fio.out | head -n 1) (write KiB/s;IOPS)"
-	ios=$(( $(cut -d';' -f49 /tmp/fio.out | head -n 1) * 8 ))
+	ios=$(( $(cut -d';' -f49 /tmp/fio.out | head -n 1) * RT ))
 	tcp_delta /tmp/tcp0 /tmp/tcp1 "$ios" "PROF $wl tcp"
 	if [ "$dev" != /dev/ram0 ]; then
 		for d in nma nmb; do
