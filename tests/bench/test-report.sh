@@ -239,6 +239,12 @@ for AWK in "${awks[@]}"; do
 	$AWK -f "$lib/bench-report.awk" "$tmp/s10" > "$tmp/out10"
 	grep -q 'in this VM: if a C write\|as busy as the exchange' "$tmp/out10" && bad "$AWK: a QD32 bound without bare's CPU per write"
 	expect_re "$tmp/out10" '^request/response 4096 -> 32 B, 32 in flight, per s +9000 '
+	# an exchange whose CPU counted as zero gives no bound (no division by it)
+	sed 's/rr4kq32_cpu=[0-9.]*/rr4kq32_cpu=0.0/' "$tmp/s" > "$tmp/s11"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s11" > "$tmp/out11" 2> "$tmp/err11" || bad "$AWK: report exited non-zero with a zero exchange CPU"
+	[ -s "$tmp/err11" ] && bad "$AWK: zero exchange CPU: $(head -2 "$tmp/err11")"
+	grep -q 'in this VM: if a C write\|as busy as the exchange' "$tmp/out11" && bad "$AWK: a QD32 bound from a zero exchange CPU"
+	expect_re "$tmp/out11" '^request/response 4096 -> 32 B, 32 in flight, per s +9000 '
 	# ---- the client on the other side (nbdr-*): the goal is judged on it;
 	# the client in this VM (nbd-*) printed, not judged.  nbdr: nm-C/bare
 	# 0.95 0.90 0.92 (MB/s), 0.91 0.95 0.93 (IOPS): PASS; nbd: 0.5 (fails)
@@ -388,6 +394,8 @@ for AWK in "${awks[@]}"; do
 	[ "$o" = "1996.0" ] && ok || bad "$AWK: cpu per operation: '$o'"
 	o=$($AWK -v snap="0 0 0 0 0 0 0 0" -v ncpu=2 -v rate=501 -f "$lib/bench-fio.awk" < /dev/null)
 	[ -z "$o" ] && ok || bad "$AWK: cpu per operation without time: '$o'"
+	o=$($AWK -v snap="0 0 0 0 0 2000 0 10" -v ncpu=2 -v rate=501 -f "$lib/bench-fio.awk" < /dev/null)
+	[ -z "$o" ] && ok || bad "$AWK: cpu per operation without busy time: '$o'"
 	# without snapshots: no cpu/ctx; with fio's notes before the JSON: parsed anyway
 	o=$( { echo "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1"; cat "$f"; } |
 		$AWK -f "$lib/bench-fio.awk")

@@ -35,10 +35,11 @@ function pathstr(   i, s) {
 }
 function num(x) { return x != "" && x ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ }
 # CPU us per operation at RATE operations/s between the snapshots of SNAP:
-# busy fraction x ncpu / rate; "" without two snapshots, time or a rate
+# busy fraction x ncpu / rate; "" without two snapshots, time, busy time
+# (no jiffy of work counted: no figure, not zero) or a rate
 function cpu_us(snap, ncpu, rate,   n, s) {
 	n = split(snap, s, " ")
-	if (n != 8 || !num(rate) || rate <= 0 || s[6] <= s[2] || ncpu <= 0) return ""
+	if (n != 8 || !num(rate) || rate <= 0 || s[6] <= s[2] || s[5] <= s[1] || ncpu <= 0) return ""
 	return sprintf("%.1f", (s[5] - s[1]) / (s[6] - s[2]) * ncpu * 1e6 / rate)
 }
 

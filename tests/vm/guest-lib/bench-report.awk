@@ -158,7 +158,7 @@ function rt_bound(w, k,   r, n, y, z) {
 function q32_cap(r, kind,   x, y, z) {
 	x = get("bare", "rw4k-q32", "cpu", r)
 	y = limit("rr4kq32_cpu", r)
-	if (x == "" || y == "" || x + y <= 0) return ""
+	if (x == "" || y == "" || y <= 0 || x < 0) return ""	# no exchange CPU: no bound
 	if (kind == "busy") {
 		z = limit("rr4kq32", r)
 		return z != "" ? z * y / (x + y) : ""
