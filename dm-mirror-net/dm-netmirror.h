@@ -40,7 +40,10 @@
  *                   writes deferred behind a region in resync.
  * Workqueue nm->wq (WQ_MEM_RECLAIM): marks regions in the metadata before
  * the first write into them is issued (nm_mark_work); starts the writes
- * held on a plug that was unplugged from schedule() (nm_merge.c).
+ * held on a plug that was unplugged from schedule() (nm_merge.c); the
+ * link's watchdog (live_work, nm_conn.c), the one place that declares a
+ * connected peer dead (silent, or answering no request, for timeout): it
+ * takes drop_mutex, then nm->lock, never across I/O.
  */
 #ifndef DM_NETMIRROR_H
 #define DM_NETMIRROR_H
@@ -280,6 +283,12 @@ struct nm_dev {
 	/* -- under drop_mutex / ack_mutex -- */
 	struct mutex drop_mutex;	/* never held long */
 	struct socket *drop_sock;	/* the link, for nm_conn_drop */
+	/*
+	 * the link's watchdog (nm_conn.c): rx_at, jiffies of the peer's last
+	 * bytes, WRITE_ONCE in data_ready (nm_fastack.c) and by live_work
+	 */
+	unsigned long rx_at;
+	struct delayed_work live_work;
 	struct mutex ack_mutex;		/* secondary: acks leave in order */
 
 	/*
@@ -512,6 +521,7 @@ int nm_reload_layout(struct nm_dev *nm, sector_t data_start, char **error);
 /* nm_conn.c: the connection threads */
 int nm_conn_start(struct nm_dev *nm);
 void nm_conn_stop(struct nm_dev *nm);
+void nm_live_init(struct nm_dev *nm);
 
 /* nm_resync.c: bitmap exchange, resync source and target, lazy clearing */
 /* nm_fastack.c */
@@ -586,7 +596,7 @@ extern bool nm_ack_batch;
 extern bool nm_fast_ack;
 extern bool nm_fast_rx;
 extern bool nm_fast_rx_probe;
-void nm_check_stuck(struct nm_dev *nm);
+long nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);
 int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len);
@@ -652,6 +662,7 @@ int nm_read_local(struct nm_dev *nm, struct page **pages, sector_t sector,
 int nm_recv_full(struct socket *sock, void *buf, size_t len);
 int nm_rx_pages(struct nm_dev *nm, struct page **pages, u32 size);
 u32 nm_rx_avail(struct nm_dev *nm);
+u32 nm_sk_unread(struct sock *sk);
 int nm_rx(struct nm_dev *nm, void *buf, size_t len);
 int nm_rx_trailer(struct nm_dev *nm);
 void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */

@@ -95,7 +95,6 @@ static int nm_sender(void *arg)
 			cond_resched();
 		nm_send_state(nm, false);
 
-		nm_check_stuck(nm);
 		if (READ_ONCE(nm->cstate) >= NM_C_CONNECTED &&
 		    time_after(jiffies, nm->last_tx +
 			       msecs_to_jiffies(nm->ping_ms))) {
@@ -132,7 +131,12 @@ static int __nm_receive(struct nm_dev *nm, struct socket *s, bool *fifo)
 {
 	int r;
 
-	s->sk->sk_rcvtimeo = msecs_to_jiffies(nm->timeout_ms);
+	/*
+	 * a read waits for its bytes however long: the link's watchdog
+	 * (nm_live_work) shuts the socket down when the peer falls silent,
+	 * timed from the peer's last bytes, not from the read's start
+	 */
+	s->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	while (!kthread_should_stop()) {
 		nm_rx_policy(nm, fifo);
 		/*
@@ -173,6 +177,8 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	LIST_HEAD(failed);
 
 	nm_conn_set_sock(nm, NULL);
+	/* drop_sock is gone: a running watchdog drops nothing, queues nothing */
+	cancel_delayed_work_sync(&nm->live_work);
 	kernel_sock_shutdown(s, SHUT_RDWR);	/* a blocked sender returns */
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = NULL;
@@ -207,6 +213,55 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	dm_table_event(nm->ti->table);
 }
 
+/*
+ * The link's watchdog, on nm->wq from nm_go_connected until nm_teardown:
+ * the one place that declares a connected peer dead.  It runs at the
+ * earlier of two deadlines, each @timeout_ms after its clock's start:
+ *  - silence: the peer's last bytes (rx_at, stamped in data_ready at every
+ *    arrival, pings included), wherever the receiver is: between packets,
+ *    in the middle of one, or blocked behind a send;
+ *  - no answer: nm_check_stuck's clock (nm_primary.c).
+ * It shuts the socket down (nm_conn_drop): the receiver's read, a blocked
+ * send and nm_fast_wait all end, and the nm_conn thread tears down.  A
+ * receive queue backed up behind our own reader (a quarter of the buffer
+ * unread) is our slowness, not the peer's silence: its clock starts again.
+ * Context: process (a kworker); takes drop_mutex, then nm->lock.
+ */
+static void nm_live_work(struct work_struct *w)
+{
+	struct nm_dev *nm = container_of(to_delayed_work(w), struct nm_dev,
+					 live_work);
+	long t = msecs_to_jiffies(nm->timeout_ms), left, stuck;
+
+	might_sleep();
+	mutex_lock(&nm->drop_mutex);
+	if (!nm->drop_sock) {
+		mutex_unlock(&nm->drop_mutex);	/* nm_teardown has begun */
+		return;
+	}
+	if (nm_sk_unread(nm->drop_sock->sk) >=
+	    (u32)READ_ONCE(nm->drop_sock->sk->sk_rcvbuf) / 4)
+		WRITE_ONCE(nm->rx_at, jiffies);
+	left = (long)(READ_ONCE(nm->rx_at) + t - jiffies);
+	if (left <= 0) {
+		nm_err(nm, "peer sent nothing for %u ms: dropping link",
+		       nm->timeout_ms);
+		nm_set_error(nm, "peer_timeout");
+		kernel_sock_shutdown(nm->drop_sock, SHUT_RDWR);
+		mutex_unlock(&nm->drop_mutex);
+		return;
+	}
+	mutex_unlock(&nm->drop_mutex);
+	stuck = nm_check_stuck(nm);
+	if (stuck)
+		queue_delayed_work(nm->wq, &nm->live_work, min(left, stuck));
+}
+
+void nm_live_init(struct nm_dev *nm)
+{
+	INIT_DELAYED_WORK(&nm->live_work, nm_live_work);
+}
+
 static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 {
 	unsigned long flags;
@@ -214,6 +269,9 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	nm_sock_setup(s, nm->timeout_ms);
 	nm_fast_attach(nm, s);
 	nm_conn_set_sock(nm, s);
+	/* the silence clock starts at the handshake's end (nm_fast_attach) */
+	queue_delayed_work(nm->wq, &nm->live_work,
+			   msecs_to_jiffies(nm->timeout_ms));
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = s;
 	nm->sent_in_epoch = false;

@@ -310,11 +310,12 @@ int nm_rx_packet(struct nm_dev *nm)
 	r = nm_rx_handlers[type] ? nm_rx_handlers[type](nm, type, &p, len) :
 				   -EPROTO;
 	/*
-	 * not the packet's fault: a lost link, a refusal already named, or
-	 * our own disk (flush_failed)
+	 * not the packet's fault: a lost link (also one the watchdog shut
+	 * down while the payload was on its way), a refusal already named,
+	 * or our own disk (flush_failed)
 	 */
-	if (r && r != -ENOTCONN && r != -EPIPE && r != -EBADMSG &&
-	    r != -EBUSY && r != -EIO) {
+	if (r && r != -ENOTCONN && r != -EPIPE && r != -ECONNRESET &&
+	    r != -EBADMSG && r != -EBUSY && r != -EIO) {
 		nm_err(nm, "packet type %u rejected (error %d): dropping link",
 		       type, r);
 		nm_set_error(nm, "bad_packet");

@@ -136,6 +136,8 @@ static void nm_fast_data_ready(struct sock *sk)
 		read_unlock_bh(&sk->sk_callback_lock);
 		return;
 	}
+	/* the peer is alive: the link's watchdog (nm_conn.c) */
+	WRITE_ONCE(nm->rx_at, jiffies);
 	orig = nm->rx_orig_data_ready;
 	if (READ_ONCE(nm->rx_work_on)) {
 		/* the secondary's worker, on this CPU */
@@ -278,6 +280,7 @@ void nm_fast_attach(struct nm_dev *nm, struct socket *s)
 	struct sock *sk = s->sk;
 
 	nm->rx_fast = false;
+	WRITE_ONCE(nm->rx_at, jiffies);
 	/* a new link's load is measured afresh, from the worker */
 	nm_rxm_init(&nm->rxm, jiffies, HZ / 20);
 	write_lock_bh(&sk->sk_callback_lock);
@@ -338,17 +341,15 @@ static bool nm_fast_over(struct nm_dev *nm, struct sock *sk, bool work)
  * nm_conn thread, at a packet boundary: let data_ready take the acks (a
  * primary) or rx_work read the writes (a secondary) until something else
  * arrives.  Returns 0 when the thread is to read the next packet itself
- * (handed back, the link failing, a role change, a stop), rx_work's error
- * when it ended the link, -EAGAIN when nothing at all arrived within the
- * link's timeout (as the socket's receive timeout would have said).
+ * (handed back, the link failing, a role change, a stop) or rx_work's
+ * error when it ended the link.  A silent peer: the link's watchdog
+ * (nm_conn.c) shuts the socket down, which ends the wait.
  */
 int nm_fast_wait(struct nm_dev *nm, struct socket *s)
 {
 	read_descriptor_t desc = { .arg.data = nm, .count = 1 };
-	long timeo = msecs_to_jiffies(nm->timeout_ms);
 	struct sock *sk = s->sk;
 	bool work;
-	u32 seen;
 	int r = 0;
 
 	might_sleep();
@@ -372,17 +373,9 @@ int nm_fast_wait(struct nm_dev *nm, struct socket *s)
 	} else {
 		return 0;
 	}
-	for (;;) {
-		seen = READ_ONCE(nm->rx_seq);	/* the other reader's progress */
-		if (!wait_event_interruptible_timeout(*sk_sleep(sk),
-						      nm_fast_over(nm, sk, work),
-						      timeo) &&
-		    READ_ONCE(nm->rx_seq) == seen) {
-			r = -EAGAIN;
-			break;
-		}
-		if (nm_fast_over(nm, sk, work))
-			break;
+	while (!nm_fast_over(nm, sk, work)) {
+		wait_event_interruptible(*sk_sleep(sk),
+					 nm_fast_over(nm, sk, work));
 		if (signal_pending(current))
 			flush_signals(current);
 	}

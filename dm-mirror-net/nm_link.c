@@ -321,7 +321,13 @@ int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
  */
 u32 nm_rx_avail(struct nm_dev *nm)
 {
-	const struct tcp_sock *tp = tcp_sk(nm->sock->sk);
+	return nm_sk_unread(nm->sock->sk);
+}
+
+/* Bytes received on @sk and not yet read (a hint: no socket lock). */
+u32 nm_sk_unread(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
 
 	return READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq);
 }

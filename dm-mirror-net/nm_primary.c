@@ -24,8 +24,8 @@
  * submitter's process context, on tx_mutex by trylock and the socket lock),
  * nm_mark_work (nm->wq) and the nm_sync thread; nm_local_endio,
  * nm_req_peer_done and nm_req_put from any context (bio completion
- * included); nm_send_one and nm_check_stuck in the nm_send thread,
- * nm_send_inline from map; nm_handle_ack, nm_recv_read_reply and nm_neg_ack in
+ * included); nm_send_one in the nm_send thread, nm_check_stuck in the
+ * link's watchdog (nm->wq, nm_conn.c), nm_send_inline from map; nm_handle_ack, nm_recv_read_reply and nm_neg_ack in
  * the nm_conn thread.  Lock order: tx_mutex, then nm->lock.
  */
 #include <linux/slab.h>
@@ -977,29 +977,33 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
  * (A single request the peer never answers while it answers others stops
  * the peer's receiver at the next stable point, P_SYNC, which waits for
  * every write received: the answers stop, and the clock runs out.)
+ * Called by the link's watchdog (nm_conn.c); returns the jiffies left
+ * before that clock runs out (the whole timeout with nothing waiting),
+ * or 0 when it ran out and the link was dropped here.
  */
-void nm_check_stuck(struct nm_dev *nm)
+long nm_check_stuck(struct nm_dev *nm)
 {
+	long t = msecs_to_jiffies(nm->timeout_ms), left = t;
 	struct nm_req *req;
 	unsigned long flags, since;
-	bool stuck = false;
 
+	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
 	req = list_first_entry_or_null(&nm->wait_q, struct nm_req, list);
 	if (req) {
 		since = req->sent_at;
 		if (time_after(nm->answered_at, since))
 			since = nm->answered_at;
-		stuck = time_after(jiffies, since +
-				   msecs_to_jiffies(nm->timeout_ms));
+		left = (long)(since + t - jiffies);
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (stuck) {
-		nm_err(nm, "peer answered no request for %u ms: dropping link",
-		       nm->timeout_ms);
-		nm_set_error(nm, "peer_timeout");
-		nm_conn_drop(nm);
-	}
+	if (left > 0)
+		return left;
+	nm_err(nm, "peer answered no request for %u ms: dropping link",
+	       nm->timeout_ms);
+	nm_set_error(nm, "peer_timeout");
+	nm_conn_drop(nm);
+	return 0;
 }
 
 /*

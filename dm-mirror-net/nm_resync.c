@@ -954,8 +954,6 @@ static int nm_sync_thread(void *arg)
 			last_app = jiffies;
 		}
 		nm_sync_second(nm, &rt);
-		/* a sender stuck in a trickling send cannot check itself */
-		nm_check_stuck(nm);
 		nm_resubmit_waiting(nm);
 		nm_rs_step(nm, &rt);
 		nm_ov_step(nm, &rt);

@@ -390,6 +390,7 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 	if (!nm->rx_wq)
 		goto nomem;
 	nm_fast_init(nm);
+	nm_live_init(nm);
 	return 0;
 nomem:
 	*error = "Cannot allocate region state";

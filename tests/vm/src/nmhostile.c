@@ -29,6 +29,10 @@
  *   NMH total cases=N packets=N bytes=N
  * Exit status: 0, or 2 on a usage / connect error.
  *
+ * NMH_TIMEOUT_MS: the node's link timeout (default 6000), which times the
+ * silent cases (h-silent, h-stall-*, h-progress-silent) and how long we
+ * wait for the node to drop us after them.
+ *
  * Cases whose name starts with "h-" first complete a valid handshake (same
  * protocol and region size as the node's P_HELLO, a larger device, the
  * largest nonce, so the node keeps the link) and then send the bad packet
@@ -407,6 +411,16 @@ static void mkdata(struct nm_p_data *d, uint64_t sector, uint32_t size,
 
 static char zbuf[NM_MAX_DATA + 8192];
 
+/* the node's link timeout in ms (NMH_TIMEOUT_MS; default the table's) */
+static int g_tms = 6000;
+
+/* cases after which the node must drop us for silence (peer_timeout) */
+static int nm_silent_case(const char *name)
+{
+	return !strcmp(name, "h-silent") || !strncmp(name, "h-stall-", 8) ||
+	       !strcmp(name, "h-progress-silent");
+}
+
 /*
  * Post-handshake bad packets.  Each returns after sending; seq is the next
  * sequence number the node expects (2 after P_HELLO and P_GENS).
@@ -687,6 +701,39 @@ static void h_case(const char *name, int fd, const struct node *n)
 		/* then we close: a plain EOF, no error word */
 	} else if (IS("h-silent")) {
 		/* nothing more: the node must time out (peer_timeout) */
+	} else if (IS("h-stall-hdr")) {
+		struct nm_hdr h;
+
+		/* 9 bytes of a header, then silence with the socket open */
+		nm_hdr_fill(&h, NM_P_PING, sizeof(pg), seq);
+		n_pkts++;
+		sraw(fd, &h, 9);
+	} else if (IS("h-stall-data")) {
+		/* a 1 MiB write's header and 64 KiB of it, then silence */
+		mkdata(&d, 0, NM_MAX_DATA, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + NM_MAX_DATA, seq, &d,
+		     sizeof(d));
+		sraw(fd, zbuf, 65536);
+	} else if (IS("h-stall-drip")) {
+		/*
+		 * a 1 MiB write's header, then 4 KiB every 0.8 timeout, three
+		 * times, then silence: the clock runs from the last byte
+		 */
+		mkdata(&d, 0, NM_MAX_DATA, 0);
+		spkt(fd, NM_P_DATA, 0, sizeof(d) + NM_MAX_DATA, seq, &d,
+		     sizeof(d));
+		for (i = 0; i < 3; i++) {
+			msleep(g_tms * 8 / 10);
+			sraw(fd, zbuf, 4096);
+		}
+	} else if (IS("h-progress-silent")) {
+		/*
+		 * half a timeout of silence, one whole valid packet (a flush
+		 * request, which changes no data), then silence: the clock
+		 * runs from that packet, not from when the node began to wait
+		 */
+		msleep(g_tms / 2);
+		spkt(fd, NM_P_SYNC, 0, sizeof(pg), seq, &pg, sizeof(pg));
 	} else if (IS("h-state-primary")) {
 		st.role = nm_be32(NM_ROLE_PRIMARY);
 		st.disk = nm_be32(NM_DISK_UPTODATE);
@@ -1176,6 +1223,7 @@ static const char *const cases[] = {
 	"h-state-bad-disk", "h-state-primary", "h-barrier-epoch",
 	"h-pingflood-then-junk", "h-bitmap-all-then-junk", "h-sync-then-junk",
 	"h-trunc-hdr", "h-silent", "h-read-req",
+	"h-stall-hdr", "h-stall-data", "h-stall-drip", "h-progress-silent",
 	NULL
 };
 
@@ -1405,7 +1453,12 @@ static int run_case(const char *name)
 			drain(fd, 300);
 			goto report;	/* we close */
 		}
-		closed = wait_close(fd, !strcmp(name, "h-silent") ? 12000 : 4000);
+		/*
+		 * a silent peer: up to three timeouts (a node that restarts
+		 * its clock at a partial read shows as twice the timeout)
+		 */
+		closed = wait_close(fd, nm_silent_case(name) ?
+				    3 * g_tms + 3000 : 4000);
 	} else {
 		wfd = pre_case(name, fd, &note);
 		if (wfd >= 0)
@@ -1431,6 +1484,10 @@ int main(int argc, char **argv)
 	int i, ncase = 0, rc = 0, j, found;
 
 	signal(SIGPIPE, SIG_IGN);
+	if (getenv("NMH_TIMEOUT_MS"))
+		g_tms = atoi(getenv("NMH_TIMEOUT_MS"));
+	if (g_tms < 100)
+		g_tms = 6000;
 	if (argc == 2 && !strcmp(argv[1], "list")) {
 		for (i = 0; cases[i]; i++)
 			puts(cases[i]);
