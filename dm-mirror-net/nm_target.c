@@ -384,13 +384,13 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 				 dm_device_name(dm_table_get_md(nm->ti->table)));
 	if (!nm->wq)
 		goto nomem;
+	nm_live_init(nm);	/* with nm->wq: nm_dtr_regions cancels it */
 	/* the secondary's receive worker: the write stream, high priority */
 	nm->rx_wq = alloc_workqueue("nm_rx/%s", WQ_HIGHPRI | WQ_MEM_RECLAIM,
 				    0, dm_device_name(dm_table_get_md(nm->ti->table)));
 	if (!nm->rx_wq)
 		goto nomem;
 	nm_fast_init(nm);
-	nm_live_init(nm);
 	return 0;
 nomem:
 	*error = "Cannot allocate region state";
@@ -403,8 +403,11 @@ static void nm_dtr_regions(struct nm_dev *nm)
 
 	if (nm->rx_wq)
 		destroy_workqueue(nm->rx_wq);
-	if (nm->wq)
+	if (nm->wq) {
+		/* nm_teardown cancelled it; a ctr that failed never queued it */
+		cancel_delayed_work_sync(&nm->live_work);
 		destroy_workqueue(nm->wq);
+	}
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm_rs_slot_free(nm, i);
 	nm_ov_exit(nm);
