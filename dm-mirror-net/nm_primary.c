@@ -25,8 +25,9 @@
  * nm_mark_work (nm->wq) and the nm_sync thread; nm_local_endio,
  * nm_req_peer_done and nm_req_put from any context (bio completion
  * included); nm_send_one in the nm_send thread, nm_check_stuck in the
- * link's watchdog (nm->wq, nm_conn.c), nm_send_inline from map; nm_handle_ack, nm_recv_read_reply and nm_neg_ack in
- * the nm_conn thread.  Lock order: tx_mutex, then nm->lock.
+ * link's watchdog (nm->wq, nm_conn.c), nm_send_inline from map;
+ * nm_handle_ack, nm_recv_read_reply and nm_neg_ack in the nm_conn thread.
+ * Lock order: tx_mutex, then nm->lock.
  */
 #include <linux/slab.h>
 #include <linux/blkdev.h>

@@ -131,14 +131,19 @@ nm_wait_synced() {
 	wait_eval "nm_synced $1" "${2:-60}"
 }
 
+# nm_local_pair PROTO ORD [SECTORS DEV_A DEV_B OPTS_A OPTS_B]: nma (primary,
+# listening on 7789) and nmb (7790) in this VM, connected and in sync.  Each
+# connects to the other's port, or through a forwarder (slowfwd) to
+# NM_PAIR_TO_B / NM_PAIR_TO_A (host:port) when set.
 nm_local_pair() {
 	local proto=$1 ord=$2 sz=${3:-} da=${4:-/dev/ram0} db=${5:-/dev/ram1} oa=${6:-} ob=${7:-} na nb
+	local tob=${NM_PAIR_TO_B:-127.0.0.1:7790} toa=${NM_PAIR_TO_A:-127.0.0.1:7789}
 	[ -n "$sz" ] || sz=$(( $(dev_size "$da") / 512 ))
 	# shellcheck disable=SC2086
 	na=$(( 4 + $(echo $oa | wc -w) )) nb=$(( 2 + $(echo $ob | wc -w) ))
-	dmsetup create nmb --table "0 $sz netmirror $db 127.0.0.1:7789 $proto $ord $nb listen 127.0.0.1:7790${ob:+ $ob}" ||
+	dmsetup create nmb --table "0 $sz netmirror $db $toa $proto $ord $nb listen 127.0.0.1:7790${ob:+ $ob}" ||
 		fail "create nmb ($proto $ord $ob)"
-	dmsetup create nma --table "0 $sz netmirror $da 127.0.0.1:7790 $proto $ord $na listen 127.0.0.1:7789 role primary${oa:+ $oa}" ||
+	dmsetup create nma --table "0 $sz netmirror $da $tob $proto $ord $na listen 127.0.0.1:7789 role primary${oa:+ $oa}" ||
 		fail "create nma ($proto $ord $oa)"
 	nm_wait_synced nma 60 || fail "nma did not connect and sync ($proto $ord): $(dmsetup status nma)"
 	nm_wait_synced nmb 30 || fail "nmb did not connect and sync ($proto $ord): $(dmsetup status nmb)"

@@ -73,14 +73,10 @@ fwd=$!
 
 # stall_pair: both directions stalled under a 1 MiB write stream
 stall_pair() {
-	local t0 t ta= tb= l
+	local t0 t ta='' tb='' l
 	NM_CHECK_PREFIX=$P/stall/
-	dmsetup create nmb --table "0 $S netmirror /dev/ram1 127.0.0.1:7792 $P flush 8 listen 127.0.0.1:7790 timeout $T ping 500 sync none" ||
-		fail "$P: create nmb"
-	dmsetup create nma --table "0 $S netmirror /dev/ram0 127.0.0.1:7791 $P flush 10 listen 127.0.0.1:7789 role primary timeout $T ping 500 sync none" ||
-		fail "$P: create nma"
-	nm_wait_synced nma 30 || fail "$P: nma did not connect: $(dmsetup status nma)"
-	nm_wait_synced nmb 30 || fail "$P: nmb did not connect: $(dmsetup status nmb)"
+	NM_PAIR_TO_B=127.0.0.1:7791 NM_PAIR_TO_A=127.0.0.1:7792 nm_local_pair "$P" flush "$S" \
+		/dev/ram0 /dev/ram1 "timeout $T ping 500 sync none" "timeout $T ping 500 sync none"
 	rm -f /tmp/sw.rc
 	( pattern write /dev/mapper/nma $((500 + ${#P})) 24M --bs-min 1048576 --bs-max 1048576 --direct --quiet
 	  echo $? > /tmp/sw.rc ) &

@@ -50,12 +50,8 @@ $DD if=/dev/urandom of=/tmp/data bs=1M count=$((mb + 4)) status=none || fail "ra
 sum_head() { $DD if="$1" bs=1M count="$n" iflag=direct status=none | $MD5SUM | cut -d' ' -f1; }
 
 pair() { # both empty and identical: no initial copy
-	dmsetup create nmb --table "0 $S netmirror /dev/mapper/bdisk 127.0.0.1:7792 $P flush 8 listen 127.0.0.1:7790 timeout $TO ping 500 sync none" ||
-		fail "create nmb"
-	dmsetup create nma --table "0 $S netmirror /dev/ram0 127.0.0.1:7791 $P flush 10 listen 127.0.0.1:7789 role primary timeout $TO ping 500 sync none" ||
-		fail "create nma"
-	nm_wait_synced nma 30 || fail "$P: nma did not connect: $(dmsetup status nma)"
-	nm_wait_synced nmb 30 || fail "$P: nmb did not connect: $(dmsetup status nmb)"
+	NM_PAIR_TO_B=127.0.0.1:7791 NM_PAIR_TO_A=127.0.0.1:7792 nm_local_pair "$P" flush "$S" \
+		/dev/ram0 /dev/mapper/bdisk "timeout $TO ping 500 sync none" "timeout $TO ping 500 sync none"
 }
 
 settle() { # WHAT: connected, in sync, nothing pending, identical

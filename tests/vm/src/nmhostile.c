@@ -708,24 +708,21 @@ static void h_case(const char *name, int fd, const struct node *n)
 		nm_hdr_fill(&h, NM_P_PING, sizeof(pg), seq);
 		n_pkts++;
 		sraw(fd, &h, 9);
-	} else if (IS("h-stall-data")) {
-		/* a 1 MiB write's header and 64 KiB of it, then silence */
-		mkdata(&d, 0, NM_MAX_DATA, 0);
-		spkt(fd, NM_P_DATA, 0, sizeof(d) + NM_MAX_DATA, seq, &d,
-		     sizeof(d));
-		sraw(fd, zbuf, 65536);
-	} else if (IS("h-stall-drip")) {
+	} else if (IS("h-stall-data") || IS("h-stall-drip")) {
 		/*
-		 * a 1 MiB write's header, then 4 KiB every 0.8 timeout, three
-		 * times, then silence: the clock runs from the last byte
+		 * a 1 MiB write's header, then silence after 64 KiB of it
+		 * (data) or after 4 KiB every 0.8 timeout, three times (drip):
+		 * the clock runs from the last byte
 		 */
 		mkdata(&d, 0, NM_MAX_DATA, 0);
 		spkt(fd, NM_P_DATA, 0, sizeof(d) + NM_MAX_DATA, seq, &d,
 		     sizeof(d));
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < 3 && IS("h-stall-drip"); i++) {
 			msleep(g_tms * 8 / 10);
 			sraw(fd, zbuf, 4096);
 		}
+		if (IS("h-stall-data"))
+			sraw(fd, zbuf, 65536);
 	} else if (IS("h-progress-silent")) {
 		/*
 		 * half a timeout of silence, one whole valid packet (a flush
