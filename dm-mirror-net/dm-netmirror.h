@@ -43,7 +43,8 @@
  * held on a plug that was unplugged from schedule() (nm_merge.c); the
  * link's watchdog (live_work, nm_conn.c), the one place that declares a
  * connected peer dead (silent, or answering no request, for timeout): it
- * takes drop_mutex, then nm->lock, never across I/O.
+ * takes drop_mutex and nm->lock one after the other, never nested, never
+ * across I/O.
  */
 #ifndef DM_NETMIRROR_H
 #define DM_NETMIRROR_H

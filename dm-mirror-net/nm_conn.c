@@ -225,33 +225,34 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
  * send and nm_fast_wait all end, and the nm_conn thread tears down.  A
  * receive queue backed up behind our own reader (a quarter of the buffer
  * unread) is our slowness, not the peer's silence: its clock starts again.
- * Context: process (a kworker); takes drop_mutex, then nm->lock.
+ * Context: process (a kworker); takes drop_mutex and nm->lock, not nested.
  */
 static void nm_live_work(struct work_struct *w)
 {
 	struct nm_dev *nm = container_of(to_delayed_work(w), struct nm_dev,
 					 live_work);
 	long t = msecs_to_jiffies(nm->timeout_ms), left, stuck;
+	struct sock *sk;
 
 	might_sleep();
+	/* drop_mutex keeps the socket alive while its queue is read */
 	mutex_lock(&nm->drop_mutex);
 	if (!nm->drop_sock) {
 		mutex_unlock(&nm->drop_mutex);	/* nm_teardown has begun */
 		return;
 	}
-	if (nm_sk_unread(nm->drop_sock->sk) >=
-	    (u32)READ_ONCE(nm->drop_sock->sk->sk_rcvbuf) / 4)
+	sk = nm->drop_sock->sk;
+	if (nm_sk_unread(sk) >= (u32)READ_ONCE(sk->sk_rcvbuf) / 4)
 		WRITE_ONCE(nm->rx_at, jiffies);
+	mutex_unlock(&nm->drop_mutex);
 	left = (long)(READ_ONCE(nm->rx_at) + t - jiffies);
 	if (left <= 0) {
 		nm_err(nm, "peer sent nothing for %u ms: dropping link",
 		       nm->timeout_ms);
 		nm_set_error(nm, "peer_timeout");
-		kernel_sock_shutdown(nm->drop_sock, SHUT_RDWR);
-		mutex_unlock(&nm->drop_mutex);
+		nm_conn_drop(nm);
 		return;
 	}
-	mutex_unlock(&nm->drop_mutex);
 	stuck = nm_check_stuck(nm);
 	if (stuck)
 		queue_delayed_work(nm->wq, &nm->live_work, min(left, stuck));
