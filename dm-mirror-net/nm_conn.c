@@ -225,6 +225,8 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
  * send and nm_fast_wait all end, and the nm_conn thread tears down.  A
  * receive queue backed up behind our own reader (a quarter of the buffer
  * unread) is our slowness, not the peer's silence: its clock starts again.
+ * A socket the peer closed while our reader was busy (its disk) is dropped
+ * as it is, not blamed on the peer's silence.
  * Context: process (a kworker); takes drop_mutex and nm->lock, not nested.
  */
 static void nm_live_work(struct work_struct *w)
@@ -233,19 +235,35 @@ static void nm_live_work(struct work_struct *w)
 					 live_work);
 	long t = msecs_to_jiffies(nm->timeout_ms), left, stuck;
 	struct sock *sk;
+	bool closed;
+	int err;
 
 	might_sleep();
-	/* drop_mutex keeps the socket alive while its queue is read */
+	/* drop_mutex keeps the socket alive while its state is read */
 	mutex_lock(&nm->drop_mutex);
 	if (!nm->drop_sock) {
 		mutex_unlock(&nm->drop_mutex);	/* nm_teardown has begun */
 		return;
 	}
 	sk = nm->drop_sock->sk;
-	if (nm_sk_unread(sk) >= (u32)READ_ONCE(sk->sk_rcvbuf) / 4)
+	/*
+	 * Closed (the peer's FIN or reset, or our own shutdown), not timed
+	 * out by TCP (ETIMEDOUT or a soft error): gone, not silent
+	 */
+	err = READ_ONCE(sk->sk_err);
+	closed = (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
+		 (!err || err == ECONNRESET || err == EPIPE);
+	if (!closed && nm_sk_unread(sk) >= (u32)READ_ONCE(sk->sk_rcvbuf) / 4)
 		WRITE_ONCE(nm->rx_at, jiffies);
 	mutex_unlock(&nm->drop_mutex);
 	left = (long)(READ_ONCE(nm->rx_at) + t - jiffies);
+	if (left <= 0 && closed) {
+		/* our reader, busy (its disk), has not seen the close yet */
+		nm_info(nm, "link closed (%d) while this node was busy: dropping it",
+			-err);
+		nm_conn_drop(nm);
+		return;
+	}
 	if (left <= 0) {
 		nm_err(nm, "peer sent nothing for %u ms: dropping link",
 		       nm->timeout_ms);

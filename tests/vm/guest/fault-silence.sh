@@ -29,11 +29,37 @@
 #                up to a ping before the stall when no write was flowing)
 #     then the stall ends: <P>/stall/resynced, <P>/stall/identical (md5 of
 #     both backing devices).
+#  3. a pair whose secondary's disk (a dm-linear over ram1, suspended) stops
+#     for 3 T under 1 MiB writes at depth 32 (fio): the secondary's reader
+#     waits for its disk (a barrier's drain, an overlapping write) while the
+#     primary's data backs up in its receive queue.  That is the
+#     secondary's own slowness, not the peer's silence (docs/design.md,
+#     "Liveness and timeouts").  Two cases:
+#     slowdisk       both timeouts T: the primary, answered nothing, drops
+#                    the link and its close reaches a secondary whose
+#                    reader is still busy:
+#       <P>/slowdisk/a-dropped      the primary left connected with
+#                                   last_error peer_timeout
+#       <P>/slowdisk/b-not-blamed   the secondary never reported
+#                                   peer_timeout (it was closed on)
+#     slowdisk-long  the primary's timeout 4 T: the link survives the stall
+#       <P>/slowdisk-long/backed-up     a socket on the pair's ports held
+#                                       >= 256 KiB unread (the case is real)
+#       <P>/slowdisk-long/b-not-blamed  as above
+#       <P>/slowdisk-long/stayed-connected  neither node left connected
+#                                       during the stall; a's last_error -
+#     then the disk resumes: <P>/<case>/writes (fio's exit), resynced,
+#     identical (md5 of both backing devices).
+#     1.13.3 failed C/slowdisk/b-not-blamed (3 runs of 3: the watchdog
+#     called a link the peer had reset silent, 2 T into the stall);
+#     without the backed-up-queue exception A and B fail
+#     slowdisk-long/b-not-blamed (the secondary drops at T).
 # Target 1.13.2 restarted the clock at a partial read or at the other
 # reader's progress: it failed 8 of these checks (h-stall-hdr 2 T on either
 # role, h-progress-silent 1.5 T under B and C, node b 3.5 s after the
 # stall under B and C); 1.13.3's watchdog passes them all.
 # vms: 1
+# layers: fio
 # disks: none
 # timeout: 900
 load_netmirror
@@ -117,6 +143,91 @@ stall_pair() {
 	NM_CHECK_PREFIX=
 }
 
+# the largest receive queue (bytes unread) of a socket on ports 7789/7790
+pair_rxq() {
+	local m=0 sl la ra st q rest v
+	while read -r sl la ra st q rest; do
+		case "$la $ra" in
+		*:1E6D\ *|*:1E6E\ *|*:1E6D|*:1E6E) ;;
+		*) continue ;;
+		esac
+		v=$((0x${q#*:}))
+		[ "$v" -gt "$m" ] && m=$v
+	done < /proc/net/tcp
+	echo "$m"
+}
+
+# slow_disk NAME TA: the secondary's disk stops for 3 T under a write
+# stream; the secondary's timeout is T, the primary's TA
+slow_disk() {
+	local name=$1 ta_ms=$2 t0 t ta='' tb='' blamed='' rxq=0 q l e='' F=$((3 * T))
+	NM_CHECK_PREFIX=$P/$name/
+	dmsetup create slowb --table "0 $S linear /dev/ram1 0" || fail "$P: create slowb"
+	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/mapper/slowb "timeout $ta_ms ping 500" "timeout $T ping 500"
+	rm -f /tmp/sd.rc
+	( fio --name=slowdisk --filename=/dev/mapper/nma --rw=write --bs=1M --iodepth=32 \
+		--ioengine=libaio --direct=1 --time_based --runtime=$((F / 1000 + 4)) \
+		--output=/tmp/sd.out > /dev/null 2>&1
+	  echo $? > /tmp/sd.rc ) &
+	sleep 1
+	dmsetup suspend slowb || fail "$P: suspend slowb"
+	t0=$(now_ms)
+	while :; do
+		t=$(now_ms)
+		[ $((t - t0)) -ge $F ] && break
+		q=$(pair_rxq)
+		[ "$q" -gt "$rxq" ] && rxq=$q
+		l=$(dmsetup status nma)
+		_nm_sf "$l" connection
+		if [ -z "$ta" ] && [ "$nm_sv" != connected ]; then
+			ta=$((t - t0))
+			_nm_sf "$l" last_error
+			e=$nm_sv
+		fi
+		l=$(dmsetup status nmb)
+		_nm_sf "$l" last_error
+		[ -z "$blamed" ] && [ "$nm_sv" = peer_timeout ] && blamed=$((t - t0))
+		_nm_sf "$l" connection
+		[ -z "$tb" ] && [ "$nm_sv" != connected ] && tb=$((t - t0))
+		sleep 0.1
+	done
+	dmsetup resume slowb || fail "$P: resume slowb"
+	log "$P $name: largest receive queue $rxq bytes; a left connected after ${ta:--} ms (${e:--}), b after ${tb:--} ms; b blamed the peer after ${blamed:--} ms (T $T, a's $ta_ms)"
+	if [ "$ta_ms" = "$T" ]; then
+		if [ -n "$ta" ] && [ "$e" = peer_timeout ]; then
+			check_ok a-dropped
+		else
+			check_bad a-dropped "node a left connected after ${ta:-more than $F} ms, last_error ${e:--}, want peer_timeout"
+		fi
+	else
+		if [ "$rxq" -ge 262144 ]; then
+			check_ok backed-up
+		else
+			check_bad backed-up "largest receive queue $rxq bytes, want >= 262144"
+		fi
+	fi
+	l=$(dmsetup status nmb)
+	_nm_sf "$l" last_error
+	[ -z "$blamed" ] && [ "$nm_sv" = peer_timeout ] && blamed=after
+	if [ -z "$blamed" ]; then
+		check_ok b-not-blamed
+	else
+		check_bad b-not-blamed "node b reported peer_timeout (${blamed} ms into the freeze of its own disk)"
+	fi
+	wait_for "[ -f /tmp/sd.rc ]" 120 || fail "$P: fio did not end"
+	check_eq writes "$(cat /tmp/sd.rc)" 0
+	if [ "$ta_ms" != "$T" ]; then
+		l=$(dmsetup status nma)
+		_nm_sf "$l" last_error
+		check_eq stayed-connected "a ${ta:-none} b ${tb:-none} $nm_sv" "a none b none -"
+	fi
+	check_wait resynced 60 "nm_synced nma && nm_synced nmb && [ \$(nm_status nma pending) = 0 ]"
+	check_wait identical 20 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
+	nm_local_unpair
+	dmsetup remove slowb || fail "$P: remove slowb"
+	NM_CHECK_PREFIX=
+}
+
 for P in A B C; do
 	dmsetup create nmc --table "0 $S netmirror /dev/ram2 127.0.0.1:7794 $P flush 6 listen 127.0.0.1:7793 timeout $T ping 500" ||
 		fail "$P: create nmc"
@@ -131,6 +242,8 @@ for P in A B C; do
 	dmsetup remove nmc && dmsetup remove nmp || fail "$P: remove nmc/nmp"
 	check_eq "$P/lone-data" "$(dev_sum /dev/ram2)" "$sumc"
 	stall_pair
+	slow_disk slowdisk $T
+	slow_disk slowdisk-long $((4 * T))
 done
 kill $fwd 2>/dev/null
 exit 0
