@@ -117,6 +117,10 @@ if [ "$phase" = 1 ]; then
 	# --- the verifying load, its log of acknowledged writes streamed to beta
 	peer "mkfifo /tmp/ncin; (sleep 100000 > /tmp/ncin &); (nc -l -p 7100 < /tmp/ncin > /tmp/acked.0 2>/dev/null &)" ||
 		fail "peer: nc listener"
+	# connect only once beta listens (port 7100 = 1BBC, state 0A, IPv4
+	# or IPv6): connected earlier, nc is refused and no log reaches beta
+	wait_for "peer \"cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -qE ':1BBC 0+:0000 0A'\"" 30 ||
+		fail "peer: nc does not listen on 7100"
 	: > /tmp/w.0
 	(tail -f /tmp/w.0 | nc 169.254.0.2 7100 > /dev/null 2>&1 &)
 	seqw write /srv/r0/load $SEED --size $LOADSZ --sync --log /tmp/w --quiet > /tmp/w.out 2>&1 &
@@ -137,6 +141,11 @@ if [ "$phase" = 1 ]; then
 		dmesg | grep netmirror | tail -n 30
 		echo "NMDUMP-END"
 	fi
+	# the log of acknowledged writes lags (tail -f reads once a second):
+	# the kill waits until beta holds more than 40 of them, so that the
+	# failover's check has writes to verify
+	check_wait load/log-streamed 60 "[ \"\$(peer 'wc -l < /tmp/acked.0' | tr -d '\\r ')\" -gt 40 ]" ||
+		fail "the log of acknowledged writes does not reach beta ($(peer 'wc -l < /tmp/acked.0' | tr -d '\r ') lines)"
 	n=$(wc -l < /tmp/w.0)
 	log "load: $n writes acknowledged at $(el)s; links lost in phase 1: $lost (the fence test's 1); killing alpha"
 	echo "NMMARK: crash-me 1"
