@@ -259,8 +259,9 @@ static void nm_live_work(struct work_struct *w)
 	left = (long)(READ_ONCE(nm->rx_at) + t - jiffies);
 	if (left <= 0 && closed) {
 		/* our reader, busy (its disk), has not seen the close yet */
-		nm_info(nm, "link closed (%d) while this node was busy: dropping it",
-			-err);
+		nm_info(nm, "link %s while this node was busy: dropping it",
+			err == ECONNRESET ? "reset by the peer" :
+			err == EPIPE ? "shut down" : "closed by the peer");
 		nm_conn_drop(nm);
 		return;
 	}
