@@ -97,9 +97,25 @@ CTL=/tmp/fwdctl
 slowfwd --ctl $CTL 7791:7790:b:a 7792:7789:a:b &
 fwd=$!
 
+# left_at VAR DEV MS: VAR, if still empty, becomes MS once DEV has left
+# "connected"
+left_at() {
+	local l
+	eval "[ -z \"\$$1\" ]" || return 0
+	l=$(dmsetup status "$2")
+	_nm_sf "$l" connection
+	[ "$nm_sv" = connected ] || eval "$1=$3"
+}
+
+# the pair after the fault: both in sync, nothing pending, equal disks
+settled() {
+	check_wait resynced 60 "nm_synced nma && nm_synced nmb && [ \$(nm_status nma pending) = 0 ]"
+	check_wait identical 20 "[ \"\$(dev_sum $1)\" = \"\$(dev_sum $2)\" ]"
+}
+
 # stall_pair: both directions stalled under a 1 MiB write stream
 stall_pair() {
-	local t0 t ta='' tb='' l
+	local t0 t ta='' tb=''
 	NM_CHECK_PREFIX=$P/stall/
 	NM_PAIR_TO_B=127.0.0.1:7791 NM_PAIR_TO_A=127.0.0.1:7792 nm_local_pair "$P" flush "$S" \
 		/dev/ram0 /dev/ram1 "timeout $T ping 500 sync none" "timeout $T ping 500 sync none"
@@ -112,16 +128,8 @@ stall_pair() {
 	while :; do
 		t=$(now_ms)
 		[ $((t - t0)) -gt $((3 * T + 3000)) ] && break
-		if [ -z "$ta" ]; then
-			l=$(dmsetup status nma)
-			_nm_sf "$l" connection
-			[ "$nm_sv" = connected ] || ta=$((t - t0))
-		fi
-		if [ -z "$tb" ]; then
-			l=$(dmsetup status nmb)
-			_nm_sf "$l" connection
-			[ "$nm_sv" = connected ] || tb=$((t - t0))
-		fi
+		left_at ta nma $((t - t0))
+		left_at tb nmb $((t - t0))
 		[ -n "$ta" ] && [ -n "$tb" ] && break
 		sleep 0.05
 	done
@@ -137,8 +145,7 @@ stall_pair() {
 	: > $CTL
 	wait_for "[ -f /tmp/sw.rc ]" 120 || fail "$P: the write stream did not end"
 	check_eq writes "$(cat /tmp/sw.rc)" 0
-	check_wait resynced 60 "nm_synced nma && nm_synced nmb && [ \$(nm_status nma pending) = 0 ]"
-	check_wait identical 20 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
+	settled /dev/ram0 /dev/ram1
 	dmsetup remove nma && dmsetup remove nmb || fail "$P: remove the pair"
 	NM_CHECK_PREFIX=
 }
@@ -177,18 +184,12 @@ slow_disk() {
 		[ $((t - t0)) -ge $F ] && break
 		q=$(pair_rxq)
 		[ "$q" -gt "$rxq" ] && rxq=$q
-		l=$(dmsetup status nma)
-		_nm_sf "$l" connection
-		if [ -z "$ta" ] && [ "$nm_sv" != connected ]; then
-			ta=$((t - t0))
-			_nm_sf "$l" last_error
-			e=$nm_sv
+		if [ -z "$ta" ]; then
+			left_at ta nma $((t - t0))
+			[ -z "$ta" ] || e=$(nm_status nma last_error)
 		fi
-		l=$(dmsetup status nmb)
-		_nm_sf "$l" last_error
-		[ -z "$blamed" ] && [ "$nm_sv" = peer_timeout ] && blamed=$((t - t0))
-		_nm_sf "$l" connection
-		[ -z "$tb" ] && [ "$nm_sv" != connected ] && tb=$((t - t0))
+		left_at tb nmb $((t - t0))
+		[ -z "$blamed" ] && [ "$(nm_status nmb last_error)" = peer_timeout ] && blamed=$((t - t0))
 		sleep 0.1
 	done
 	dmsetup resume slowb || fail "$P: resume slowb"
@@ -221,8 +222,7 @@ slow_disk() {
 		_nm_sf "$l" last_error
 		check_eq stayed-connected "a ${ta:-none} b ${tb:-none} $nm_sv" "a none b none -"
 	fi
-	check_wait resynced 60 "nm_synced nma && nm_synced nmb && [ \$(nm_status nma pending) = 0 ]"
-	check_wait identical 20 "[ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
+	settled /dev/ram0 /dev/ram1
 	nm_local_unpair
 	dmsetup remove slowb || fail "$P: remove slowb"
 	NM_CHECK_PREFIX=
