@@ -94,6 +94,13 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* ,"KEY":"VAL" (VAL escaped) */
+static void json_field(const char *key, const char *val)
+{
+	printf(",\"%s\":", key);
+	json_str(val);
+}
+
 /* groff: '-' as \- in flags and keywords */
 static void man_word(const char *s)
 {
@@ -113,6 +120,15 @@ sfields[] = { NM_STATUS_FIELDS(SF_ROW) };
 static int want_table(const char *which, const char *t)
 {
 	return !which || !strcmp(which, t);
+}
+
+/* an entry's last fields: "want" (if any), "help"; its end */
+static void json_end(const char *want, const char *help)
+{
+	if (want)
+		json_field("want", want);
+	json_field("help", help);
+	printf("}");
 }
 
 static void options_json(void)
@@ -138,31 +154,23 @@ static void options_json(void)
 		printf(",\"words\":[");
 		for (j = 0; nm_opt_word(&d[i], j, w, sizeof(w)) >= 0; j++)
 			printf("%s\"%s\"", j ? "," : "", w);
-		printf("],\"want\":");
-		json_str(d[i].want);
-		printf(",\"help\":");
-		json_str(d[i].help);
-		printf("}");
+		printf("]");
+		json_end(d[i].want, d[i].help);
 	}
 	printf("],\n\"messages\":[");
 	for (i = 0; i < NM_MSG_COUNT; i++) {
-		printf("%s\n {\"word\":\"%s\",\"args\":%u,\"since\":\"%d.%u\",\"arg\":",
+		printf("%s\n {\"word\":\"%s\",\"args\":%u,\"since\":\"%d.%u\"",
 		       i ? "," : "", m[i].word, m[i].nargs, NM_TARGET_MAJOR,
 		       m[i].min_minor);
-		json_str(m[i].arg_help);
-		printf(",\"want\":");
-		json_str(m[i].want);
-		printf(",\"help\":");
-		json_str(m[i].help);
-		printf("}");
+		json_field("arg", m[i].arg_help);
+		json_end(m[i].want, m[i].help);
 	}
 	printf("],\n\"status_fields\":[");
 	for (i = 0; i < NSF; i++) {
-		printf("%s\n {\"name\":\"%s\",\"position\":%zu,\"since\":\"%d.%u\",\"help\":",
+		printf("%s\n {\"name\":\"%s\",\"position\":%zu,\"since\":\"%d.%u\"",
 		       i ? "," : "", sfields[i].name, i + 1, NM_TARGET_MAJOR,
 		       sfields[i].since);
-		json_str(sfields[i].help);
-		printf("}");
+		json_end(NULL, sfields[i].help);
 	}
 	printf("],\n\"connection_states\":[");
 	for (j = 0; j < DMNET_CONN_OTHER; j++)
@@ -269,6 +277,21 @@ static void rst_head(struct rst *t, int *first, unsigned ncol,
 		snprintf(t->cell[0][c], 256, "%s", names[c]);
 }
 
+/* Row @r's last two columns (from @c): since which target version, meaning. */
+static void rst_since(struct rst *t, size_t r, unsigned c, unsigned minor,
+		      const char *help)
+{
+	snprintf(t->cell[r][c], 256, "%d.%u", NM_TARGET_MAJOR, minor);
+	snprintf(t->cell[r][c + 1], 256, "%s", help);
+}
+
+/* The table's rows are filled: its header and @nrow - 1 rows, printed */
+static void rst_end(struct rst *t, unsigned nrow)
+{
+	t->nrow = nrow;
+	rst_print(t);
+}
+
 static void options_rst(const char *which)
 {
 	static const char *const opt_cols[] = { "option", "range, default", "since", "meaning" };
@@ -288,36 +311,27 @@ static void options_rst(const char *which)
 			snprintf(t.cell[i + 1][0], 256, "``%s %s``", d[i].keyword,
 				 d[i].value_help);
 			snprintf(t.cell[i + 1][1], 256, "%s", lim[0] ? lim : "-");
-			snprintf(t.cell[i + 1][2], 256, "%d.%u", NM_TARGET_MAJOR,
-				 d[i].min_minor);
-			snprintf(t.cell[i + 1][3], 256, "%s", d[i].help);
+			rst_since(&t, i + 1, 2, d[i].min_minor, d[i].help);
 		}
-		t.nrow = NM_OPT_COUNT + 1;
-		rst_print(&t);
+		rst_end(&t, NM_OPT_COUNT + 1);
 	}
 	if (want_table(which, "messages")) {
 		rst_head(&t, &first, 3, msg_cols);
 		for (i = 0; i < NM_MSG_COUNT; i++) {
 			snprintf(t.cell[i + 1][0], 256, "``%s%s%s``", m[i].word,
 				 m[i].nargs ? " " : "", m[i].arg_help);
-			snprintf(t.cell[i + 1][1], 256, "%d.%u", NM_TARGET_MAJOR,
-				 m[i].min_minor);
-			snprintf(t.cell[i + 1][2], 256, "%s", m[i].help);
+			rst_since(&t, i + 1, 1, m[i].min_minor, m[i].help);
 		}
-		t.nrow = NM_MSG_COUNT + 1;
-		rst_print(&t);
+		rst_end(&t, NM_MSG_COUNT + 1);
 	}
 	if (want_table(which, "status")) {
 		rst_head(&t, &first, 4, sf_cols);
 		for (i = 0; i < NSF; i++) {
 			snprintf(t.cell[i + 1][0], 256, "%zu", i + 1);
 			snprintf(t.cell[i + 1][1], 256, "``%s``", sfields[i].name);
-			snprintf(t.cell[i + 1][2], 256, "%d.%u", NM_TARGET_MAJOR,
-				 sfields[i].since);
-			snprintf(t.cell[i + 1][3], 256, "%s", sfields[i].help);
+			rst_since(&t, i + 1, 2, sfields[i].since, sfields[i].help);
 		}
-		t.nrow = NSF + 1;
-		rst_print(&t);
+		rst_end(&t, NSF + 1);
 	}
 }
 
