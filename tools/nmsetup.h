@@ -69,7 +69,6 @@ struct nmsetup_args {
 /* the arguments of this run (nmsetup.c: main) */
 extern struct nmsetup_args g;
 
-
 /* nmsetup.c */
 void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

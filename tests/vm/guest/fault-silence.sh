@@ -100,11 +100,8 @@ fwd=$!
 # left_at VAR DEV MS: VAR, if still empty, becomes MS once DEV has left
 # "connected"
 left_at() {
-	local l
 	eval "[ -z \"\$$1\" ]" || return 0
-	l=$(dmsetup status "$2")
-	_nm_sf "$l" connection
-	[ "$nm_sv" = connected ] || eval "$1=$3"
+	[ "$(nm_status "$2" connection)" = connected ] || eval "$1=$3"
 }
 
 # the pair after the fault: both in sync, nothing pending, equal disks
