@@ -280,6 +280,7 @@ dmsetup() {
 tcprr() {
 	case $1 in
 	rr) case " $* " in
+	    *" --conns 2"*) echo "tcprr: rr req=4096 resp=32 depth=32 conns=2 count=8998 tps=7400" ;;
 	    *" --depth "*) echo "tcprr: rr req=4096 resp=32 depth=32 count=8999 tps=6500" ;;
 	    *) echo "tcprr: rr req=4096 resp=32 count=1800 p50_us=120 p99_us=300 mean_us=130 tps=7000" ;;
 	    esac ;;
@@ -344,7 +345,7 @@ want "samples without err" "$(grep '^NMLOG: bench sample ' "$t/out" | grep -c -v
 want "limit records" "$(count '^NMLOG: bench limit r=' "$t/out")" 2
 # the CPU is the host's around a stub that returns at once: a number, or
 # none when no jiffy passed
-want "limit at depth 32" "$(count '^NMLOG: bench limit r=[12] .* stream=180.5 rr4kq32=6500 rr4kq32_cpu=\([0-9][0-9.]*\)\?$' "$t/out")" 2
+want "limit at depth 32" "$(count '^NMLOG: bench limit r=[12] .* stream=180.5 rr4kq32=6500 rr4kq32_cpu=\([0-9][0-9.]*\)\? rr4kq32c2=7400 rr4kq32c2_cpu=\([0-9][0-9.]*\)\?$' "$t/out")" 2
 want "integrity records" "$(count '^NMLOG: bench integrity r=[12] cfg=\(nm\|drbd\)-[ABC] ok=yes$' "$t/out")" 12
 want "integrity checks" "$(count '^NMCHECK: PASS integrity/' "$t/out")" 12
 want "failed checks" "$(count '^NMCHECK: FAIL' "$t/out")" 0

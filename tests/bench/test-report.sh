@@ -80,10 +80,12 @@ samples() {
 	for r in 1 2 3; do echo "bench sample r=$r cfg=drbd-C wl=rw4k-q32 iops=1000 cpu=$(echo "100 50 70" | cut -d' ' -f$r)"; done
 	# the CPU bound at QD32: bare 10 us per write, an exchange at depth 32
 	# 90 100 80 us: 2 x 1e6 / 100 110 90 = 20000 18182 22222 IOPS; 2x
-	# drbd-C of it 0.100 0.110 0.090, nm-C 0.100 0.121 0.108
+	# drbd-C of it 0.100 0.110 0.090, nm-C 0.100 0.121 0.108; over two
+	# connections 11000 12000 10000/s at 110 110 90 us: at their busy share
+	# 10083 11000 9000 IOPS, 2x drbd-C 0.198 0.182 0.222, nm-C 0.198 0.200 0.267
 	for r in 1 2 3; do
 		echo "sample r=$r cfg=bare wl=rw4k-q32 iops=60000 cpu=10"
-		echo "limit r=$r rr4kq32=$(echo "9000 8000 9500" | cut -d' ' -f$r) rr4kq32_cpu=$(echo "90 100 80" | cut -d' ' -f$r)"
+		echo "limit r=$r rr4kq32=$(echo "9000 8000 9500" | cut -d' ' -f$r) rr4kq32_cpu=$(echo "90 100 80" | cut -d' ' -f$r) rr4kq32c2=$(echo "11000 12000 10000" | cut -d' ' -f$r) rr4kq32c2_cpu=$(echo "110 110 90" | cut -d' ' -f$r)"
 	done
 	# w1m-q1: MB/s ratios to drbd-C 1.33 1.40 1.27; to the stream 0.8 1.05 0.826
 	for r in 1 2 3; do
@@ -193,6 +195,10 @@ for AWK in "${awks[@]}"; do
 		'^    2x drbd-C / that: 0\.247 \[0\.237\.\.0\.275\]; nm-C / that: 0\.284 \[0\.247\.\.0\.302\]$' \
 		'^request/response 4096 -> 32 B, 32 in flight, per s +9000 \[8000\.\.9500\]$' \
 		'^request/response 4096 -> 32 B, 32 in flight, CPU us each \(VM\) +90\.0 \[80\.0\.\.100\]$' \
+		'^  the same over two connections of 16 \(several data connections\): rr4kq32c2 x rr4kq32c2_cpu / \(bare cpu \+ rr4kq32c2_cpu\) = 10083 \[9000\.\.11000\] IOPS$' \
+		'^    2x drbd-C / that: 0\.198 \[0\.182\.\.0\.222\]; nm-C / that: 0\.200 \[0\.198\.\.0\.267\]$' \
+		'^request/response 4096 -> 32 B, 32 in flight on two connections, per s +11000 \[10000\.\.12000\]$' \
+		'^request/response 4096 -> 32 B, 32 in flight on two connections, CPU us each \(VM\) +110 \[90\.0\.\.110\]$' \
 		'^goal C 1 MiB sequential QD1 >= 1\.2x drbd-C and >= 90% of one loopback stream: FAIL$' \
 		'^  nm-C/drbd-C MB/s 1\.33 \[1\.27\.\.1\.40\] \(need >= 1\.2: yes\); nm-C/stream MB/s 0\.826 \[0\.800\.\.1\.05\] \(need >= 0\.9: no\)$' \
 		'^IOPS +(- +)*60\.0 \[50\.0\.\.70\.0\] n=2( |$)' \
@@ -237,13 +243,18 @@ for AWK in "${awks[@]}"; do
 	grep -q 'in this VM: if a C write\|32 in flight\|as busy as the exchange' "$tmp/out9" && bad "$AWK: a QD32 bound or depth row without rr4kq32"
 	grep -v 'cfg=bare wl=rw4k-q32' "$tmp/s" > "$tmp/s10"
 	$AWK -f "$lib/bench-report.awk" "$tmp/s10" > "$tmp/out10"
-	grep -q 'in this VM: if a C write\|as busy as the exchange' "$tmp/out10" && bad "$AWK: a QD32 bound without bare's CPU per write"
+	grep -q 'in this VM: if a C write\|as busy as the exchange\|over two connections of 16' "$tmp/out10" && bad "$AWK: a QD32 bound without bare's CPU per write"
 	expect_re "$tmp/out10" '^request/response 4096 -> 32 B, 32 in flight, per s +9000 '
 	# an exchange whose CPU counted as zero gives no bound (no division by it)
 	sed 's/rr4kq32_cpu=[0-9.]*/rr4kq32_cpu=0.0/' "$tmp/s" > "$tmp/s11"
 	$AWK -f "$lib/bench-report.awk" "$tmp/s11" > "$tmp/out11" 2> "$tmp/err11" || bad "$AWK: report exited non-zero with a zero exchange CPU"
 	[ -s "$tmp/err11" ] && bad "$AWK: zero exchange CPU: $(head -2 "$tmp/err11")"
 	grep -q 'in this VM: if a C write\|as busy as the exchange' "$tmp/out11" && bad "$AWK: a QD32 bound from a zero exchange CPU"
+	# nor one over two connections whose CPU counted as zero
+	sed 's/rr4kq32c2_cpu=[0-9.]*/rr4kq32c2_cpu=0.0/' "$tmp/s" > "$tmp/s12"
+	$AWK -f "$lib/bench-report.awk" "$tmp/s12" > "$tmp/out12" 2> "$tmp/err12" || bad "$AWK: report exited non-zero with a zero two-connection CPU"
+	grep -q 'over two connections of 16' "$tmp/out12" && bad "$AWK: a two-connection bound from a zero exchange CPU"
+	expect_re "$tmp/out12" '^  with the CPUs only as busy as the exchange kept them: '
 	expect_re "$tmp/out11" '^request/response 4096 -> 32 B, 32 in flight, per s +9000 '
 	# ---- the client on the other side (nbdr-*): the goal is judged on it;
 	# the client in this VM (nbd-*) printed, not judged.  nbdr: nm-C/bare

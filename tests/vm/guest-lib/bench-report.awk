@@ -15,11 +15,12 @@
 #   sample r=R cfg=C wl=W iops= mbs= p50= p99= p999= mean= ios= cpu= ctx= [err=]
 #                         one fio run (tests/vm/guest-lib/bench-fio.awk)
 #   limit r=R rr4k= rr4k_p99= rr512= rr512_p99= stream= [diskread=]
-#                         [rr4kq32= rr4kq32_cpu=]
+#                         [rr4kq32= rr4kq32_cpu=] [rr4kq32c2= rr4kq32c2_cpu=]
 #                         tcprr, us and MB/s; diskread: fio 1 MiB O_DIRECT
 #                         sequential read of a backing device, MB/s;
 #                         rr4kq32: 4096 -> 32 B exchanges/s with 32 in
-#                         flight, rr4kq32_cpu: the VM's CPU us per exchange
+#                         flight, rr4kq32_cpu: the VM's CPU us per exchange;
+#                         rr4kq32c2*: the same over two connections of 16
 #   sample r=R cfg=C wl=rs-full|rs-part connect= transfer= secs= [mibs= mbs=]
 #                         mibs_all= mbs_all= seen= [clock=klog|poll]
 #                         [pconnect= ptransfer= psecs=] bytes= [rsbytes=] [err=]
@@ -154,13 +155,15 @@ function rt_bound(w, k,   r, n, y, z) {
 # exchange at depth 32: ncpu x 1e6 / (bare cpu + rr4kq32_cpu) (kind "all");
 # or, kind "busy", as busy as the exchange kept them: the exchange's rate
 # x rr4kq32_cpu / (bare cpu + rr4kq32_cpu) (its CPUs' busy share, spent on
-# writes that each cost bare's CPU more)
-function q32_cap(r, kind,   x, y, z) {
+# writes that each cost bare's CPU more); kind "busy2": the same with the
+# exchange over two connections (rr4kq32c2, rr4kq32c2_cpu)
+function q32_cap(r, kind,   x, y, z, k) {
+	k = kind == "busy2" ? "rr4kq32c2" : "rr4kq32"
 	x = get("bare", "rw4k-q32", "cpu", r)
-	y = limit("rr4kq32_cpu", r)
+	y = limit(k "_cpu", r)
 	if (x == "" || y == "" || y <= 0 || x < 0) return ""	# no exchange CPU: no bound
-	if (kind == "busy") {
-		z = limit("rr4kq32", r)
+	if (kind != "all") {
+		z = limit(k, r)
 		return z != "" ? z * y / (x + y) : ""
 	}
 	return meta["ncpu"] + 0 > 0 ? meta["ncpu"] * 1e6 / (x + y) : ""
@@ -471,6 +474,11 @@ END {
 		lrow[++nl] = "rr4kq32_cpu:request/response 4096 -> 32 B, 32 in flight, CPU us each (VM)"
 		break
 	}
+	for (r = 1; r <= R; r++) if (limit("rr4kq32c2", r) != "") {
+		lrow[++nl] = "rr4kq32c2:request/response 4096 -> 32 B, 32 in flight on two connections, per s"
+		lrow[++nl] = "rr4kq32c2_cpu:request/response 4096 -> 32 B, 32 in flight on two connections, CPU us each (VM)"
+		break
+	}
 	for (i = 1; i <= nl; i++) {
 		k = substr(lrow[i], 1, index(lrow[i], ":") - 1)
 		n = 0
@@ -665,6 +673,10 @@ END {
 	if (q32_caps("busy")) {
 		printf "  with the CPUs only as busy as the exchange kept them: rr4kq32 x rr4kq32_cpu / (bare cpu + rr4kq32_cpu) = %s IOPS\n", cell(q32_caps("busy"))
 		printf "    2x drbd-C / that: %s; nm-C / that: %s\n", cell(q32_cap_ratios("drbd-C", 2, "busy")), cell(q32_cap_ratios("nm-C", 1, "busy"))
+	}
+	if (q32_caps("busy2")) {
+		printf "  the same over two connections of 16 (several data connections): rr4kq32c2 x rr4kq32c2_cpu / (bare cpu + rr4kq32c2_cpu) = %s IOPS\n", cell(q32_caps("busy2"))
+		printf "    2x drbd-C / that: %s; nm-C / that: %s\n", cell(q32_cap_ratios("drbd-C", 2, "busy2")), cell(q32_cap_ratios("nm-C", 1, "busy2"))
 	}
 	t1 = test("nm-C/drbd-C MB/s", ratios("nm-C", "drbd-C", "w1m-q1", "mbs"), ">=", 1.2); o1 = tok
 	t2 = test("nm-C/stream MB/s", stream_ratios("nm-C", "w1m-q1"), ">=", 0.9); o2 = tok

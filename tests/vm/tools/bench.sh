@@ -525,6 +525,15 @@ limits() { # R
 	c1=$(cpu_snap)
 	rrq_tps=$(echo "$rrq" | sed -n 's/.* tps=\([0-9]*\).*/\1/p')
 	[ -n "$rrq_tps" ] && rrq_cpu=$(awk -v snap="$c0 $c1" -v ncpu="$NCPU" -v rate="$rrq_tps" -f /tests/bench-fio.awk)
+	# the same 32 in flight over two connections of 16 (what several data
+	# connections of one device could reach; tcprr --conns)
+	local rrq2 rrq2_tps rrq2_cpu=''
+	c0=$(cpu_snap)
+	rrq2=$(tcprr rr --req 4096 --depth 32 --conns 2 --count 10000 --port 7905) ||
+		log "bench: the depth-32 request/response over two connections failed"
+	c1=$(cpu_snap)
+	rrq2_tps=$(echo "$rrq2" | sed -n 's/.* tps=\([0-9]*\).*/\1/p')
+	[ -n "$rrq2_tps" ] && rrq2_cpu=$(awk -v snap="$c0 $c1" -v ncpu="$NCPU" -v rate="$rrq2_tps" -f /tests/bench-fio.awk)
 	local dr=
 	# the resync's other limit: the source's sequential read (D0, where
 	# nm-C's primary reads; D2 is DRBD's, the same kind of device)
@@ -543,7 +552,7 @@ limits() { # R
 		ovr=$(awk -v dir=read -f /tests/bench-fio.awk /tmp/fio-read.json 2>/dev/null | sed -n 's/.*mbs=\([0-9.]*\).*/\1/p')
 		[ -n "$ovr" ] || log "bench: verify device read limit failed: $(head -c 300 /tmp/fio.err)"
 	fi
-	emit "limit r=$1${dr:+ diskread=$dr}${ovr:+ ovread=$ovr} rr4k=$(echo "$rr4k" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr4k_p99=$(echo "$rr4k" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') rr512=$(echo "$rr512" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr512_p99=$(echo "$rr512" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') stream=$(echo "$st" | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p') rr4kq32=$rrq_tps rr4kq32_cpu=$rrq_cpu"
+	emit "limit r=$1${dr:+ diskread=$dr}${ovr:+ ovread=$ovr} rr4k=$(echo "$rr4k" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr4k_p99=$(echo "$rr4k" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') rr512=$(echo "$rr512" | sed -n 's/.* p50_us=\([0-9]*\).*/\1/p') rr512_p99=$(echo "$rr512" | sed -n 's/.* p99_us=\([0-9]*\).*/\1/p') stream=$(echo "$st" | sed -n 's/.* mb_s=\([0-9.]*\).*/\1/p') rr4kq32=$rrq_tps rr4kq32_cpu=$rrq_cpu rr4kq32c2=$rrq2_tps rr4kq32c2_cpu=$rrq2_cpu"
 }
 
 # ---- resync points (rs-*: nm-C, drbd-C, drbd-Cdef) and the NBD export
