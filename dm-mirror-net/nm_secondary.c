@@ -467,6 +467,11 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			r = -EIO;
 			goto out_free;
 		}
+	} else if (!zero && !size && (fl & NM_DF_FLUSH)) {
+		/* an empty flush: the disk's cache is flushed before the ack */
+		bio = bio_alloc(nm->dev->bdev, 0, opf, GFP_NOIO);
+		bio->bi_end_io = nm_peer_endio;
+		bio->bi_private = pr;
 	}
 	if (pr->sectors)
 		wait_event(nm->peer_wq,
@@ -503,7 +508,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	else if (bio)
 		nm_peer_submit(bio, &chain);
 	else
-		nm_peer_end(pr, 0);	/* P_RS_BLOCKS: the region was in sync */
+		nm_peer_end(pr, 0);	/* nothing to write: P_RS_BLOCKS of a region in sync */
 	WRITE_ONCE(nm->peer_submitter, NULL);
 	/*
 	 * A fast disk (a RAM disk, a write cache) may already have completed

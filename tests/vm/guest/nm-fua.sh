@@ -12,6 +12,16 @@
 #     flush goes to the peer (flush_local 0); its write_cache set to
 #     "write through": no flush goes (acks stable again); "write back"
 #     again: every flush goes again.
+#
+# And a flush that goes to the peer is applied there (target 1.13.5):
+#   <P>/cache-<ord>/peer-flushed  A, B, C x ordering flush, drain, none, the
+#     secondary on a null_blk with a volatile cache: 20 times a 4 KiB
+#     O_DIRECT write then fsync; the null_blk completed at least 20 flush
+#     requests (/sys/block/nlb/stat); <P>/cache-<ord>/on-peer the data.
+#     1.13.4 acknowledged an empty flush without issuing it (and under C
+#     as stable): without the barrier's flush (drain, none) the peer's
+#     cache was flushed only by its periodic sync, so peer-flushed failed
+#     under drain and none for every protocol.
 # vms: 1
 # disks: none
 # timeout: 300
@@ -93,4 +103,24 @@ check_eq C/cache/write-back-sent "$o" "0 40"
 same_blocks C/cache/on-peer 600 /dev/nlb
 nm_local_unpair
 nl_destroy nlb
+# flush requests the null_blk completed (field 16 of the stat file)
+peer_flushes() { awk '{ print $16 }' /sys/block/nlb/stat; }
+for P in A B C; do
+	for ord in flush drain none; do
+		nl_create nlb 8
+		nm_local_pair $P $ord 16384 /dev/ram0 /dev/nlb
+		f0=$(peer_flushes)
+		o=$(write_fsync 20 800)
+		f1=$(peer_flushes)
+		log "$P $ord cache: flush_local, received: $o; the peer's disk completed $((f1 - f0)) flushes"
+		if [ $((f1 - f0)) -ge 20 ]; then
+			check_ok "$P/cache-$ord/peer-flushed"
+		else
+			check_bad "$P/cache-$ord/peer-flushed" "the peer's disk completed $((f1 - f0)) flushes for 20 fsyncs (flush_local, received: $o)"
+		fi
+		same_blocks "$P/cache-$ord/on-peer" 800 /dev/nlb
+		nm_local_unpair
+		nl_destroy nlb
+	done
+done
 exit 0
