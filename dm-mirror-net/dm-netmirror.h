@@ -260,6 +260,8 @@ struct nm_dev {
 	u64 ov_diffs;			/* 4 KiB blocks that differ */
 	unsigned long ov_t0;		/* jiffies at the start */
 	bool gen_fresh;			/* a generation begun since the link */
+	bool gen_unsaved;		/* it is not on the metadata yet */
+	u32 gen_seq;			/* generations begun (nm_gen_save) */
 	bool discard_my_data;		/* give up our changes at a split */
 	bool gen_handover;		/* P_RS_DONE sent, not yet confirmed */
 	struct bio_list gen_wait;	/* writes waiting for a new generation */
@@ -583,6 +585,7 @@ void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
 void nm_mark_work(struct work_struct *w);
 void nm_overlap_work(struct work_struct *w);
 void nm_gen_work(struct work_struct *w);
+int nm_gen_save(struct nm_dev *nm);
 void __nm_freeze(struct nm_dev *nm);
 void nm_thaw(struct nm_dev *nm, blk_status_t st);
 void nm_thaw_work(struct work_struct *w);

@@ -175,6 +175,7 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	struct nm_req *req, *tmp;
 	unsigned long flags;
 	LIST_HEAD(failed);
+	bool gen;
 
 	nm_conn_set_sock(nm, NULL);
 	/* drop_sock is gone: a running watchdog drops nothing, queues nothing */
@@ -198,7 +199,21 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	list_for_each_entry(req, &failed, list)
 		clear_bit(NM_REQ_QUEUED, &req->flags);
 	nm->peer_disk = NM_DISK_UNKNOWN;
+	/*
+	 * A primary whose writes the peer may lack (peer parts given up
+	 * below, or writes it had not confirmed stable) has data of its own
+	 * from here: a new generation, as at its first write alone, on the
+	 * metadata before those writes complete.  Else a peer promoted in
+	 * the meantime would look newer, and a resync from it would
+	 * overwrite them silently instead of finding a split brain.
+	 */
+	gen = nm->role == NM_ROLE_PRIMARY && nm->disk == NM_DISK_UPTODATE &&
+	      (!list_empty(&failed) || nm_regions_unconfirmed(&nm->rg));
+	if (gen)
+		__nm_gen_new(nm, true);
 	spin_unlock_irqrestore(&nm->lock, flags);
+	if (gen)
+		nm_gen_save(nm);
 
 	list_for_each_entry_safe(req, tmp, &failed, list) {
 		list_del_init(&req->list);

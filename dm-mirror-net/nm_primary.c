@@ -77,8 +77,14 @@ static void nm_req_complete(struct nm_req *req)
 	/* fencing: not acknowledged until the peer is fenced or back */
 	hold = nm->frozen && test_bit(NM_REQ_HAD_PEER, &req->flags) &&
 	       !test_bit(NM_REQ_PEER_OK, &req->flags);
-	if (hold)
+	if (hold && nm->suspending) {
+		/* dm waits for it: ended as presuspend ended the held ones */
+		hold = false;
+		req->bio->bi_status = dm_noflush_suspending(nm->ti) ?
+				      BLK_STS_DM_REQUEUE : BLK_STS_IOERR;
+	} else if (hold) {
 		bio_list_add(&nm->frozen_done, req->bio);
+	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (test_bit(NM_REQ_PEER_OK, &req->flags)) {
 		nm_lat_add(nm, NM_LAT_p_queue, req->t_map, req->t_sent);
@@ -220,28 +226,53 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, struct bio *bio,
 	return NULL;
 }
 
-/* A new generation on the metadata, then the writes that waited (nm->wq). */
-void nm_gen_work(struct work_struct *work)
+/*
+ * Commit the metadata and, if that put the newest generation on it, let
+ * the writes that waited for it (gen_wait) go; on an error they fail.  No
+ * write that depends on a new generation completes before it is durable:
+ * nm_map_write parks them while gen_unsaved.  Process context.
+ */
+int nm_gen_save(struct nm_dev *nm)
 {
-	struct nm_dev *nm = container_of(work, struct nm_dev, gen_work);
 	struct bio_list list;
 	unsigned long fl;
 	struct bio *bio;
-	int err;
+	u32 seq;
+	int err = 0;
 
+	might_sleep();
+	if (!nm->meta)
+		return 0;
 	spin_lock_irqsave(&nm->lock, fl);
-	list = nm->gen_wait;
-	bio_list_init(&nm->gen_wait);
-	if (nm->cstate < NM_C_CONNECTED)
-		__nm_gen_new(nm, true);
+	seq = nm->gen_seq;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	err = nm_meta_commit(nm->meta);
+	spin_lock_irqsave(&nm->lock, fl);
+	if (!err && seq == nm->gen_seq)
+		nm->gen_unsaved = false;
+	list = nm->gen_wait;
+	bio_list_init(&nm->gen_wait);
+	spin_unlock_irqrestore(&nm->lock, fl);
 	if (err)
-		nm_err(nm, "cannot record a new data generation (%d): failing the write",
+		nm_err(nm, "cannot record a new data generation (%d): failing the writes that wait for it",
 		       err);
 	while ((bio = bio_list_pop(&list)))
 		if (err || nm_map_write(nm, bio) == DM_MAPIO_KILL)
 			bio_io_error(bio);
+	return err;
+}
+
+/* A new generation for the first lone write, on the metadata (nm->wq). */
+void nm_gen_work(struct work_struct *work)
+{
+	struct nm_dev *nm = container_of(work, struct nm_dev, gen_work);
+	unsigned long fl;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	if (nm->cstate < NM_C_CONNECTED)
+		__nm_gen_new(nm, true);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	nm_gen_save(nm);
 }
 
 /*
@@ -359,7 +390,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	struct bio_list *park;
 	unsigned long flags, f = 0, l = 0;
 	struct bio *clone;
-	bool queued = false, local;
+	bool queued = false, local, gen_new;
 
 	req->nm = nm;
 	req->bio = bio;
@@ -397,16 +428,20 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 			queue_work(nm->wq, &nm->mark_work);
 		return DM_MAPIO_SUBMITTED;
 	}
-	/* the first write the peer will not get starts a new generation */
-	if (data && nm->cstate < NM_C_CONNECTED && !nm->gen_fresh) {
-		if (nm->meta) {		/* durable before the write */
-			bio_list_add(&nm->gen_wait, bio);
-			spin_unlock_irqrestore(&nm->lock, flags);
-			queue_work(nm->wq, &nm->gen_work);
-			return DM_MAPIO_SUBMITTED;
-		}
-		__nm_gen_new(nm, true);
+	/*
+	 * The first write the peer will not get starts a new generation,
+	 * durable before this or any later write starts (gen_unsaved: one
+	 * begun at a link loss or a promotion and not yet on the metadata).
+	 */
+	gen_new = data && nm->cstate < NM_C_CONNECTED && !nm->gen_fresh;
+	if (data && nm->meta && (nm->gen_unsaved || gen_new)) {
+		bio_list_add(&nm->gen_wait, bio);
+		spin_unlock_irqrestore(&nm->lock, flags);
+		queue_work(nm->wq, &nm->gen_work);
+		return DM_MAPIO_SUBMITTED;
 	}
+	if (gen_new)
+		__nm_gen_new(nm, true);
 	local = nm->disk != NM_DISK_DISKLESS;
 	if (!local && nm->cstate < NM_C_CONNECTED) {
 		spin_unlock_irqrestore(&nm->lock, flags);

@@ -42,6 +42,7 @@ struct nm_reload_entry {
 	enum nm_disk disk;
 	struct nm_gens gen;
 	bool gen_fresh;
+	bool gen_unsaved;		/* its last commit of it failed */
 	bool frozen;			/* fencing: writes were held */
 	unsigned long *oos;
 };
@@ -109,6 +110,7 @@ void nm_reload_save(struct nm_dev *nm)
 		e->disk = nm->disk;
 		e->gen = nm->gen;
 		e->gen_fresh = nm->gen_fresh;
+		e->gen_unsaved = nm->gen_unsaved;
 		e->frozen = nm->frozen;
 		spin_unlock_irqrestore(&nm->lock, flags);
 		list_add(&e->list, &nm_reload_list);
@@ -192,6 +194,8 @@ int nm_reload_adopt(struct nm_dev *nm)
 	/* the predecessor's history is ours (also kept on the metadata) */
 	nm->gen = found->gen;
 	nm->gen_fresh = found->gen_fresh;
+	/* not on the metadata yet: the next write commits it first */
+	nm->gen_unsaved = found->gen_unsaved && nm->meta;
 	/* still unfenced: the successor holds writes too (if it fences) */
 	nm->frozen = found->frozen && nm->fencing &&
 		     nm->role == NM_ROLE_PRIMARY;

@@ -304,8 +304,7 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 		__nm_gen_new(nm, false);
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta)
-		nm_meta_commit(nm->meta);
+	nm_gen_save(nm);	/* the metadata, with a new generation */
 	nm_conn_kick(nm);
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
@@ -444,7 +443,7 @@ static u64 nm_gen_tag(void)
  * get (a primary writing while disconnected, a promotion while
  * disconnected).  @primary_before: this node was primary already when the
  * link went (an "older primary" for after_sb_0pri), not promoted alone.
- * Caller holds nm->lock; the caller commits the metadata.
+ * Caller holds nm->lock; the caller then calls nm_gen_save().
  */
 void __nm_gen_new(struct nm_dev *nm, bool primary_before)
 {
@@ -453,8 +452,12 @@ void __nm_gen_new(struct nm_dev *nm, bool primary_before)
 		return;
 	nm_gens_new_as(&nm->gen, nm_gen_tag(), primary_before);
 	nm->gen_fresh = true;
-	if (nm->meta)
+	nm->gen_seq++;
+	if (nm->meta) {
 		nm_meta_set_gens(nm->meta, &nm->gen);
+		/* writes wait on gen_wait until nm_gen_save() */
+		nm->gen_unsaved = true;
+	}
 	/* status field generation: as a state change */
 	if (nm->wq)
 		queue_work(nm->wq, &nm->event_work);

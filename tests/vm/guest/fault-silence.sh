@@ -54,6 +54,21 @@
 #     called a link the peer had reset silent, 2 T into the stall);
 #     without the backed-up-queue exception A and B fail
 #     slowdisk-long/b-not-blamed (the secondary drops at T).
+#  4. suspend-frozen: a pair whose primary has "fencing freeze", both
+#     directions stalled, 1 MiB O_DIRECT writes started, and the primary
+#     suspended 1 s later: its presuspend runs while the link still
+#     counts as up, then dm waits for the writes in flight, which the
+#     watchdog gives up T after the stall (the link is lost, the primary
+#     freezes).  dm waits for every bio, so none of them may be held now:
+#       <P>/suspend-frozen/in-flight  writes were pending when the suspend
+#                                     began (the case is real)
+#       <P>/suspend-frozen/returned   `dmsetup suspend` returned within
+#                                     T + 8 s of the stall
+#       <P>/suspend-frozen/waited     no earlier than T - 500 ms after the
+#                                     stall (it waited for the drop)
+#     then resume_io if it had not, the stall ends, the primary resumes:
+#     resynced, identical.  1.13.4 held the given-up writes and the
+#     suspend hung until resume_io (returned fails under A, B and C).
 # Target 1.13.2 restarted the clock at a partial read or at the other
 # reader's progress: it failed 8 of these checks (h-stall-hdr 2 T on either
 # role, h-progress-silent 1.5 T under B and C, node b 3.5 s after the
@@ -225,6 +240,50 @@ slow_disk() {
 	NM_CHECK_PREFIX=
 }
 
+# suspend_frozen: see 4. at the top
+suspend_frozen() {
+	local t0 t1 r p
+	NM_CHECK_PREFIX=$P/suspend-frozen/
+	NM_PAIR_TO_B=127.0.0.1:7791 NM_PAIR_TO_A=127.0.0.1:7792 nm_local_pair "$P" flush "$S" \
+		/dev/ram0 /dev/ram1 "timeout $T ping 500 fencing freeze" "timeout $T ping 500"
+	rm -f /tmp/sw.rc /tmp/su.rc
+	echo "a b" > $CTL
+	t0=$(now_ms)
+	( pattern write /dev/mapper/nma $((600 + ${#P})) 24M --bs-min 1048576 --bs-max 1048576 --direct --quiet
+	  echo $? > /tmp/sw.rc ) &
+	sleep 1
+	# writes wait for the stalled peer when the suspend begins
+	p=$(nm_status nma pending)
+	if [ "${p:-0}" -gt 0 ]; then
+		check_ok in-flight
+	else
+		check_bad in-flight "no write pending 1 s into the stall: $(dmsetup status nma)"
+	fi
+	( dmsetup suspend nma; echo $? > /tmp/su.rc ) &
+	wait_for "[ -f /tmp/su.rc ]" $((T / 1000 + 7))
+	t1=$(now_ms)
+	if [ -f /tmp/su.rc ]; then
+		r=$(cat /tmp/su.rc)
+		log "$P suspend-frozen: the suspend returned $r after $((t1 - t0)) ms (T $T)"
+		check_eq returned "$r" 0
+		if [ $((t1 - t0)) -ge $((T - 500)) ]; then
+			check_ok waited
+		else
+			check_bad waited "the suspend returned after $((t1 - t0)) ms, before the link could drop (T $T)"
+		fi
+	else
+		check_bad returned "dmsetup suspend still waiting $((t1 - t0)) ms after the stall: $(dmsetup status nma)"
+		dmsetup message nma 0 resume_io
+		wait_for "[ -f /tmp/su.rc ]" 30 || fail "$P: the suspend did not return after resume_io"
+	fi
+	: > $CTL
+	dmsetup resume nma || fail "$P: resume nma"
+	wait_for "[ -f /tmp/sw.rc ]" 120 || fail "$P: the write stream did not end"
+	settled /dev/ram0 /dev/ram1
+	nm_local_unpair
+	NM_CHECK_PREFIX=
+}
+
 for P in A B C; do
 	dmsetup create nmc --table "0 $S netmirror /dev/ram2 127.0.0.1:7794 $P flush 6 listen 127.0.0.1:7793 timeout $T ping 500" ||
 		fail "$P: create nmc"
@@ -241,6 +300,7 @@ for P in A B C; do
 	stall_pair
 	slow_disk slowdisk $T
 	slow_disk slowdisk-long $((4 * T))
+	suspend_frozen
 done
 kill $fwd 2>/dev/null
 exit 0
