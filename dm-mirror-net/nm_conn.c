@@ -175,7 +175,7 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	struct nm_req *req, *tmp;
 	unsigned long flags;
 	LIST_HEAD(failed);
-	bool gen;
+	bool gen, lost;
 
 	nm_conn_set_sock(nm, NULL);
 	/* drop_sock is gone: a running watchdog drops nothing, queues nothing */
@@ -188,7 +188,8 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 
 	spin_lock_irqsave(&nm->lock, flags);
 	/* lost, not dropped by our own disconnect or suspend: fence */
-	if (nm->want_connect && !kthread_should_stop())
+	lost = nm->want_connect && !kthread_should_stop();
+	if (lost)
 		__nm_freeze(nm);
 	__nm_state_set(nm, NM_ST_CSTATE,
 		       nm->want_connect ? NM_C_CONNECTING : NM_C_STANDALONE);
@@ -201,14 +202,18 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	nm->peer_disk = NM_DISK_UNKNOWN;
 	/*
 	 * A primary whose writes the peer may lack (peer parts given up
-	 * below, or writes it had not confirmed stable) has data of its own
-	 * from here: a new generation, as at its first write alone, on the
-	 * metadata before those writes complete.  Else a peer promoted in
-	 * the meantime would look newer, and a resync from it would
-	 * overwrite them silently instead of finding a split brain.
+	 * below, or, when the link was lost, writes it had not confirmed
+	 * stable) has data of its own from here: a new generation, as at its
+	 * first write alone, on the metadata before those writes complete.
+	 * Else a peer promoted in the meantime would look newer, and a resync
+	 * from it would overwrite them silently instead of finding a split
+	 * brain.  Our own suspend (dm drained every write: nothing is given
+	 * up) or disconnect with all writes answered keeps the generation, so
+	 * that a planned switch-over connects.
 	 */
 	gen = nm->role == NM_ROLE_PRIMARY && nm->disk == NM_DISK_UPTODATE &&
-	      (!list_empty(&failed) || nm_regions_unconfirmed(&nm->rg));
+	      (!list_empty(&failed) ||
+	       (lost && nm_regions_unconfirmed(&nm->rg)));
 	if (gen)
 		__nm_gen_new(nm, true);
 	spin_unlock_irqrestore(&nm->lock, flags);
