@@ -42,7 +42,7 @@ struct nm_reload_entry {
 	enum nm_disk disk;
 	struct nm_gens gen;
 	bool gen_fresh;
-	bool gen_unsaved;		/* its last commit of it failed */
+	bool gen_unsaved;		/* not on the metadata (a failed commit) */
 	bool frozen;			/* fencing: writes were held */
 	unsigned long *oos;
 };

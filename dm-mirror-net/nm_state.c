@@ -441,8 +441,9 @@ static u64 nm_gen_tag(void)
 /*
  * Start a new data generation: this node changes data the peer does not
  * get (a primary writing while disconnected, a promotion while
- * disconnected).  @primary_before: this node was primary already when the
- * link went (an "older primary" for after_sb_0pri), not promoted alone.
+ * disconnected, a primary's lost link with writes the peer may lack).
+ * @primary_before: this node was primary already when the link went (an
+ * "older primary" for after_sb_0pri), not promoted alone.
  * Caller holds nm->lock; the caller then calls nm_gen_save().
  */
 void __nm_gen_new(struct nm_dev *nm, bool primary_before)
