@@ -243,7 +243,7 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 {
 	unsigned long flags;
 	unsigned int sz = 0;
-	bool forced = false;
+	bool forced = false, unsaved;
 
 	spin_lock_irqsave(&nm->lock, flags);
 	if (role == NM_ROLE_PRIMARY && nm->cstate >= NM_C_CONNECTED &&
@@ -303,8 +303,13 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 		/* promoted alone: new data from here, a "younger primary" */
 		__nm_gen_new(nm, false);
 	}
+	unsaved = nm->gen_unsaved;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_gen_save(nm);	/* the metadata, with a new generation */
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
+	/* a new generation: nm_gen_work saves it, then the writes go */
+	if (unsaved)
+		queue_work(nm->wq, &nm->gen_work);
 	nm_conn_kick(nm);
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
@@ -444,7 +449,8 @@ static u64 nm_gen_tag(void)
  * disconnected, a primary's lost link with writes the peer may lack).
  * @primary_before: this node was primary already when the link went (an
  * "older primary" for after_sb_0pri), not promoted alone.
- * Caller holds nm->lock; the caller then calls nm_gen_save().
+ * Caller holds nm->lock; the caller then saves it (nm_gen_save, or
+ * queues nm_gen_work).
  */
 void __nm_gen_new(struct nm_dev *nm, bool primary_before)
 {
@@ -456,7 +462,7 @@ void __nm_gen_new(struct nm_dev *nm, bool primary_before)
 	nm->gen_seq++;
 	if (nm->meta) {
 		nm_meta_set_gens(nm->meta, &nm->gen);
-		/* writes wait on gen_wait until nm_gen_save() */
+		/* writes wait on gen_wait until nm_gen_save saves it */
 		nm->gen_unsaved = true;
 	}
 	/* status field generation: as a state change */
