@@ -51,6 +51,17 @@ void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors)
 	spin_unlock_irqrestore(&nm->lock, flags);
 }
 
+/*
+ * The status of a write that may not stay held while dm waits for the
+ * suspend: a noflush suspend requeues it (it comes back after the resume),
+ * any other fails it.  A flag test, safe under nm->lock in any context.
+ */
+static blk_status_t nm_suspend_status(struct nm_dev *nm)
+{
+	return dm_noflush_suspending(nm->ti) ? BLK_STS_DM_REQUEUE :
+					       BLK_STS_IOERR;
+}
+
 static void nm_req_complete(struct nm_req *req)
 {
 	struct nm_dev *nm = req->nm;
@@ -80,8 +91,7 @@ static void nm_req_complete(struct nm_req *req)
 	if (hold && nm->suspending) {
 		/* dm waits for it: ended as presuspend ended the held ones */
 		hold = false;
-		req->bio->bi_status = dm_noflush_suspending(nm->ti) ?
-				      BLK_STS_DM_REQUEUE : BLK_STS_IOERR;
+		req->bio->bi_status = nm_suspend_status(nm);
 	} else if (hold) {
 		bio_list_add(&nm->frozen_done, req->bio);
 	}
@@ -356,8 +366,7 @@ void nm_frozen_presuspend(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, fl);
 	nm->suspending = true;
 	spin_unlock_irqrestore(&nm->lock, fl);
-	nm_thaw(nm, dm_noflush_suspending(nm->ti) ? BLK_STS_DM_REQUEUE :
-		BLK_STS_IOERR);
+	nm_thaw(nm, nm_suspend_status(nm));
 }
 
 /* Reissue the writes that waited behind an overlapping one (nm->wq). */
@@ -411,8 +420,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	if (nm->frozen) {
 		if (nm->suspending) {	/* dm waits for us: no holding now */
 			spin_unlock_irqrestore(&nm->lock, flags);
-			bio->bi_status = dm_noflush_suspending(nm->ti) ?
-					 BLK_STS_DM_REQUEUE : BLK_STS_IOERR;
+			bio->bi_status = nm_suspend_status(nm);
 			bio_endio(bio);
 			return DM_MAPIO_SUBMITTED;
 		}
