@@ -9,6 +9,9 @@
 # MiB; dur-power-lib.sh), metadata (meta) on /dev/ram0 / ram1 (non-volatile
 # brd).  Set by the caller:
 #   P         protocol A, B or C
+#   PC_ORD    ordering of both nodes (default flush); drain and none send
+#             no flush with the barrier, so an fsync's durability on the
+#             secondary rests on its empty flush alone (dur-powerbuf.sh)
 #   MB J      MiB of each disk, seqw writer jobs
 #   LOAD_MS   milliseconds of load before the cut
 #   NMOPTS    table options of both nodes ("timeout 2000 ping 500")
@@ -75,14 +78,14 @@ pc_table_b() {
 	local w
 	w="listen 127.0.0.1:7790 $(pc_opts b "$1" none)"
 	# shellcheck disable=SC2086
-	echo "0 $((MB * 2048)) netmirror /dev/nlb 127.0.0.1:7789 $P flush $(echo $w | wc -w) $w"
+	echo "0 $((MB * 2048)) netmirror /dev/nlb 127.0.0.1:7789 $P ${PC_ORD:-flush} $(echo $w | wc -w) $w"
 }
 
 pc_table_a() {
 	local w
 	w="listen 127.0.0.1:7789 role primary $(pc_opts a "$1" "$2")"
 	# shellcheck disable=SC2086
-	echo "0 $((MB * 2048)) netmirror /dev/nla 127.0.0.1:7790 $P flush $(echo $w | wc -w) $w"
+	echo "0 $((MB * 2048)) netmirror /dev/nla 127.0.0.1:7790 $P ${PC_ORD:-flush} $(echo $w | wc -w) $w"
 }
 
 # verify the writes listed in LOG on DEV: check NAME, or (logonly) a log line
@@ -115,7 +118,7 @@ pc_scenario() {
 	nl_create nla $MB
 	nl_create nlb $MB
 	brd_setup 4 2
-	nm_local_pair "$P" flush "" /dev/nla /dev/nlb "$(pc_opts a "$meta" none)" "$(pc_opts b "$meta" none)"
+	nm_local_pair "$P" "${PC_ORD:-flush}" "" /dev/nla /dev/nlb "$(pc_opts a "$meta" none)" "$(pc_opts b "$meta" none)"
 	rm -f /tmp/stop /tmp/w.* /tmp/c.*
 	s0=$(nm_status nma writes_sent)
 	# shellcheck disable=SC2086

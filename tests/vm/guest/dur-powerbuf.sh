@@ -1,6 +1,6 @@
 # vms: 1
 # disks: none
-# timeout: 360
+# timeout: 600
 # mem: 1024
 # (header keys first: run-test.sh reads them from the first 30 lines only)
 # Power loss under buffered writes, merged (nm_merge.c): dur-powerloss's
@@ -30,6 +30,16 @@
 #           back without the completed writes its cache lost and resyncs
 #           its regions over the secondary's copy (logged "not promised",
 #           as docs/design.md says: only flushed/FUA writes are promised)
+#   fsync-drain, fsync-none   the fsync load under ordering drain / none
+#           (target 1.13.5), the secondary losing power (sec-meta; more
+#           with dur_cases_ord): no flush rides with the barriers, so what
+#           makes an fsync durable on the secondary is the empty flush
+#           after the write back (the empty P_DATA with NM_DF_FLUSH).
+#           Under C cut/secondary finds every write acknowledged before
+#           the cut on the secondary's disk after its power came back.
+#           1.13.4 acknowledged that flush without issuing it: under C
+#           cut/secondary lost the writes of the last fsyncs (the periodic
+#           stable point, P_SYNC, flushes about once a second).
 # One job: with two or more seqw jobs whose blocks interleave, concurrent
 # fsyncs write back alternate pages and each sleeps on the other's page
 # lock, which unplugs (a run rarely forms: 7845 writes sent for 8192 pages
@@ -38,12 +48,14 @@
 # First the model: on a bare null_blk, buffered writes fsync'ed survive a
 # power cycle, written back by sync_file_range they do not
 # (nullblk/buffered-fsync-kept, nullblk/range-unflushed-dropped).
-# Then for each protocol A, B, C (flush ordering, "sync none" on zeroed
+# Then for each protocol A, B, C (flush ordering but in fsync-drain and
+# fsync-none, "sync none" on zeroed
 # disks, timeout 2000 ping 500), merge_writes=Y (the default; dur_merge=N
 # on the kernel command line runs it without, to see .../merged fail),
 # each load and the cases sec-meta (the secondary loses power; metadata
 # devices on brd) and pri-meta (the primary does); the other cases of
-# dur-powerloss on the kernel command line, e.g.
+# dur-powerloss on the kernel command line (dur_loads=fsync-none,... the
+# loads), e.g.
 # dur_cases_fsync=sec-meta,sec-nometa,pri-meta,pri-nometa (dur_cases_range
 # likewise); NM_PROTOS=C runs one protocol.  pc_scenario's checks,
 # <P>/<L>/<case>/{cut/primary,cut/secondary,resynced/primary,
@@ -88,12 +100,14 @@ nl_destroy nlx
 
 seed=200
 for P in $(nm_protos); do
-	for load in fsync range; do
-		if [ $load = fsync ]; then
-			PC_WRITE="--buffered $EVERY" PC_DURABLE=yes cases=${dur_cases_fsync:-sec-meta,pri-meta}
-		else
-			PC_WRITE="--buffered $EVERY --range" PC_DURABLE=no cases=${dur_cases_range:-sec-meta,pri-meta}
-		fi
+	for load in $(echo "${dur_loads:-fsync,range,fsync-drain,fsync-none}" | tr , " "); do
+		PC_ORD=flush
+		case $load in
+		fsync)	PC_WRITE="--buffered $EVERY" PC_DURABLE=yes cases=${dur_cases_fsync:-sec-meta,pri-meta} ;;
+		range)	PC_WRITE="--buffered $EVERY --range" PC_DURABLE=no cases=${dur_cases_range:-sec-meta,pri-meta} ;;
+		*)	PC_ORD=${load#fsync-}
+			PC_WRITE="--buffered $EVERY" PC_DURABLE=yes cases=${dur_cases_ord:-sec-meta} ;;
+		esac
 		PC_TAG=$load PC_ACKCHECK=yes
 		for c in $(echo "$cases" | tr ',' ' '); do
 			pc_scenario "${c%-*}" "${c#*-}"
