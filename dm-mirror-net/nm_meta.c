@@ -9,7 +9,8 @@
  * writes the dirty blocks (REQ_FUA) from a snapshot taken under the
  * spinlock, then the superblock when the flags changed.  A region counts as
  * marked (nm_meta_test) only when it is set in both: a mark is not trusted
- * before it is durable, and a failed commit leaves it untrusted.  A cleared
+ * before it is durable, a failed commit leaves it untrusted, and a bit
+ * being cleared on disk is untrusted from the snapshot on (nm_block_out).  A cleared
  * bit reaches the disk only after the data device was flushed: the writes
  * whose stability allowed the clear may still sit in its volatile cache.
  */
@@ -192,7 +193,13 @@ static int nm_meta_write_sb(struct nm_meta *m)
 			  REQ_FUA);
 }
 
-/* Copy bitmap block @b to/from the bounce page (LE 64-bit words). */
+/*
+ * Copy bitmap block @b to/from the bounce page (LE 64-bit words).  Out: a
+ * bit cleared in the copy stops counting as on disk now, not when the
+ * write ends: the disk may hold either value until then, and a mark set
+ * again meanwhile (nm_meta_set) must wait for the next commit, not trust
+ * the old 1 the clear is overwriting.
+ */
 static void nm_block_out(struct nm_meta *m, unsigned long b)
 {
 	__le64 *w = page_address(m->page);
@@ -202,8 +209,10 @@ static void nm_block_out(struct nm_meta *m, unsigned long b)
 		  BITS_TO_LONGS(m->nr_regions) - first);
 	memset(w, 0, NM_BLOCK);
 	spin_lock_irqsave(&m->lock, fl);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		w[i] = cpu_to_le64(m->bits[first + i]);
+		m->ondisk[first + i] &= m->bits[first + i];
+	}
 	clear_bit(b, m->dirty);
 	spin_unlock_irqrestore(&m->lock, fl);
 }
