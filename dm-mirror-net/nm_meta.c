@@ -198,9 +198,10 @@ static int nm_meta_write_sb(struct nm_meta *m)
  * bit cleared in the copy stops counting as on disk now, not when the
  * write ends: the disk may hold either value until then, and a mark set
  * again meanwhile (nm_meta_set) must wait for the next commit, not trust
- * the old 1 the clear is overwriting.
+ * the old 1 the clear is overwriting.  Returns false, copying nothing,
+ * while a clear waits for the data device's flush (nm_meta_flush_clears).
  */
-static void nm_block_out(struct nm_meta *m, unsigned long b)
+static bool nm_block_out(struct nm_meta *m, unsigned long b)
 {
 	__le64 *w = page_address(m->page);
 	unsigned long first = b * (NM_BLOCK / 8), i, n, fl;
@@ -209,12 +210,17 @@ static void nm_block_out(struct nm_meta *m, unsigned long b)
 		  BITS_TO_LONGS(m->nr_regions) - first);
 	memset(w, 0, NM_BLOCK);
 	spin_lock_irqsave(&m->lock, fl);
+	if (m->clears && m->data_bdev) {
+		spin_unlock_irqrestore(&m->lock, fl);
+		return false;
+	}
 	for (i = 0; i < n; i++) {
 		w[i] = cpu_to_le64(m->bits[first + i]);
 		m->ondisk[first + i] &= m->bits[first + i];
 	}
 	clear_bit(b, m->dirty);
 	spin_unlock_irqrestore(&m->lock, fl);
+	return true;
 }
 
 static void nm_block_in(struct nm_meta *m, unsigned long b)
@@ -244,29 +250,48 @@ static void nm_block_written(struct nm_meta *m, unsigned long b)
 	spin_unlock_irqrestore(&m->lock, fl);
 }
 
+/*
+ * Flush the data device for the clears made so far (under commit_mutex):
+ * the writes whose stability allowed them may sit in its volatile cache.
+ */
+static int nm_meta_flush_clears(struct nm_meta *m)
+{
+	unsigned long fl;
+	int r;
+
+	lockdep_assert_held(&m->commit_mutex);
+	spin_lock_irqsave(&m->lock, fl);
+	m->clears = false;
+	spin_unlock_irqrestore(&m->lock, fl);
+	r = blkdev_issue_flush(m->data_bdev);
+	if (r) {
+		spin_lock_irqsave(&m->lock, fl);
+		m->clears = true;
+		spin_unlock_irqrestore(&m->lock, fl);
+	}
+	return r;
+}
+
+/*
+ * Write the dirty bitmap blocks, then the superblock if it changed.  A
+ * block is copied only with no clear waiting for a data flush: a clear
+ * made while this commit runs (another thread's, between two blocks) is
+ * flushed for before the block that holds it is copied, not written with
+ * it unflushed.
+ */
 int nm_meta_commit(struct nm_meta *m)
 {
-	unsigned long b, fl;
-	bool clears;
+	unsigned long b;
 	int r = 0;
 
 	might_sleep();
 	mutex_lock(&m->commit_mutex);
-	spin_lock_irqsave(&m->lock, fl);
-	clears = m->clears;
-	m->clears = false;
-	spin_unlock_irqrestore(&m->lock, fl);
-	if (clears && m->data_bdev) {
-		r = blkdev_issue_flush(m->data_bdev);
-		if (r) {
-			spin_lock_irqsave(&m->lock, fl);
-			m->clears = true;
-			spin_unlock_irqrestore(&m->lock, fl);
-			goto out;
-		}
-	}
 	for_each_set_bit(b, m->dirty, m->nr_blocks) {
-		nm_block_out(m, b);
+		while (!nm_block_out(m, b)) {
+			r = nm_meta_flush_clears(m);
+			if (r)
+				goto out;
+		}
 		r = nm_meta_rw(m, (NM_BLOCK + b * NM_BLOCK) >> SECTOR_SHIFT,
 			       REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
 		if (r) {
