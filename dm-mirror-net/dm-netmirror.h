@@ -281,6 +281,7 @@ struct nm_dev {
 	u32 sent_epoch;			/* epoch of the last P_DATA */
 	bool sent_in_epoch;
 	u32 sent_role;			/* role in the last P_HELLO/P_STATE */
+	u32 sent_disk;			/* disk in the last P_HELLO/P_STATE */
 	unsigned long last_tx;		/* jiffies; READ_ONCE for the ping */
 
 	/* -- under drop_mutex / ack_mutex -- */
@@ -304,6 +305,7 @@ struct nm_dev {
 	struct nm_mac *rx_mac;		/* secret: this link's receive MAC */
 	u8 link_keys[2][32];		/* from nm_auth: send, receive */
 	u32 hello_role;			/* role in our last P_HELLO */
+	u32 hello_disk;			/* disk in our last P_HELLO */
 	u32 peer_epoch;			/* secondary: the epoch being applied */
 	bool peer_epoch_valid;
 	/* primary: acks taken in data_ready (nm_fastack.c) */

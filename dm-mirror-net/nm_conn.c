@@ -34,37 +34,51 @@ static bool nm_send_pending(struct nm_dev *nm)
 
 /*
  * P_STATE, our role and disk.  A promotion goes out before the writes of
- * the new primary (@before_data), a demotion only after every write queued
- * before it: the peer must not become primary while our writes are still
- * on their way (it refuses writes as primary).  Only a change of role
- * starts a new epoch sequence; a disk change or a repeated role does not.
+ * the new primary (@before_data), a demotion only after every request
+ * queued before it: the peer must not become primary while our writes are
+ * still on their way (it refuses writes as primary), and it serves our
+ * queued reads only while it sees us primary.  A disk change does not wait
+ * for them: while a demotion waits, a new disk state goes out with the
+ * role the peer knows (a detached primary's queued reads need it first,
+ * nm_send_one).  Only a change of role starts a new epoch sequence.
  */
 static void nm_send_state(struct nm_dev *nm, bool before_data)
 {
 	struct nm_p_state s;
 	unsigned long flags;
-	u32 role;
+	u32 role, disk;
 
-	spin_lock_irqsave(&nm->lock, flags);
-	if (!nm->send_state || nm->cstate < NM_C_CONNECTED ||
-	    (nm->role == NM_ROLE_SECONDARY &&
-	     (before_data || !list_empty(&nm->send_q)))) {
-		spin_unlock_irqrestore(&nm->lock, flags);
+	if (!READ_ONCE(nm->send_state))
 		return;
-	}
-	nm->send_state = false;
+	mutex_lock(&nm->tx_mutex);
+	spin_lock_irqsave(&nm->lock, flags);
+	if (!nm->send_state || nm->cstate < NM_C_CONNECTED)
+		goto out_unlock;
 	role = nm->role;
+	disk = nm->disk;
+	if (role == NM_ROLE_SECONDARY &&
+	    (before_data || !list_empty(&nm->send_q))) {
+		if (disk == nm->sent_disk)
+			goto out_unlock;
+		role = nm->sent_role;	/* the disk now, the role later */
+	} else {
+		nm->send_state = false;
+	}
 	s.role = nm_be32(role);
-	s.disk = nm_be32(nm->disk);
+	s.disk = nm_be32(disk);
 	s.gen = nm_be64(nm->gen.cur);
 	spin_unlock_irqrestore(&nm->lock, flags);
 
-	mutex_lock(&nm->tx_mutex);
 	if (role != nm->sent_role) {
 		nm->sent_in_epoch = false;
 		nm->sent_role = role;
 	}
+	nm->sent_disk = disk;
 	__nm_send_ctrl(nm, NM_P_STATE, &s, sizeof(s));
+	mutex_unlock(&nm->tx_mutex);
+	return;
+out_unlock:
+	spin_unlock_irqrestore(&nm->lock, flags);
 	mutex_unlock(&nm->tx_mutex);
 }
 
@@ -316,6 +330,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	nm->sock = s;
 	nm->sent_in_epoch = false;
 	nm->sent_role = nm->hello_role;
+	nm->sent_disk = nm->hello_disk;
 	nm->last_tx = jiffies;
 	nm->crc_on = nm_integrity(nm);
 	nm->tx_crc = ~0U;

@@ -544,6 +544,7 @@ static void nm_hello_fill(struct nm_dev *nm, struct nm_p_hello *m)
 	m->nonce = nm_be64(nm->nonce);
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->hello_role = nm->role;
+	nm->hello_disk = nm->disk;
 	m->role = nm_be32(nm->role);
 	m->disk = nm_be32(nm->disk);
 	spin_unlock_irqrestore(&nm->lock, flags);

@@ -934,9 +934,15 @@ bool nm_send_one(struct nm_dev *nm)
 	mutex_lock(&nm->tx_mutex);
 	spin_lock_irqsave(&nm->lock, flags);
 	req = list_first_entry_or_null(&nm->send_q, struct nm_req, list);
-	/* the P_STATE of a detach goes before the reads it sends us here */
+	/*
+	 * A read goes only when the peer sees us primary and not uptodate
+	 * (else it refuses it): a due P_STATE saying so goes first (a
+	 * detach's); a due demotion waits for the read (nm_send_state).
+	 */
 	if (!req || nm->cstate < NM_C_CONNECTED ||
-	    (test_bit(NM_REQ_READ, &req->flags) && nm->send_state)) {
+	    (test_bit(NM_REQ_READ, &req->flags) && nm->send_state &&
+	     (nm->sent_role != NM_ROLE_PRIMARY ||
+	      nm->sent_disk == NM_DISK_UPTODATE))) {
 		spin_unlock_irqrestore(&nm->lock, flags);
 		mutex_unlock(&nm->tx_mutex);
 		return false;
