@@ -725,14 +725,36 @@ out:
 	return r;
 }
 
-/* P_GENS both ways (packet @seq), then the verdict (nm_state.c). */
+/* Word @o of NM_ORDERING_LIST ("flush|drain|none") into @buf, for the log. */
+static const char *nm_ord_word(u32 o, char *buf, size_t len)
+{
+	const char *w = NM_ORDERING_LIST, *e;
+
+	while (o-- && (w = strchr(w, '|')))
+		w++;
+	if (!w)
+		return "?";
+	e = strchrnul(w, '|');
+	snprintf(buf, len, "%.*s", (int)(e - w), w);
+	return buf;
+}
+
+/*
+ * P_GENS both ways (packet @seq), then the verdict (nm_state.c).  With
+ * @ord (both speak NM_PROTO_ORD) each carries its sender's ordering, and
+ * nodes that name different ones are refused before any verdict: a
+ * secondary checks the epochs and barriers by its own, and would drop the
+ * link at the primary's first write.
+ */
 static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
-			    unsigned long deadline)
+			    bool ord, unsigned long deadline)
 {
 	struct nm_p_gens out, in;
 	struct nm_gens peer;
 	unsigned long flags;
 	const char *why;
+	char ow[2][8];
+	u32 peer_ord;
 	int r;
 
 	memset(&out, 0, sizeof(out));
@@ -746,17 +768,29 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	out.flags = nm_be32((nm->discard_my_data ? NM_GF_DISCARD_MY_DATA : 0) |
 			    (nm->gen.bitmap_pri ? NM_GF_BITMAP_PRI : 0) |
 			    (nm->gen.hist_held & 1 ? NM_GF_HIST0_HELD : 0) |
-			    (nm->gen.hist_held & 2 ? NM_GF_HIST1_HELD : 0));
+			    (nm->gen.hist_held & 2 ? NM_GF_HIST1_HELD : 0) |
+			    (ord ? NM_GF_ORD_SENT |
+				   nm->ordering << NM_GF_ORD_SHIFT : 0));
 	spin_unlock_irqrestore(&nm->lock, flags);
 	r = nm_hs_send(s, NM_P_GENS, seq, &out, sizeof(out));
 	if (!r)
 		r = nm_hs_recv(s, NM_P_GENS, seq, &in, sizeof(in), deadline);
 	if (!r)
 		r = nm_payload_check(NM_P_GENS, sizeof(in), &in, nm->sectors);
+	if (!r && ord && !(nm_h32(in.flags) & NM_GF_ORD_SENT))
+		r = -EPROTO;	/* a version-6 peer names its ordering */
 	if (r) {
 		nm_err_limit(nm, "handshake: no valid data generations (%d)", r);
 		nm_set_error(nm, "bad_handshake");
 		return r;
+	}
+	peer_ord = (nm_h32(in.flags) & NM_GF_ORD_MASK) >> NM_GF_ORD_SHIFT;
+	if (ord && peer_ord != nm->ordering) {
+		nm_err_limit(nm, "refusing peer: ordering_mismatch (peer %s, ours %s)",
+			     nm_ord_word(peer_ord, ow[0], sizeof(ow[0])),
+			     nm_ord_word(nm->ordering, ow[1], sizeof(ow[1])));
+		nm_set_error(nm, "ordering_mismatch");
+		return -EPROTO;
 	}
 	peer.pair = nm_h64(in.pair);
 	peer.cur = nm_h64(in.cur);
@@ -895,7 +929,9 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	}
 
 	/* the data generations decide the resync, or refuse the link */
-	return nm_gens_exchange(nm, s, nm->secret_desc[0] ? 3 : 1, deadline);
+	return nm_gens_exchange(nm, s, nm->secret_desc[0] ? 3 : 1,
+				min_t(u32, nm_h32(in.m.proto_max), NM_PROTO_MAX) >=
+				NM_PROTO_ORD, deadline);
 }
 
 /*

@@ -53,10 +53,14 @@
  *    version-3 peer cannot take them: it is refused (version_mismatch);
  * 5: checksum-based resync: P_CSUM_REQ/P_CSUM_REPLY with NM_CF_RESYNC,
  *    then P_RS_BLOCKS (only a region's differing blocks).  A version-4
- *    peer is refused likewise.
+ *    peer is refused likewise;
+ * 6: the sender's ordering in P_GENS (NM_GF_ORD_SENT and NM_GF_ORD_*):
+ *    both nodes must name the same (else ordering_mismatch).  Sent only
+ *    when both speak 6; a version-5 peer is still taken, unchecked.
  */
 #define NM_PROTO_MIN		5
-#define NM_PROTO_MAX		5
+#define NM_PROTO_MAX		6
+#define NM_PROTO_ORD		6	/* the first that carries the ordering */
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -219,8 +223,12 @@ struct nm_p_bitmap {
 #define NM_GF_BITMAP_PRI	0x2u	/* primary when the split began */
 #define NM_GF_HIST0_HELD	0x4u	/* the peer may hold history[0] */
 #define NM_GF_HIST1_HELD	0x8u	/* the peer may hold history[1] */
+#define NM_GF_ORD_SENT		0x10u	/* (6) the ordering is in ORD_MASK */
+#define NM_GF_ORD_SHIFT		5
+#define NM_GF_ORD_MASK		(0x3u << NM_GF_ORD_SHIFT)	/* enum nm_ordering */
 #define NM_GF_ALL		(NM_GF_DISCARD_MY_DATA | NM_GF_BITMAP_PRI | \
-				 NM_GF_HIST0_HELD | NM_GF_HIST1_HELD)
+				 NM_GF_HIST0_HELD | NM_GF_HIST1_HELD | \
+				 NM_GF_ORD_SENT | NM_GF_ORD_MASK)
 struct nm_p_gens {
 	__be64 pair;
 	__be64 cur;
@@ -650,8 +658,14 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 	}
 	case NM_P_GENS: {
 		const struct nm_p_gens *m = p;
+		__u32 f = nm_h32(m->flags);
 
-		if (nm_h32(m->flags) & ~NM_GF_ALL || m->reserved)
+		if (f & ~NM_GF_ALL || m->reserved)
+			return -EPROTO;
+		/* an ordering only with ORD_SENT, and only a known one */
+		if ((f & NM_GF_ORD_MASK) &&
+		    (!(f & NM_GF_ORD_SENT) ||
+		     (f & NM_GF_ORD_MASK) >> NM_GF_ORD_SHIFT > NM_ORD_NONE))
 			return -EPROTO;
 		return 0;
 	}

@@ -209,6 +209,35 @@ int main(void)
 		check(nm_payload_check(NM_P_READ_REPLY, 16, &a, DEV) == 0,
 		      "read_reply_valid");
 	}
+	/* P_GENS flags: the ordering (protocol 6) only with ORD_SENT, known */
+	{
+		struct nm_p_gens g;
+		const __u32 sz = sizeof(g);
+
+		memset(&g, 0, sizeof(g));
+		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == 0,
+		      "gens_valid_v5");
+		g.flags = nm_be32(NM_GF_ORD_SENT);
+		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == 0,
+		      "gens_ordering_flush");
+		g.flags = nm_be32(NM_GF_ORD_SENT |
+				  NM_ORD_NONE << NM_GF_ORD_SHIFT);
+		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == 0,
+		      "gens_ordering_none");
+		g.flags = nm_be32(NM_GF_ORD_SENT | 3u << NM_GF_ORD_SHIFT);
+		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == -EPROTO,
+		      "gens_ordering_unknown");
+		g.flags = nm_be32(NM_ORD_DRAIN << NM_GF_ORD_SHIFT);
+		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == -EPROTO,
+		      "gens_ordering_without_sent");
+		g.flags = nm_be32(0x80);
+		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == -EPROTO,
+		      "gens_unknown_flag");
+		g.flags = 0;
+		g.reserved = nm_be32(1);
+		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == -EPROTO,
+		      "gens_reserved");
+	}
 	check(nm_payload_check(0, 0, raw, DEV) == -EPROTO, "payload_unknown_type");
 
 	/* resync and bitmap packets */
@@ -428,7 +457,7 @@ int main(void)
 	}
 
 	/* checksum-based resync (version 5): NM_CF_RESYNC, P_RS_BLOCKS */
-	check(NM_PROTO_MIN == 5 && NM_PROTO_MAX == 5 && NM_P_RS_BLOCKS == 28 &&
+	check(NM_PROTO_MIN == 5 && NM_PROTO_MAX == 6 && NM_PROTO_ORD == 6 && NM_P_RS_BLOCKS == 28 &&
 	      NM_P_MAX == 29, "rs_blocks_numbers");
 	check(sizeof(struct nm_p_rs_blocks) == 48, "size_rs_blocks");
 	check(nm_fixed_len(NM_P_RS_BLOCKS) == 48 && nm_has_tail(NM_P_RS_BLOCKS),

@@ -372,6 +372,8 @@ static int gens_step(int fd, uint32_t seq)
 	struct nm_hdr h;
 
 	memset(&g, 0, sizeof(g));
+	/* protocol 6 (good_hello's proto_max): our ordering, as the targets' */
+	g.flags = nm_be32(NM_GF_ORD_SENT | NM_ORD_FLUSH << NM_GF_ORD_SHIFT);
 	if (spkt(fd, NM_P_GENS, 0, sizeof(g), seq, &g, sizeof(g)))
 		return -1;
 	if (rfull(fd, &h, sizeof(h), 5000) ||
