@@ -536,8 +536,22 @@ int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d)
 	return nm_peer_write(nm, d, false, false, NULL);
 }
 
+/*
+ * Resync data covers exactly one region (the last may be shorter): its
+ * end marks that region in sync here, so a part of one, or a range across
+ * two, is a protocol error.
+ */
+static bool nm_rs_one_region(struct nm_dev *nm, u64 sector, u32 size)
+{
+	return !(sector & (nm->region_sectors - 1)) && sector < nm->sectors &&
+	       size == min_t(u64, nm->region_sectors,
+			     nm->sectors - sector) << SECTOR_SHIFT;
+}
+
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d)
 {
+	if (!nm_rs_one_region(nm, nm_h64(d->sector), nm_h32(d->size)))
+		return -EPROTO;
 	return nm_peer_write(nm, d, true, false, NULL);
 }
 
@@ -551,11 +565,7 @@ int nm_peer_rs_blocks(struct nm_dev *nm, const struct nm_p_rs_blocks *b)
 		.sector = b->sector,
 		.size = b->size,
 	};
-	u64 sector = nm_h64(b->sector);
-
-	if (sector & (nm->region_sectors - 1) ||
-	    nm_h32(b->size) != min_t(u64, nm->region_sectors,
-				     nm->sectors - sector) << SECTOR_SHIFT)
+	if (!nm_rs_one_region(nm, nm_h64(b->sector), nm_h32(b->size)))
 		return -EPROTO;
 	return nm_peer_write(nm, &d, true, false, b->mask);
 }
@@ -569,7 +579,7 @@ int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d)
 /* P_RS_ZERO: a resync region that reads zeroes on the source. */
 int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d)
 {
-	if (nm_h32(d->size) > nm->region_sectors << SECTOR_SHIFT)
+	if (!nm_rs_one_region(nm, nm_h64(d->sector), nm_h32(d->size)))
 		return -EPROTO;
 	return nm_peer_write(nm, d, true, true, NULL);
 }

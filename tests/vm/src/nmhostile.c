@@ -596,6 +596,28 @@ static void h_case(const char *name, int fd, const struct node *n)
 		mkdata(&d, 0, 4096, NM_DF_FUA);
 		spkt(fd, NM_P_RS_DATA, 0, sizeof(d) + 4096, seq, &d, sizeof(d));
 		sraw(fd, zbuf, 4096);
+	} else if (IS("h-rs-data-misaligned") || IS("h-rs-zero-short")) {
+		/*
+		 * a resync that starts, then a region's data that is not one
+		 * whole region (4 KiB at sector 8; zeroes for the first 4 KiB
+		 * only): refused, nothing written, the region not taken as
+		 * in sync
+		 */
+		static char fill[4096];
+
+		memset(fill, 0x5a, sizeof(fill));
+		spkt(fd, NM_P_RS_START, 0, sizeof(c), seq++, &c, sizeof(c));
+		drain(fd, 300);
+		n_pkts++;
+		if (IS("h-rs-data-misaligned")) {
+			mkdata(&d, 8, 4096, 0);
+			spkt(fd, NM_P_RS_DATA, 0, sizeof(d) + 4096, seq, &d,
+			     sizeof(d));
+			sraw(fd, fill, 4096);
+		} else {
+			mkdata(&d, 0, 4096, 0);
+			spkt(fd, NM_P_RS_ZERO, 0, sizeof(d), seq, &d, sizeof(d));
+		}
 	} else if (IS("h-rs-done-outside")) {
 		spkt(fd, NM_P_RS_DONE, 0, sizeof(c), seq, &c, sizeof(c));
 	} else if (IS("h-rs-start-then-junk")) {
@@ -1215,7 +1237,8 @@ static const char *const cases[] = {
 	"h-data-size-lt-len", "h-data-size-zero", "h-data-bad-flags",
 	"h-data-trunc", "h-data-to-primary", "h-hello-again",
 	"h-rs-data-outside", "h-rs-data-flags", "h-rs-done-outside",
-	"h-rs-start-then-junk", "h-ack-unknown", "h-recv-ack",
+	"h-rs-start-then-junk", "h-rs-data-misaligned", "h-rs-zero-short",
+	"h-ack-unknown", "h-recv-ack",
 	"h-ack-bad-status", "h-rs-ack-size0", "h-rs-ack-range",
 	"h-bitmap-nbits0", "h-bitmap-offset-odd", "h-bitmap-offset-huge",
 	"h-bitmap-nbits-over", "h-bitmap-len-mismatch", "h-state-bad-role",
