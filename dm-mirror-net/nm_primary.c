@@ -240,7 +240,12 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, struct bio *bio,
  * Commit the metadata and, if that put the newest generation on it, let
  * the writes that waited for it (gen_wait) go; on an error they fail.  No
  * write that depends on a new generation completes before it is durable:
- * nm_map_write parks them while gen_unsaved.  Process context.
+ * nm_map_write parks them while gen_unsaved.  "Newest" is gen_seq: a
+ * generation begun while this commit was writing (the link lost during a
+ * promotion's save) may not be in what it wrote, so only a commit that
+ * began after the last one clears gen_unsaved; the later one's own save
+ * (nm_teardown, nm_gen_work) follows and lets the writes go.  Process
+ * context.
  */
 int nm_gen_save(struct nm_dev *nm)
 {
