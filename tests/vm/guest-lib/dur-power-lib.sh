@@ -24,6 +24,9 @@
 #                         node loses power: nothing it does afterwards reaches
 #                         its peer)
 #   now_ms                milliseconds since boot (busybox date has no %N)
+#   remove_retry DEV WHAT   dmsetup remove DEV, retried for 10 s (a device
+#                         whose disk lost power ends its I/O first); fails
+#                         the test naming WHAT
 #   seqw_snap PREFIX J SNAP   copy the J log files of a running seqw writer
 #                         (PREFIX.j) to SNAP.j: the writes acknowledged so far
 #   seqw_acked PREFIX J   number of writes listed in PREFIX.0..J-1
@@ -68,6 +71,15 @@ wire_cut() {
 
 wire_restore() {
 	ip link set lo up || fail "ip link set lo up"
+}
+
+remove_retry() {
+	local i=0
+	until dmsetup remove "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || fail "$2: remove $1: $(dmsetup status "$1")"
+		sleep 0.2
+	done
 }
 
 seqw_snap() {

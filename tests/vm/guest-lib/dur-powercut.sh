@@ -149,12 +149,7 @@ pc_scenario() {
 		nl_power nla 0
 		touch /tmp/stop
 		wait $wp	# its writes after the cut fail: not acknowledged
-		i=0
-		until dmsetup remove nma 2>/dev/null; do
-			i=$((i + 1))
-			[ $i -lt 50 ] || fail "$name: remove nma after its power cut: $(dmsetup status nma)"
-			sleep 0.2
-		done
+		remove_retry nma "$name: after its power cut"
 		wait_eval "[ \"\$(nm_status nmb connection)\" != connected ]" 30 ||
 			fail "$name: the secondary did not see the link die: $(dmsetup status nmb)"
 		t1=$(now_ms)

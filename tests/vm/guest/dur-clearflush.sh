@@ -86,12 +86,7 @@ for P in $(nm_protos); do
 	check_eq "$P/clear-landed" "$landed" yes
 	wait $sp
 	sleep 1
-	i=0
-	until dmsetup remove nma 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 50 ] || fail "$P: remove nma: $(dmsetup status nma)"
-		sleep 0.2
-	done
+	remove_retry nma "$P"
 	dmsetup remove nmb || fail "$P: remove nmb"
 	dmsetup remove sdata || fail "$P: remove sdata"
 	dmsetup remove smeta || fail "$P: remove smeta"
