@@ -725,20 +725,6 @@ out:
 	return r;
 }
 
-/* Word @o of NM_ORDERING_LIST ("flush|drain|none") into @buf, for the log. */
-static const char *nm_ord_word(u32 o, char *buf, size_t len)
-{
-	const char *w = NM_ORDERING_LIST, *e;
-
-	while (o-- && (w = strchr(w, '|')))
-		w++;
-	if (!w)
-		return "?";
-	e = strchrnul(w, '|');
-	snprintf(buf, len, "%.*s", (int)(e - w), w);
-	return buf;
-}
-
 /*
  * P_GENS both ways (packet @seq), then the verdict (nm_state.c).  With
  * @ord (both speak NM_PROTO_ORD) each carries its sender's ordering, and
@@ -753,9 +739,9 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	struct nm_gens peer;
 	unsigned long flags;
 	const char *why;
-	char ow[2][8];
+	const char *pw, *ow;
+	int pl, ol, r;
 	u32 peer_ord;
-	int r;
 
 	memset(&out, 0, sizeof(out));
 	spin_lock_irqsave(&nm->lock, flags);
@@ -786,9 +772,10 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	}
 	peer_ord = (nm_h32(in.flags) & NM_GF_ORD_MASK) >> NM_GF_ORD_SHIFT;
 	if (ord && peer_ord != nm->ordering) {
-		nm_err_limit(nm, "refusing peer: ordering_mismatch (peer %s, ours %s)",
-			     nm_ord_word(peer_ord, ow[0], sizeof(ow[0])),
-			     nm_ord_word(nm->ordering, ow[1], sizeof(ow[1])));
+		pw = nm_word_at(NM_ORDERING_LIST, peer_ord, &pl);
+		ow = nm_word_at(NM_ORDERING_LIST, nm->ordering, &ol);
+		nm_err_limit(nm, "refusing peer: ordering_mismatch (peer %.*s, ours %.*s)",
+			     pl, pw, ol, ow);
 		nm_set_error(nm, "ordering_mismatch");
 		return -EPROTO;
 	}

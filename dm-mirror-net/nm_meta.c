@@ -10,9 +10,10 @@
  * spinlock, then the superblock when the flags changed.  A region counts as
  * marked (nm_meta_test) only when it is set in both: a mark is not trusted
  * before it is durable, a failed commit leaves it untrusted, and a bit
- * being cleared on disk is untrusted from the snapshot on (nm_block_out).  A cleared
- * bit reaches the disk only after the data device was flushed: the writes
- * whose stability allowed the clear may still sit in its volatile cache.
+ * being cleared on disk is untrusted from the snapshot on (nm_block_out).
+ * A cleared bit reaches the disk only after the data device was flushed:
+ * the writes whose stability allowed the clear may still sit in its
+ * volatile cache.
  */
 #include <linux/slab.h>
 #include <linux/vmalloc.h>

@@ -135,6 +135,24 @@ enum nm_opt_id {
 #define NM_PROTOCOL_LIST	"A|B|C"
 #define NM_ORDERING_LIST	"flush|drain|none"
 
+/* Word @idx of a "|" list such as the two above: its start, *@len bytes. */
+static inline const char *nm_word_at(const char *w, unsigned int idx,
+				     int *len)
+{
+	const char *e;
+
+	while (idx-- && *w) {
+		while (*w && *w != '|')
+			w++;
+		if (*w)
+			w++;
+	}
+	for (e = w; *e && *e != '|'; e++)
+		;
+	*len = (int)(e - w);
+	return w;
+}
+
 /*
  * Target messages ("dmsetup message <dev> 0 <word> [<arg>]").
  * X(word, ID, nargs, since, arg_help, want, help)

@@ -138,12 +138,10 @@ static unsigned int nm_word_emit(char *result, unsigned int maxlen,
 				 unsigned int sz, const char *words,
 				 unsigned int idx)
 {
-	const char *e;
+	int len;
+	const char *w = nm_word_at(words, idx, &len);
 
-	while (idx-- && *words)
-		words = strchrnul(words, '|') + 1;
-	e = strchrnul(words, '|');
-	DMEMIT("%.*s", (int)(e - words), words);
+	DMEMIT("%.*s", len, w);
 	return sz;
 }
 
