@@ -168,6 +168,7 @@ struct nm_dev {
 	u32 table_rate;			/* resync_rate from the table, KiB/s */
 	u32 timeout_ms;			/* peer silent longer: dead */
 	u32 ping_ms;			/* idle link: ping after this */
+	u32 max_buffers;		/* KiB of received writes held */
 	u32 pass_on;			/* on_io_error pass_on (else detach) */
 	u32 integrity;			/* its word (only crc32c): see below */
 	u32 after_sb[2];		/* enum nm_asb0, nm_asb1 */
@@ -370,6 +371,7 @@ struct nm_dev {
 	u32 ov_kibs;			/* measured verify rate */
 	atomic64_t ov_bytes;		/* bytes compared by verify */
 	atomic_t peer_inflight;		/* secondary: writes on the disk */
+	atomic_t peer_pages;		/* secondary: their pages (max_buffers) */
 	atomic_t pending;		/* writes awaiting the peer */
 	atomic64_t writes_sent;
 	atomic64_t writes_inline;	/* sent from map (nm_send_inline) */

@@ -26,7 +26,7 @@
 
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
-#define NM_TARGET_MINOR		14
+#define NM_TARGET_MINOR		15
 #define NM_TARGET_PATCH		0
 
 /* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.11. */
@@ -122,7 +122,9 @@ enum nm_asb1 {
 	  "checksum-based resync: the target compares a digest per 4 KiB block, only differing blocks are sent (the resync source's setting decides)") \
 	X(verify_alg, VERIFY_ALG, ENUM, 0, 1, 0, 12, "crc32c|sha256",	\
 	  "crc32c|sha256", "crc32c or sha256",				\
-	  "digest of online verify (the verify source's setting decides)")
+	  "digest of online verify (the verify source's setting decides)") \
+	X(max_buffers, MAX_BUFFERS, U32, 1024, 1048576, 16384, 15, "KIB", "", "1024..1048576 KiB",	\
+	  "memory a secondary holds for received writes not yet on its disk (KiB); beyond it, it reads no more and TCP holds the primary back")
 
 enum nm_opt_id {
 #define NM_OPT_ENUM_ROW(kw, id, ...) NM_OPT_##id,

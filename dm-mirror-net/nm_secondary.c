@@ -106,7 +106,24 @@ void nm_pool_exit(struct nm_dev *nm)
 static void nm_peer_free_pages(struct nm_peer_req *pr)
 {
 	nm_pool_put(pr->nm, pr->pages, pr->nr_pages);
+	atomic_sub(pr->nr_pages, &pr->nm->peer_pages);
 	pr->nr_pages = 0;
+}
+
+/*
+ * May the reader take a write of @nr pages?  Not while NM_PEER_MAX_INFLIGHT
+ * writes are on the disk, nor while the pages held would pass max_buffers
+ * (a write larger than that is taken alone).  Otherwise it waits, reads
+ * nothing meanwhile, and TCP holds the primary back (review F17: under A
+ * and B nothing else does).  Only the stream's one reader adds pages; any
+ * context drops them (nm_peer_free_pages), nm_peer_end wakes peer_wq.
+ */
+static bool nm_peer_room(struct nm_dev *nm, unsigned int nr)
+{
+	unsigned int held = atomic_read(&nm->peer_pages);
+
+	return atomic_read(&nm->peer_inflight) < NM_PEER_MAX_INFLIGHT &&
+	       (!held || held + nr <= nm->max_buffers / (PAGE_SIZE >> 10));
 }
 
 /*
@@ -389,8 +406,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		return -EPROTO;		/* resync data outside a resync */
 	}
 
-	wait_event(nm->peer_wq,
-		   atomic_read(&nm->peer_inflight) < NM_PEER_MAX_INFLIGHT);
+	wait_event(nm->peer_wq, nm_peer_room(nm, nr));
 
 	pr = kzalloc(struct_size(pr, pages, nr), GFP_NOIO);
 	if (!pr)
@@ -402,6 +418,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->nr_pages = nr;
 	INIT_LIST_HEAD(&pr->list);
 	INIT_LIST_HEAD(&pr->inflight);
+	atomic_add(nr, &nm->peer_pages);	/* nm_peer_free_pages drops them */
 	r = nm_pool_get(nm, pr->pages, nr);
 	if (r)
 		goto out_free;

@@ -180,6 +180,7 @@ static const size_t nm_opt_field[NM_OPT_COUNT] = {
 	[NM_OPT_FENCING] = offsetof(struct nm_dev, fencing),
 	[NM_OPT_CSUMS] = offsetof(struct nm_dev, csums),
 	[NM_OPT_VERIFY_ALG] = offsetof(struct nm_dev, verify_alg),
+	[NM_OPT_MAX_BUFFERS] = offsetof(struct nm_dev, max_buffers),
 };
 
 static u32 *nm_opt_u32(struct nm_dev *nm, enum nm_opt_id id)
@@ -536,6 +537,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	init_waitqueue_head(&nm->conn_wq);
 	init_waitqueue_head(&nm->peer_wq);
 	atomic_set(&nm->peer_inflight, 0);
+	atomic_set(&nm->peer_pages, 0);
 	atomic_set(&nm->pending, 0);
 	strscpy(nm->last_error, "-", sizeof(nm->last_error));
 

@@ -172,6 +172,7 @@ struct nm_table {
 	enum dmnet_fencing fencing;
 	enum dmnet_csums csums;
 	enum dmnet_verify_alg verify_alg;
+	uint32_t max_buffers;		/* KiB */
 };
 
 /* One NM_OPTIONS row, plus where its value lives in struct nm_table. */

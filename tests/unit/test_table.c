@@ -274,10 +274,12 @@ static void test_versions(void)
 	     !strcmp(d[1].keyword, "role") && d[0].min_minor <= NM_TARGET_MINOR &&
 	     d[1].min_minor <= NM_TARGET_MINOR;
 	/* meta, region_size, sync, resync_rate: 1.2; timeout, ping,
-	 * integrity, secret: 1.3; on_io_error: 1.4; after_sb_*: 1.7 */
+	 * integrity, secret: 1.3; on_io_error: 1.4; after_sb_*: 1.7;
+	 * csums, verify_alg: 1.12; max_buffers: 1.15 */
 	for (i = 2; i < n; i++)
 		ok = ok && d[i].min_minor == (i < NM_OPT_TIMEOUT ? 2u :
 					      i == NM_OPT_ON_IO_ERROR ? 4u :
+					      i >= NM_OPT_MAX_BUFFERS ? 15u :
 					      i >= NM_OPT_CSUMS ? 12u :
 					      i >= NM_OPT_AFTER_SB_0PRI ? 7u : 3u) &&
 		     (unsigned)d[i].id == i;
