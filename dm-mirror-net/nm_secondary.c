@@ -44,6 +44,9 @@ struct nm_peer_req {
 	bool resync;			/* P_RS_DATA: answer P_RS_ACK */
 	bool forced;			/* FUA or an empty flush: stable once done */
 	bool stable;			/* the ack says NM_AF_STABLE (nm_peer_end) */
+	bool zero;			/* P_ZERO, P_RS_ZERO */
+	bool zero_pages;		/* written as zero pages (refused) */
+	struct work_struct work;	/* nm_peer_zero_pages_work */
 	u64 id;
 	int status;
 	u64 t_rx, t_sub, t_done;	/* nm_clock_ns(): read, submitted, done */
@@ -185,12 +188,20 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 		kfree(pr);
 }
 
+static void nm_peer_zero_pages_work(struct work_struct *work);
+
 static void nm_peer_endio(struct bio *bio)
 {
 	struct nm_peer_req *pr = bio->bi_private;
 	int status = blk_status_to_errno(bio->bi_status);
 
 	bio_put(bio);
+	if (status == -EOPNOTSUPP && pr->zero && !pr->zero_pages) {
+		pr->zero_pages = true;	/* once: a refusal of those fails */
+		INIT_WORK(&pr->work, nm_peer_zero_pages_work);
+		queue_work(pr->nm->wq, &pr->work);
+		return;
+	}
 	nm_peer_end(pr, status);
 }
 
@@ -314,6 +325,51 @@ static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
 }
 
 /*
+ * A discard or write-zeroes that this disk offers but refused when it ran
+ * (EOPNOTSUPP: a loop file whose filesystem lacks the fallocate mode, a
+ * SCSI disk whose WRITE SAME failed) is no disk failure: the range is
+ * written with zero pages instead, once, as blkdev_issue_zeroout() does
+ * (its zero-page builder is not exported).  nm->wq, from nm_peer_endio;
+ * the request stays in flight (peer_inflight) until the last bio ends it.
+ * One bio is built while the one before is submitted (blk_next_bio).
+ */
+static void nm_peer_zero_pages_work(struct work_struct *work)
+{
+	struct nm_peer_req *pr = container_of(work, struct nm_peer_req, work);
+	struct nm_dev *nm = pr->nm;
+	sector_t sector = nm->data_start + pr->sector;
+	sector_t left = pr->sectors;
+	struct bio *bio = NULL;
+
+	nm_info(nm, "disk refused zeroing sectors %llu+%u: writing zeroes",
+		(unsigned long long)pr->sector, pr->sectors);
+	while (left) {
+		bio = blk_next_bio(bio, nm->dev->bdev,
+				   min_t(sector_t, BIO_MAX_VECS,
+					 DIV_ROUND_UP(left, PAGE_SECTORS)),
+				   REQ_OP_WRITE, GFP_NOIO);
+		bio->bi_iter.bi_sector = sector;
+		while (left) {
+			unsigned int len = min_t(sector_t, PAGE_SIZE,
+						 left << SECTOR_SHIFT);
+
+			if (bio_add_page(bio, ZERO_PAGE(0), len, 0) < len)
+				break;
+			sector += len >> SECTOR_SHIFT;
+			left -= len >> SECTOR_SHIFT;
+		}
+		cond_resched();
+	}
+	if (!bio) {		/* a zero request always has sectors */
+		nm_peer_end(pr, -EIO);
+		return;
+	}
+	bio->bi_end_io = nm_peer_endio;
+	bio->bi_private = pr;
+	submit_bio(bio);
+}
+
+/*
  * The write bios of @pr's pages for the @size-byte range at pr->sector:
  * one bio, or with @mask (P_RS_BLOCKS) one per run of blocks set in it,
  * each chained to the first, which is returned (its end, nm_peer_endio,
@@ -413,6 +469,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		return -ENOMEM;
 	pr->nm = nm;
 	pr->resync = resync;
+	pr->zero = zero;
 	pr->t_rx = t_rx;
 	pr->id = nm_h64(d->id);
 	pr->nr_pages = nr;
