@@ -78,6 +78,7 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_HELLO_CROSS_MS	300	/* first P_HELLO wait, crossed connects */
 #define NM_PEER_MAX_INFLIGHT	1024
+#define NM_TX_BOUNCE		(64 * 1024)	/* a summed payload's copy */
 /* secondary: at most this many writes' acks held for the next packet */
 #define NM_ACK_BATCH		16
 #define NM_POOL_PAGES		512	/* secondary: free pages kept for writes */
@@ -277,6 +278,7 @@ struct nm_dev {
 	u32 tx_seq;
 	bool crc_on;			/* integrity negotiated on this link */
 	struct nm_mac *tx_mac;		/* secret: this link's send MAC */
+	void *tx_bounce;		/* integrity or secret: NM_TX_BOUNCE bytes */
 	u32 tx_crc;
 	bool tx_more;			/* a batch: more packets follow at once */
 	u32 sent_epoch;			/* epoch of the last P_DATA */

@@ -729,6 +729,37 @@ static int nm_send_zero(struct nm_dev *nm, struct nm_req *req)
 	return 0;
 }
 
+/*
+ * The payload of a write whose packets are summed (integrity crc32c, the
+ * secret's HMAC): copied into tx_bounce, and summed and sent from there,
+ * so that the sum covers exactly the bytes that leave even if the bio's
+ * pages change meanwhile (an O_DIRECT buffer reused before its write
+ * ended, a page modified under writeback; what each disk gets of such a
+ * write is then undefined, as with md raid1, but it is no corrupted
+ * packet: review F18, tests/vm/guest/fault-flipwrite.sh).  A trailer
+ * follows: every part goes with MSG_MORE (nm_send_kvec).
+ */
+static int nm_send_summed(struct nm_dev *nm, struct bio *bio)
+{
+	struct kvec vec = { .iov_base = nm->tx_bounce };
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	int r;
+
+	lockdep_assert_held(&nm->tx_mutex);
+	bio_for_each_segment(bv, bio, iter) {
+		if (vec.iov_len + bv.bv_len > NM_TX_BOUNCE) {
+			r = nm_send_kvec(nm, &vec, 1, vec.iov_len, true);
+			if (r)
+				return r;
+			vec.iov_len = 0;
+		}
+		memcpy_from_bvec(nm->tx_bounce + vec.iov_len, &bv);
+		vec.iov_len += bv.bv_len;
+	}
+	return vec.iov_len ? nm_send_kvec(nm, &vec, 1, vec.iov_len, true) : 0;
+}
+
 /* Send one write: header, then the bio's pages, MSG_MORE on all but last. */
 static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 {
@@ -753,6 +784,12 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
 	if (r)
 		return r;
+	if (nm->crc_on || nm->tx_mac) {
+		r = nm_send_summed(nm, bio);
+		if (r)
+			return r;
+		goto trailer;
+	}
 	/*
 	 * The pages go out by reference under B and C (kernel_sendpage, as
 	 * DRBD does): the bio cannot end before the peer has them all (its
@@ -762,16 +799,8 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 	 */
 	bio_for_each_segment(bv, bio, iter) {
 		bool last = iter.bi_size == bv.bv_len;
-		bool more = !last || nm->crc_on || nm->tx_mac;
+		bool more = !last;
 
-		if (nm->crc_on || nm->tx_mac) {
-			void *p = kmap_local_page(bv.bv_page);
-
-			r = nm_tx_sum(nm, p + bv.bv_offset, bv.bv_len);
-			kunmap_local(p);
-			if (r)
-				return r;
-		}
 		if (zc && sendpage_ok(bv.bv_page)) {
 			r = nm_tx_batch(nm, batch, nb, blen, true);
 			if (!r)
@@ -792,6 +821,7 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 			blen = 0;
 		}
 	}
+trailer:
 	r = nm_send_trailer(nm);
 	if (r)
 		return r;

@@ -379,6 +379,12 @@ static int nm_ctr_regions(struct nm_dev *nm, char **error)
 		return -ENOENT;
 	}
 	nm->rs_slots = 1;
+	/* a summed payload is sent from a copy (nm_send_summed) */
+	if (nm_integrity(nm) || nm->secret_desc[0]) {
+		nm->tx_bounce = kvmalloc(NM_TX_BOUNCE, GFP_KERNEL);
+		if (!nm->tx_bounce)
+			goto nomem;
+	}
 	nm->wq = alloc_workqueue("nm_mark/%s", WQ_MEM_RECLAIM, 0,
 				 dm_device_name(dm_table_get_md(nm->ti->table)));
 	if (!nm->wq)
@@ -409,6 +415,7 @@ static void nm_dtr_regions(struct nm_dev *nm)
 	}
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm_rs_slot_free(nm, i);
+	kvfree(nm->tx_bounce);
 	nm_ov_exit(nm);
 	nm_regions_exit(&nm->rg);
 }
