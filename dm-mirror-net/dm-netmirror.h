@@ -73,7 +73,7 @@
 enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #undef NM_C_ENUM_ROW
 
-#define NM_RS_WINDOW		8	/* regions in resync at once */
+#define NM_RS_WINDOW		8	/* regions in resync at once (<= BITS_PER_LONG) */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_HELLO_CROSS_MS	300	/* first P_HELLO wait, crossed connects */
@@ -343,6 +343,9 @@ struct nm_dev {
 	unsigned int rs_nr_pages;	/* pages per slot (one region) */
 	unsigned int rs_slots;		/* slots allocated, >= 1 */
 	unsigned long rs_slot_region[NM_RS_WINDOW];
+	/* jiffies: the slot's region was sent (bit set in rs_slot_sent) */
+	unsigned long rs_slot_at[NM_RS_WINDOW];
+	unsigned long rs_slot_sent;	/* nm_check_stuck times these */
 	/*
 	 * csums: what a slot's region waits for (under nm->lock), and the
 	 * target's answer: the blocks to send (NM_RSS_DIFF).

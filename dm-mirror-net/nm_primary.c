@@ -1062,6 +1062,11 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
  * (A single request the peer never answers while it answers others stops
  * the peer's receiver at the next stable point, P_SYNC, which waits for
  * every write received: the answers stop, and the clock runs out.)
+ * A resync region in flight counts from when it was sent (rs_slot_at,
+ * not while it waits for writes or the rate) and its P_RS_ACK or
+ * P_CSUM_REPLY is an answer: a target
+ * whose disk hangs no longer keeps application writes parked behind its
+ * busy regions for as long as it hangs (review F22).
  * Called by the link's watchdog (nm_conn.c); returns the jiffies left
  * before that clock runs out (the whole timeout with nothing waiting),
  * or 0 when it ran out and the link was dropped here.
@@ -1069,14 +1074,28 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
 long nm_check_stuck(struct nm_dev *nm)
 {
 	long t = msecs_to_jiffies(nm->timeout_ms), left = t;
+	unsigned long flags, since = 0;
 	struct nm_req *req;
-	unsigned long flags, since;
+	bool waiting = false;
+	unsigned int i;
 
 	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
 	req = list_first_entry_or_null(&nm->wait_q, struct nm_req, list);
 	if (req) {
 		since = req->sent_at;
+		waiting = true;
+	}
+	/* a resync region sent and not acknowledged is a request too (F22) */
+	for (i = 0; i < NM_RS_WINDOW; i++) {
+		if (nm->rs_slot_region[i] == ULONG_MAX ||
+		    !test_bit(i, &nm->rs_slot_sent) ||
+		    (waiting && !time_before(nm->rs_slot_at[i], since)))
+			continue;
+		since = nm->rs_slot_at[i];
+		waiting = true;
+	}
+	if (waiting) {
 		if (time_after(nm->answered_at, since))
 			since = nm->answered_at;
 		left = (long)(since + t - jiffies);

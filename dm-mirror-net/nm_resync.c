@@ -192,11 +192,27 @@ static int __nm_rs_slot_get(struct nm_dev *nm, unsigned long region)
 	for (i = 0; i < nm->rs_slots; i++) {
 		if (nm->rs_slot_region[i] == ULONG_MAX) {
 			nm->rs_slot_region[i] = region;
+			__clear_bit(i, &nm->rs_slot_sent);
 			nm->rs_slot_state[i] = NM_RSS_DATA;
 			return i;
 		}
 	}
 	return -1;
+}
+
+/*
+ * @slot's region goes out now (its data, its digests or its differing
+ * blocks): the peer's answer is due from here (nm_check_stuck), not from
+ * when the slot was taken (the waits for writes and the rate come first).
+ */
+static void nm_rs_slot_sent(struct nm_dev *nm, int slot)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	nm->rs_slot_at[slot] = jiffies;
+	__set_bit(slot, &nm->rs_slot_sent);
+	spin_unlock_irqrestore(&nm->lock, fl);
 }
 
 /* Receiver: the target wrote a resync region. */
@@ -212,6 +228,7 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 	    __test_and_clear_bit(region, nm->rg.rs_busy)) {
 		nm->rs_inflight--;
 		__nm_rs_slot_put(nm, region);
+		nm->answered_at = jiffies;	/* nm_check_stuck */
 		if (!status)
 			__clear_bit(region, nm->rg.oos);
 	}
@@ -236,6 +253,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 	nm->rs_inflight = 0;
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm->rs_slot_region[i] = ULONG_MAX;
+	nm->rs_slot_sent = 0;
 	nm->bm_sent = false;
 	nm->bm_peer_done = false;
 	nm->send_bitmap = false;
@@ -471,6 +489,7 @@ int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 		nm_blk_map_host(rp->diff, nm->rs_slot_diff[slot]);
 	}
 	nm->rs_slot_state[slot] = NM_RSS_DIFF;
+	nm->answered_at = jiffies;	/* nm_check_stuck */
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (status)
 		nm_err_limit(nm, "resync: peer cannot compare region %lu (%u): sending it all",
@@ -696,6 +715,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 			spin_unlock_irqrestore(&nm->lock, fl);
 			sector = (sector_t)region << nm->rg.shift;
 			bytes = nm_rs_region_bytes(nm, sector);
+			nm_rs_slot_sent(nm, slot);
 			r = nm_rs_send(nm, slot, region, sector, bytes, diff,
 				       false, gen);
 			if (r) {
@@ -752,6 +772,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		if (r && r != -ENOTCONN)
 			nm_detach(nm, r);	/* our disk failed under the read */
 		zero = !r && nm_rs_is_zero(nm, slot, bytes);
+		if (!r)
+			nm_rs_slot_sent(nm, slot);
 		if (!r && nm->csums && !zero)
 			r = nm_rs_csum_send(nm, slot, sector, bytes, gen);
 		else if (!r)
