@@ -747,6 +747,8 @@ static int nm_send_summed(struct nm_dev *nm, struct bio *bio)
 	int r;
 
 	lockdep_assert_held(&nm->tx_mutex);
+	if (WARN_ON_ONCE(!nm->tx_bounce))	/* ctr allocates it for these */
+		return -ENOMEM;
 	bio_for_each_segment(bv, bio, iter) {
 		if (vec.iov_len + bv.bv_len > NM_TX_BOUNCE) {
 			r = nm_send_kvec(nm, &vec, 1, vec.iov_len, true);

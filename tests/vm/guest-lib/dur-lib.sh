@@ -11,6 +11,8 @@
 #                         for writes still in flight on the secondary).  On
 #                         a difference the detail names the differing 512 KiB
 #                         regions, both sha256 and both status lines
+#   dur_settled_same NAME SECS DEV1 DEV2   dur_settle SECS (the test fails
+#                         with both status lines if not), then dur_same
 #   dur_diff_regions DEV1 DEV2   "n of N regions differ: r1 r2 ..." (first 12)
 #   dur_delay NAME DEV MS dm-delay NAME over DEV: writes delayed MS ms,
 #                         reads and flushes not delayed
@@ -21,6 +23,12 @@ dur_settle() {
 	local secs=${1:-90}
 	nm_wait_synced nma "$secs" && nm_wait_synced nmb 30 &&
 		wait_eval "[ \$(nm_status nma disks) = uptodate/uptodate ] && [ \$(nm_status nmb disks) = uptodate/uptodate ] && [ \$(nm_status nma pending) = 0 ]" 30
+}
+
+dur_settled_same() {
+	dur_settle "$2" ||
+		fail "${NM_CHECK_PREFIX}not settled: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
+	dur_same "$1" "$3" "$4"
 }
 
 # both devices read with O_DIRECT (the bdev page cache may be older than

@@ -23,8 +23,7 @@ for P in A B C; do
 		--time_based --runtime=4 --refill_buffers --group_reporting > /tmp/fio.out 2>&1 ||
 		fail "$P: fio: $(tail -5 /tmp/fio.out)"
 	log "$P: $(grep -m1 -o 'IOPS=[^,]*' /tmp/fio.out)"
-	dur_settle 60 || fail "$P: not settled: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
-	dur_same "$P/identical" /dev/ram0 /dev/ram1
+	dur_settled_same "$P/identical" 60 /dev/ram0 /dev/ram1
 	# ack_batch (1.12.3): under C, at this depth, the secondary held acks
 	# for later packets (brd completes in its submit_bio); A and B send no
 	# write acks, so none are held

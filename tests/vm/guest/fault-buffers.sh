@@ -37,6 +37,11 @@ load_netmirror
 
 avail() { awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo; }
 LIMIT=80
+# slowb's writes no longer delayed (the delayed ones are flushed)
+undelay() {
+	dmsetup suspend slowb && dmsetup load slowb --table "0 $S linear /dev/ram1 0" &&
+		dmsetup resume slowb || fail "$P: undelay slowb"
+}
 
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
@@ -47,8 +52,7 @@ for P in $(nm_protos); do
 			fail "zero $d"
 	done
 	S=$(( $(dev_size /dev/ram1) / 512 ))
-	dmsetup create slowb --table "0 $S delay /dev/ram1 0 0 /dev/ram1 0 5000" ||
-		fail "create slowb"
+	dur_delay slowb /dev/ram1 5000
 	nm_local_pair "$P" none "" /dev/ram0 /dev/mapper/slowb "sync none" "sync none"
 	dmesg -c > /dev/null
 	base=$(avail)
@@ -70,8 +74,7 @@ for P in $(nm_protos); do
 	if [ $over = yes ]; then
 		# give the memory back before it is gone: the delay off
 		kill $fpid 2> /dev/null
-		dmsetup suspend slowb && dmsetup load slowb --table "0 $S linear /dev/ram1 0" &&
-			dmsetup resume slowb || fail "$P: undelay slowb"
+		undelay
 	fi
 	wait $fpid
 	frc=$?
@@ -81,12 +84,8 @@ for P in $(nm_protos); do
 	check_fail no-error-lines sh -c \
 		"dmesg | grep -E 'page allocation failure|Out of memory|rejected|dropping link|bad_packet'"
 	check_eq fio-ok "$frc" 0
-	if [ $over = no ]; then
-		dmsetup suspend slowb && dmsetup load slowb --table "0 $S linear /dev/ram1 0" &&
-			dmsetup resume slowb || fail "$P: undelay slowb"
-	fi
-	dur_settle 120 || fail "$P: not settled: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
-	dur_same identical /dev/ram0 /dev/ram1
+	[ $over = yes ] || undelay
+	dur_settled_same identical 120 /dev/ram0 /dev/ram1
 	nm_local_unpair
 	dmsetup remove slowb || fail "remove slowb"
 done

@@ -48,8 +48,7 @@ for P in $(nm_protos); do
 	check_fail no-error-lines sh -c "dmesg | grep -E -i 'crc|dropping link|integrity'"
 	$DD if=/dev/urandom of=/dev/mapper/nma bs=1M count=16 oflag=direct status=none ||
 		fail "$P: rewrite"
-	dur_settle 60 || fail "$P: not settled: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
-	dur_same identical /dev/ram0 /dev/ram1
+	dur_settled_same identical 60 /dev/ram0 /dev/ram1
 	nm_local_unpair
 done
 NM_CHECK_PREFIX=

@@ -57,8 +57,7 @@ for P in $(nm_protos); do
 	check_eq peer-timeout "$(nm_status nma last_error)" peer_timeout
 	dmsetup resume bdisk || fail "resume bdisk"
 	wait $wpid
-	dur_settle 90 || fail "$P: not settled: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
-	dur_same identical /dev/ram0 /dev/ram1
+	dur_settled_same identical 90 /dev/ram0 /dev/ram1
 	nm_local_unpair
 	dmsetup remove bdisk || fail "remove bdisk"
 done
