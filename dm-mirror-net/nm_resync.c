@@ -312,8 +312,12 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 
 	might_sleep();
 
-	if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET)
+	if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET) {
+		/* our disk failed and ended our half of it: stays so */
+		if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
+			return 0;
 		return -EPROTO;
+	}
 	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
 	r = nm_flush_local(nm);
 	if (r)
@@ -421,6 +425,11 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 	if (!nm->sock || READ_ONCE(nm->conn_gen) != gen) {
 		mutex_unlock(&nm->tx_mutex);
 		return -ENOTCONN;
+	}
+	/* our P_STATE diskless may be out: nothing after it (__nm_rs_lost) */
+	if (READ_ONCE(nm->disk) != NM_DISK_UPTODATE) {
+		mutex_unlock(&nm->tx_mutex);
+		return -ENODATA;
 	}
 	/* a P_RS_ZERO carries its range in size, and no data */
 	nm_hdr_fill(&pkt.h, type, fixed + (type == NM_P_RS_ZERO ? 0 : left),
@@ -645,7 +654,7 @@ static void nm_rs_step_failed(struct nm_dev *nm, unsigned long region,
 {
 	unsigned long fl;
 
-	if (r != -ENOTCONN)
+	if (r != -ENOTCONN && r != -ENODATA)	/* -ENODATA: disk gone */
 		nm_err_limit(nm, "resync of region %lu failed (%d)", region, r);
 	spin_lock_irqsave(&nm->lock, fl);
 	/* not if the link went down: a new one may own it */
@@ -658,17 +667,53 @@ static void nm_rs_step_failed(struct nm_dev *nm, unsigned long region,
 	nm_resubmit_waiting(nm);
 }
 
+/*
+ * Under nm->lock: a resync needs the source's disk uptodate and the
+ * target's attached (review F23, F24).  When either is lost, this node
+ * ends its half (both nodes do, each from its own sync thread): connected
+ * again, the regions not yet resynced stay out of sync on both nodes and
+ * the target stays inconsistent.  The next link decides again.  The
+ * source's resync data already on the wire are answered (the target,
+ * diskless, with EIO); none is sent after the P_STATE that says its disk
+ * failed (nm_rs_send checks under tx_mutex).  Returns the reason, or NULL
+ * if the resync goes on (or none runs).
+ */
+static const char *__nm_rs_lost(struct nm_dev *nm)
+{
+	const char *why = NULL;
+
+	lockdep_assert_held(&nm->lock);
+	if (nm->cstate == NM_C_SYNC_SOURCE) {
+		if (nm->disk != NM_DISK_UPTODATE)
+			why = "this node's disk failed";
+		else if (nm->peer_disk == NM_DISK_DISKLESS)
+			why = "the peer's disk failed";
+	} else if (nm->cstate == NM_C_SYNC_TARGET) {
+		if (nm->disk == NM_DISK_DISKLESS)
+			why = "this node's disk failed";
+		else if (nm->peer_disk == NM_DISK_DISKLESS)
+			why = "the peer's disk failed";
+	}
+	if (why)
+		__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
+	return why;
+}
+
 static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 {
 	DECLARE_BITMAP(diff, NM_CSUM_MAX_BLOCKS);
 	struct nm_p_count c;
 	unsigned long fl, region;
 	bool start = false, done = false, zero;
+	const char *lost;
 	sector_t sector;
 	u32 bytes, gen;
 	int r, slot;
 
 	spin_lock_irqsave(&nm->lock, fl);
+	lost = __nm_rs_lost(nm);
+	if (lost)
+		goto stop;
 	/*
 	 * A resync, even of nothing, also hands our newer generation to the
 	 * peer (or gives a pair with no history its first one), and completes
@@ -704,6 +749,9 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 
 	while (!kthread_should_stop()) {
 		spin_lock_irqsave(&nm->lock, fl);
+		lost = __nm_rs_lost(nm);
+		if (lost)
+			goto stop;
 		/* csums: the differing blocks of a compared region first */
 		slot = nm->cstate == NM_C_SYNC_SOURCE ? __nm_rs_slot_diff(nm) : -1;
 		if (slot >= 0) {
@@ -786,6 +834,13 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	}
 	if (done)
 		nm_rs_finish(nm);
+	return;
+
+stop:	/* under nm->lock */
+	r = bitmap_weight(nm->rg.oos, nm->rg.nr);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	nm_warn(nm, "resync stopped: %s; %d regions stay out of sync", lost, r);
+	dm_table_event(nm->ti->table);
 }
 
 /*

@@ -458,8 +458,10 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			return -EPROTO;	/* epoch changed without a barrier */
 		nm->peer_epoch = epoch;
 		nm->peer_epoch_valid = true;
-	} else if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET) {
-		return -EPROTO;		/* resync data outside a resync */
+	} else if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET &&
+		   READ_ONCE(nm->disk) != NM_DISK_DISKLESS) {
+		/* resync data outside a resync (diskless: answered EIO) */
+		return -EPROTO;
 	}
 
 	wait_event(nm->peer_wq, nm_peer_room(nm, nr));
@@ -491,7 +493,15 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->sector = nm_h64(d->sector);
 	pr->sectors = size >> SECTOR_SHIFT;
 
-	if (resync) {
+	if (resync && READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
+		/*
+		 * Our disk failed during the resync (review F24): the data
+		 * already on the wire are refused, the disk stays detached
+		 * (not inconsistent again, and not written).
+		 */
+		nm_peer_ack_now(nm, pr, -EIO);
+		return 0;
+	} else if (resync) {
 		unsigned long region = pr->sector >> nm->rg.shift;
 		bool stale;
 

@@ -104,6 +104,7 @@ bool nm_detach(struct nm_dev *nm, int err)
 		nm_err(nm, "local disk I/O error (%d): detached, now diskless", err);
 		nm_set_error(nm, "disk_failed");
 		wake_up(&nm->send_wq);
+		nm_sync_kick(nm);	/* a resync ends (__nm_rs_lost) */
 		queue_work(nm->wq, &nm->event_work);
 	}
 	return true;
