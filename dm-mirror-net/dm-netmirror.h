@@ -143,6 +143,7 @@ static inline struct nm_req *nm_req_of(struct bio *bio)
 #define NM_REQ_LOCAL_FAILED 6	/* local write failed, detached */
 #define NM_REQ_NO_LOCAL	7	/* diskless: no local part */
 #define NM_REQ_PEER_OK	8	/* the peer part was delivered */
+#define NM_REQ_LOCAL_STALE 9	/* local disk not uptodate at map */
 
 /*
  * One device.  The fields are grouped by what guards them; read a field
@@ -211,6 +212,7 @@ struct nm_dev {
 	enum nm_disk disk;		/* READ_ONCE for a hint */
 	enum nm_role peer_role;
 	enum nm_disk peer_disk;
+	u32 peer_proto;			/* both speak up to this (handshake) */
 	bool want_connect;
 	bool peer_nonce_known;
 	u64 peer_nonce;
@@ -646,7 +648,8 @@ const char *nm_role_name(enum nm_role r);
 void nm_set_error(struct nm_dev *nm, const char *word);
 void nm_event_work(struct work_struct *w);
 bool nm_detach(struct nm_dev *nm, int err);
-int nm_attach(struct nm_dev *nm);
+int nm_attach(struct nm_dev *nm, bool *drop);
+void nm_peer_attached(struct nm_dev *nm);
 int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 		char *result, unsigned int maxlen);
 void __nm_gen_new(struct nm_dev *nm, bool primary_before);

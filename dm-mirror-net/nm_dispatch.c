@@ -48,9 +48,9 @@ typedef int (*nm_rx_fn)(struct nm_dev *nm, u16 type,
 static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		      u32 len)
 {
-	u32 role = nm_h32(p->state.role);
+	u32 role = nm_h32(p->state.role), disk = nm_h32(p->state.disk);
 	unsigned long flags;
-	bool changed;
+	bool changed, attached;
 	int r = 0;
 
 	if (role == NM_ROLE_SECONDARY &&
@@ -59,13 +59,19 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	nm_gen_handed_over(nm, nm_h64(p->state.gen), nm_h32(p->state.disk));
 	spin_lock_irqsave(&nm->lock, flags);
 	changed = nm->peer_role != role;
+	/* only "attach" turns a diskless disk inconsistent (version 7) */
+	attached = nm->peer_disk == NM_DISK_DISKLESS &&
+		   disk == NM_DISK_INCONSISTENT &&
+		   nm->peer_proto >= NM_PROTO_ATTACH;
 	nm->peer_role = role;
-	nm->peer_disk = nm_h32(p->state.disk);
+	nm->peer_disk = disk;
 	if (nm->peer_role == NM_ROLE_PRIMARY && nm->role == NM_ROLE_PRIMARY)
 		r = -EBUSY;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (changed)
 		nm_peer_reset(nm);	/* a new primary: a new epoch sequence */
+	if (attached)
+		nm_peer_attached(nm);
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 	if (r) {

@@ -900,6 +900,7 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	nm->peer_nonce_known = true;
 	nm->peer_role = nm_h32(in.m.role);
 	nm->peer_disk = nm_h32(in.m.disk);
+	nm->peer_proto = min_t(u32, nm_h32(in.m.proto_max), NM_PROTO_MAX);
 	spin_unlock_irqrestore(&nm->lock, flags);
 
 	/*

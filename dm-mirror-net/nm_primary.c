@@ -132,7 +132,8 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 		set_bit(NM_REQ_PEER_OK, &req->flags);
 	else if (test_bit(NM_REQ_READ, &req->flags) ||
 		 test_bit(NM_REQ_LOCAL_FAILED, &req->flags) ||
-		 test_bit(NM_REQ_NO_LOCAL, &req->flags))
+		 test_bit(NM_REQ_NO_LOCAL, &req->flags) ||
+		 test_bit(NM_REQ_LOCAL_STALE, &req->flags))
 		req->status = BLK_STS_IOERR;	/* no good copy anywhere */
 	spin_unlock_irqrestore(&nm->lock, flags);
 
@@ -225,7 +226,8 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, struct bio *bio,
 
 	lockdep_assert_held(&nm->lock);
 	if (nm_regions_any(&nm->rg, nm->rg.rs_busy, f, l) ||
-	    nm_regions_any(&nm->rg, nm->rg.rs_writing, f, l))
+	    nm_regions_any(&nm->rg, nm->rg.rs_writing, f, l) ||
+	    nm_regions_any(&nm->rg, nm->rg.rs_hold, f, l))
 		return &nm->rs_wait;
 	if (nm->meta)
 		for (r = f; r <= l; r++)
@@ -446,6 +448,19 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	 * durable before this or any later write starts (gen_unsaved: one
 	 * begun at a link loss or a promotion and not yet on the metadata).
 	 */
+	/*
+	 * Without the peer only an uptodate disk takes writes: an
+	 * inconsistent one (being resynced from the peer) is no copy of the
+	 * data to keep.  A write kept there would be overwritten by the
+	 * resync when the peer is back, or, as the start of a new generation,
+	 * make this disk look newer than the peer's good data.
+	 */
+	if (nm->disk != NM_DISK_UPTODATE && nm->cstate < NM_C_CONNECTED) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		nm_err_limit(nm, "write refused: the disk is %s and the peer is not connected",
+			     nm_disk_name(nm->disk));
+		return DM_MAPIO_KILL;	/* no good copy and no peer */
+	}
 	gen_new = data && nm->cstate < NM_C_CONNECTED && !nm->gen_fresh;
 	if (data && nm->meta && (nm->gen_unsaved || gen_new)) {
 		bio_list_add(&nm->gen_wait, bio);
@@ -456,10 +471,9 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	if (gen_new)
 		__nm_gen_new(nm, true);
 	local = nm->disk != NM_DISK_DISKLESS;
-	if (!local && nm->cstate < NM_C_CONNECTED) {
-		spin_unlock_irqrestore(&nm->lock, flags);
-		return DM_MAPIO_KILL;	/* no disk and no peer */
-	}
+	/* its peer part is the one that counts (nm_req_peer_done) */
+	if (local && nm->disk != NM_DISK_UPTODATE)
+		set_bit(NM_REQ_LOCAL_STALE, &req->flags);
 	if (data) {
 		set_bit(NM_REQ_DATA, &req->flags);
 		nm_regions_write_start(&nm->rg, f, l,

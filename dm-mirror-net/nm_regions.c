@@ -24,12 +24,14 @@ int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 	rg->cand = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->rs_dirty = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->rs_writing = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	rg->rs_hold = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->sent = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->syncing = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->lost = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->inflight = kvcalloc(rg->nr, sizeof(u32), GFP_KERNEL);
 	if (!rg->oos || !rg->rs_busy || !rg->touched || !rg->cand ||
-	    !rg->rs_dirty || !rg->rs_writing || !rg->sent || !rg->syncing ||
+	    !rg->rs_dirty || !rg->rs_writing || !rg->rs_hold || !rg->sent ||
+	    !rg->syncing ||
 	    !rg->lost || !rg->inflight) {
 		nm_regions_exit(rg);
 		return -ENOMEM;
@@ -43,6 +45,7 @@ void nm_regions_exit(struct nm_regions *rg)
 	kvfree(rg->lost);
 	kvfree(rg->syncing);
 	kvfree(rg->sent);
+	kvfree(rg->rs_hold);
 	kvfree(rg->rs_writing);
 	kvfree(rg->rs_dirty);
 	kvfree(rg->cand);
@@ -55,6 +58,7 @@ void nm_regions_exit(struct nm_regions *rg)
 	rg->cand = NULL;
 	rg->rs_dirty = NULL;
 	rg->rs_writing = NULL;
+	rg->rs_hold = NULL;
 	rg->sent = NULL;
 	rg->syncing = NULL;
 	rg->lost = NULL;

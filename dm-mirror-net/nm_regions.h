@@ -15,8 +15,11 @@
  *     compared by an online verify (nm_verify.c: never during a resync);
  *   - inflight[r] counts the primary's writes to r that were started and
  *     not yet ended; a region in resync (rs_busy) is read only when it is 0;
- *   - rs_dirty/rs_writing are the resync target's: a region written by the
- *     application while inconsistent, a resync write being applied.
+ *   - rs_dirty/rs_writing/rs_hold are the resync target's: a region
+ *     written by the application while inconsistent, a resync write being
+ *     applied, a region whose resync data were refused (the application's
+ *     writes to it wait for the next, so that it cannot be refused
+ *     forever).
  *   - sent/syncing are the primary's transfer log, by region: a write sent
  *     to the peer is in "sent" until a stable point (P_SYNC) is sent after
  *     it, then in "syncing" until that P_SYNC_ACK confirms it is on the
@@ -42,6 +45,7 @@ struct nm_regions {
 	unsigned long *cand;		/* sync thread: lazy-clear candidates */
 	unsigned long *rs_dirty;	/* target: app-written during resync */
 	unsigned long *rs_writing;	/* target: resync write in flight */
+	unsigned long *rs_hold;		/* target: refused, writes wait */
 	unsigned long *sent;		/* primary: sent since the stable point */
 	unsigned long *syncing;		/* primary: awaiting P_SYNC_ACK */
 	unsigned long *lost;		/* conn thread: scratch at link loss */

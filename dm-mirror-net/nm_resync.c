@@ -231,6 +231,9 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 		nm->answered_at = jiffies;	/* nm_check_stuck */
 		if (!status)
 			__clear_bit(region, nm->rg.oos);
+		/* refused: the target holds writes to it until we resend */
+		else if (status == EAGAIN && region < nm->rs_cursor)
+			nm->rs_cursor = region;
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
 	/* EAGAIN: the target wrote the region meanwhile; send it again */
@@ -250,6 +253,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 
 	spin_lock_irqsave(&nm->lock, fl);
 	bitmap_zero(nm->rg.rs_busy, nm->rg.nr);
+	bitmap_zero(nm->rg.rs_hold, nm->rg.nr);	/* writes go on (kick) */
 	nm->rs_inflight = 0;
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm->rs_slot_region[i] = ULONG_MAX;
@@ -694,8 +698,10 @@ static const char *__nm_rs_lost(struct nm_dev *nm)
 		else if (nm->peer_disk == NM_DISK_DISKLESS)
 			why = "the peer's disk failed";
 	}
-	if (why)
+	if (why) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
+		bitmap_zero(nm->rg.rs_hold, nm->rg.nr);	/* resubmitted next */
+	}
 	return why;
 }
 

@@ -516,8 +516,17 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		stale = test_bit(region, nm->rg.rs_dirty);
 		if (stale && !nm->rg.inflight[region])
 			__clear_bit(region, nm->rg.rs_dirty);
-		if (!stale)
+		/*
+		 * Refused: the application's new writes to the region wait
+		 * for its next resync data (rs_hold), or a writer that keeps
+		 * rewriting it would have it refused forever.
+		 */
+		if (stale) {
+			__set_bit(region, nm->rg.rs_hold);
+		} else {
+			__clear_bit(region, nm->rg.rs_hold);
 			__set_bit(region, nm->rg.rs_writing);
+		}
 		spin_unlock_irq(&nm->lock);
 		if (stale) {
 			nm_peer_ack_now(nm, pr, -EAGAIN);

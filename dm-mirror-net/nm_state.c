@@ -177,8 +177,16 @@ static void __nm_go_outdated(struct nm_dev *nm)
 		nm_meta_set_flags(nm->meta, NM_MF_OUTDATED, 0);
 }
 
-/* "attach": take the disk back as inconsistent, resync it from the peer. */
-int nm_attach(struct nm_dev *nm)
+/*
+ * "attach": take the disk back as inconsistent, resync it from the peer.
+ * On a link whose peer speaks NM_PROTO_ATTACH the link stays (review
+ * F28): our P_STATE (diskless -> inconsistent) makes the peer mark every
+ * region and resync them (nm_peer_attached), while the I/O in flight
+ * through the peer goes on.  Otherwise *@drop: the caller drops the link
+ * and the next handshake carries the disk state and the full bitmap.
+ * Process context.
+ */
+int nm_attach(struct nm_dev *nm, bool *drop)
 {
 	unsigned long flags;
 
@@ -193,12 +201,43 @@ int nm_attach(struct nm_dev *nm)
 	bitmap_fill(nm->rg.oos, nm->rg.nr);
 	bitmap_zero(nm->rg.rs_dirty, nm->rg.nr);
 	__nm_go_inconsistent(nm);
+	/* the peer must have seen us diskless (P_HELLO or P_STATE) */
+	*drop = !(nm->cstate >= NM_C_CONNECTED &&
+		  nm->peer_proto >= NM_PROTO_ATTACH &&
+		  READ_ONCE(nm->sent_disk) == NM_DISK_DISKLESS);
+	nm->send_state = true;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
-	nm_info(nm, "disk attached, inconsistent: resyncing from the peer");
+	nm_info(nm, "disk attached, inconsistent: resyncing from the peer%s",
+		*drop ? " (new handshake)" : "");
+	wake_up(&nm->send_wq);
 	dm_table_event(nm->ti->table);
 	return 0;
+}
+
+/*
+ * Receiver: the peer's P_STATE says its disk went from diskless to
+ * inconsistent, which only "attach" does (NM_PROTO_ATTACH): every region
+ * is out of sync on it.  Mark them all here too (durably with a metadata
+ * device) and let a resync run again on this link; the sync thread starts
+ * it if this node is the source.
+ */
+void nm_peer_attached(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	bitmap_fill(nm->rg.oos, nm->rg.nr);
+	if (nm->meta)
+		nm_meta_set_bits(nm->meta, nm->rg.oos);
+	nm->rs_ran = false;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta)
+		nm_meta_commit(nm->meta);
+	nm_info(nm, "the peer attached its disk: every region out of sync there");
+	nm_sync_kick(nm);
 }
 
 /*

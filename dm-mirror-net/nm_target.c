@@ -989,12 +989,16 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 	case NM_MSG_VERIFY_STOP:
 		return nm_verify_stop(nm);
 	case NM_MSG_ATTACH:
-	case NM_MSG_INVALIDATE:
-		r = id == NM_MSG_ATTACH ? nm_attach(nm) : nm_invalidate(nm);
+	case NM_MSG_INVALIDATE: {
+		bool drop = true;
+
+		r = id == NM_MSG_ATTACH ? nm_attach(nm, &drop) :
+		    nm_invalidate(nm);
 		/* a new handshake carries our disk state and the full bitmap */
-		if (!r)
+		if (!r && drop)
 			nm_conn_drop(nm);
 		return r;
+	}
 	}
 	return -EINVAL;
 }

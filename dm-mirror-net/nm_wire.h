@@ -57,10 +57,16 @@
  * 6: the sender's ordering in P_GENS (NM_GF_ORD_SENT and NM_GF_ORD_*):
  *    both nodes must name the same (else ordering_mismatch).  Sent only
  *    when both speak 6; a version-5 peer is still taken, unchecked.
+ * 7: "attach" keeps the link: a P_STATE whose disk goes from diskless to
+ *    inconsistent says the sender took a disk back, every region out of
+ *    sync on it; the receiver marks them all and resyncs them.  With a
+ *    peer that speaks less, attach drops the link (the next handshake
+ *    carries the disk state and the full bitmap), as before.
  */
 #define NM_PROTO_MIN		5
-#define NM_PROTO_MAX		6
+#define NM_PROTO_MAX		7
 #define NM_PROTO_ORD		6	/* the first that carries the ordering */
+#define NM_PROTO_ATTACH		7	/* attach without a new handshake */
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */

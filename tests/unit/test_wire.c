@@ -457,8 +457,10 @@ int main(void)
 	}
 
 	/* checksum-based resync (version 5): NM_CF_RESYNC, P_RS_BLOCKS */
-	check(NM_PROTO_MIN == 5 && NM_PROTO_MAX == 6 && NM_PROTO_ORD == 6 && NM_P_RS_BLOCKS == 28 &&
+	check(NM_PROTO_MIN == 5 && NM_PROTO_ORD == 6 && NM_P_RS_BLOCKS == 28 &&
 	      NM_P_MAX == 29, "rs_blocks_numbers");
+	/* version 7: attach keeps the link (a P_STATE, no new packet) */
+	check(NM_PROTO_MAX == 7 && NM_PROTO_ATTACH == 7, "attach_version");
 	check(sizeof(struct nm_p_rs_blocks) == 48, "size_rs_blocks");
 	check(nm_fixed_len(NM_P_RS_BLOCKS) == 48 && nm_has_tail(NM_P_RS_BLOCKS),
 	      "rs_blocks_tail");

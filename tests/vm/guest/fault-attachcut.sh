@@ -1,0 +1,103 @@
+# A primary whose disk is being resynced from its secondary (after
+# `attach`) loses the link: nothing it acknowledged is lost, and the pair
+# resyncs when the link is back.  Up to 1.16.0 such a primary kept
+# taking writes on its inconsistent disk while disconnected: the first
+# started a new data generation, so the next handshake called its disk
+# the newer one; being inconsistent it could not be the resync source,
+# the secondary's good disk was set outdated, and the pair stayed
+# inconsistent/outdated with no resync and every read of an unsynced
+# region failing.  (1.16.0 also fails a write whose peer part is given up
+# when the link goes: its local copy is on a disk the resync overwrites.
+# In this test such writes also met the refusal at map and failed without
+# that change: acked-kept passed either way.)
+#
+# One VM, both nodes on loopback, 32 MiB devices; nma's disk a dm-linear
+# swapped for a failing dm-flakey to detach it.  For each protocol A, B,
+# C: nmb's resync paused, nma detached and attached again (inconsistent,
+# every region to resync); under C a writer (pattern write, one 64 KiB
+# write a round at 16 MiB or 16 MiB + 64 KiB by turns, a new seed each
+# round: the write hanging when the wire dies is a round of its own) runs through nma while
+# the wire goes dead (lo down: what is in flight is lost, timeout 2000
+# ends the link); a 4 KiB write is made while the link is down; the wire
+# is back, the nodes reconnect, nmb resumes.  Checks <P>/...:
+#   detached, attach
+#   target        nma became sync_target (the resync, paused, is on)
+#   cut           the link is down
+#   write-refused the write while disconnected failed (no uptodate copy
+#                 is reachable; 1.16.0 wrote it to the inconsistent disk)
+#   resynced      nma uptodate and in sync again (no wedge)
+#   gens-equal    both nodes show the same generation
+#   acked-kept    (C) the writer's last round that succeeded reads back
+#   identical     both backing devices equal
+# vms: 1
+# disks: none
+# timeout: 400
+load_netmirror
+. /tests/nmlib.sh
+. /tests/dur-lib.sh
+. /tests/dur-power-lib.sh
+modprobe dm-flakey || fail "modprobe dm-flakey"
+S=65536
+lower() { # lower ok|bad DEV BACKING: linear, or flakey with every I/O failing
+	local t="0 $S linear $3 0"
+	[ "$1" = bad ] && t="0 $S flakey $3 0 0 3600"
+	dmsetup reload "$2" --table "$t" && dmsetup resume "$2" || fail "$2: lower $1"
+}
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=$P/
+	brd_setup 32 2
+	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
+	nm_local_pair "$P" flush "" /dev/mapper/lowa /dev/ram1 "timeout 2000 ping 500" "timeout 2000 ping 500"
+	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
+	dmsetup message nmb 0 pause_resync || fail "pause_resync"
+	lower bad lowa /dev/ram0
+	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
+	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
+	lower ok lowa /dev/ram0
+	check attach dmsetup message nma 0 attach
+	check_wait target 20 "[ \"\$(nm_status nma connection)\" = sync_target ]"
+
+	rm -f /tmp/stop /tmp/wr.n /tmp/wr.log
+	wpid=
+	if [ "$P" = C ]; then
+		(
+			n=0
+			while [ ! -e /tmp/stop ]; do
+				n=$((n + 1))
+				# one 64 KiB write a round, in two areas by
+				# turns: a failed round leaves the last good one
+				pattern write /dev/mapper/nma $((100 + n)) 64k --size 64k --offset $((16384 + n % 2 * 64))k \
+					--bs-min 65536 --bs-max 65536 --direct --quiet
+				rc=$?
+				echo "$n $rc $(now_ms)" >> /tmp/wr.log
+				[ $rc != 0 ] || echo $n > /tmp/wr.n
+			done
+		) &
+		wpid=$!
+		sleep 2
+	fi
+	log "$P: wire cut at $(now_ms) ms"
+	wire_cut	# what was on the wire is lost; the peer timeout ends the link
+	check_wait cut 20 "[ \"\$(nm_status nma connection)\" = connecting ]"
+	touch /tmp/stop
+	[ -z "$wpid" ] || wait $wpid
+	w1=$(cat /tmp/wr.n 2> /dev/null || echo 0)
+	check_fail write-refused $DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=200 count=1 oflag=direct conv=notrunc status=none
+	log "$P: link down: nma $(dmsetup status nma)"
+	wire_restore
+	dmsetup message nmb 0 resume_resync || fail "resume_resync"
+	check resynced nm_wait_synced nma 90
+	check_wait uptodate 20 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
+	check_eq gens-equal "$(nm_status nma generation)" "$(nm_status nmb generation)"
+	[ -z "$wpid" ] || log "$P: writer rounds (n rc ms): $(tail -n 6 /tmp/wr.log | tr '\n' ';')"
+	log "$P: writer's last good round $w1; nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	if [ "$P" = C ] && [ "$w1" -gt 0 ]; then
+		check acked-kept pattern verify /dev/mapper/nma $((100 + w1)) 64k --size 64k --offset $((16384 + w1 % 2 * 64))k \
+			--bs-min 65536 --bs-max 65536 --direct --quiet
+	fi
+	dur_settled_same identical 60 /dev/ram0 /dev/ram1
+	nm_local_unpair
+	dmsetup remove lowa || fail "remove lowa"
+done
+NM_CHECK_PREFIX=
+exit 0
