@@ -182,6 +182,15 @@ running() { [ ! -e "/tmp/$1.rc" ]; }
 ended_ok() { [ "$(cat "/tmp/$1.rc" 2>/dev/null)" = 0 ]; }
 ended_failed() { [ -e "/tmp/$1.rc" ] && [ "$(cat "/tmp/$1.rc")" != 0 ]; }
 
+# lower ok|bad DEV BACKING: the dm device DEV ($S sectors) becomes a
+# dm-linear over BACKING, or a dm-flakey over it failing every I/O (a disk
+# failure, for on_io_error)
+lower() {
+	local t="0 ${S:?} linear $3 0"
+	[ "$1" = bad ] && t="0 $S flakey $3 0 0 3600"
+	dmsetup reload "$2" --table "$t" && dmsetup resume "$2" || fail "$2: lower $1"
+}
+
 lose_link() {
 	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
 	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"

@@ -27,11 +27,6 @@ load_netmirror
 . /tests/dur-lib.sh
 modprobe dm-flakey || fail "modprobe dm-flakey"
 S=65536
-lower() { # lower ok|bad DEV BACKING: linear, or flakey with every I/O failing
-	local t="0 $S linear $3 0"
-	[ "$1" = bad ] && t="0 $S flakey $3 0 0 3600"
-	dmsetup reload "$2" --table "$t" && dmsetup resume "$2" || fail "$2: lower $1"
-}
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
 	brd_setup 32 2

@@ -23,11 +23,6 @@ S=65536
 dmsetup create nmprobe --table "0 $S netmirror /dev/ram1 127.0.0.1:7799 C flush 2 on_io_error pass_on" 2>/dev/null ||
 	fail "the module refuses the on_io_error option"
 dmsetup remove nmprobe || fail "remove nmprobe"
-lower() { # lower ok|bad DEV BACKING: linear, or flakey with every I/O failing
-	local t="0 $S linear $3 0"
-	[ "$1" = bad ] && t="0 $S flakey $3 0 0 3600"
-	dmsetup reload "$2" --table "$t" && dmsetup resume "$2" || fail "$2: lower $1"
-}
 dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
 dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
 same() { check_eq "$1" "$(dev_sum /dev/ram0)" "$(dev_sum /dev/ram1)" || log "nma $(dmsetup status nma); nmb $(dmsetup status nmb)"; }
