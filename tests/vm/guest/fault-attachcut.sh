@@ -1,6 +1,6 @@
 # A primary whose disk is being resynced from its secondary (after
 # `attach`) loses the link: nothing it acknowledged is lost, and the pair
-# resyncs when the link is back.  Up to 1.16.0 such a primary kept
+# resyncs when the link is back.  Up to 1.15.4 such a primary kept
 # taking writes on its inconsistent disk while disconnected: the first
 # started a new data generation, so the next handshake called its disk
 # the newer one; being inconsistent it could not be the resync source,
@@ -24,7 +24,7 @@
 #   target        nma became sync_target (the resync, paused, is on)
 #   cut           the link is down
 #   write-refused the write while disconnected failed (no uptodate copy
-#                 is reachable; 1.16.0 wrote it to the inconsistent disk)
+#                 is reachable; 1.15.4 wrote it to the inconsistent disk)
 #   resynced      nma uptodate and in sync again (no wedge)
 #   gens-equal    both nodes show the same generation
 #   acked-kept    (C) the writer's last round that succeeded reads back
