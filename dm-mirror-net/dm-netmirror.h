@@ -243,6 +243,8 @@ struct nm_dev {
 	bool bm_sent;			/* our bitmap went out on this link */
 	bool bm_peer_done;		/* the peer's bitmap arrived */
 	bool rs_ran;			/* a resync started on this link */
+	unsigned long rs_hold_at;	/* target: jiffies, last rs_hold set */
+	bool rs_holding;		/* target: rs_hold may have bits */
 	bool rs_paused;
 	unsigned int rs_inflight;	/* regions sent, not yet acked */
 	unsigned long rs_cursor;

@@ -444,11 +444,6 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		return DM_MAPIO_SUBMITTED;
 	}
 	/*
-	 * The first write the peer will not get starts a new generation,
-	 * durable before this or any later write starts (gen_unsaved: one
-	 * begun at a link loss or a promotion and not yet on the metadata).
-	 */
-	/*
 	 * Without the peer only an uptodate disk takes writes: an
 	 * inconsistent one (being resynced from the peer) is no copy of the
 	 * data to keep.  A write kept there would be overwritten by the
@@ -461,6 +456,11 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 			     nm_disk_name(nm->disk));
 		return DM_MAPIO_KILL;	/* no good copy and no peer */
 	}
+	/*
+	 * The first write the peer will not get starts a new generation,
+	 * durable before this or any later write starts (gen_unsaved: one
+	 * begun at a link loss or a promotion and not yet on the metadata).
+	 */
 	gen_new = data && nm->cstate < NM_C_CONNECTED && !nm->gen_fresh;
 	if (data && nm->meta && (nm->gen_unsaved || gen_new)) {
 		bio_list_add(&nm->gen_wait, bio);

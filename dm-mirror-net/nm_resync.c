@@ -717,6 +717,15 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	int r, slot;
 
 	spin_lock_irqsave(&nm->lock, fl);
+	/*
+	 * Target: writes held behind refused regions wait at most a second
+	 * for their resync data (a paused resync sends none); then they go
+	 * on, and the region may be refused and held again later.
+	 */
+	if (nm->rs_holding && time_after(jiffies, nm->rs_hold_at + HZ)) {
+		bitmap_zero(nm->rg.rs_hold, nm->rg.nr);
+		nm->rs_holding = false;
+	}
 	lost = __nm_rs_lost(nm);
 	if (lost)
 		goto stop;

@@ -523,6 +523,8 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		 */
 		if (stale) {
 			__set_bit(region, nm->rg.rs_hold);
+			nm->rs_hold_at = jiffies;
+			nm->rs_holding = true;
 		} else {
 			__clear_bit(region, nm->rg.rs_hold);
 			__set_bit(region, nm->rg.rs_writing);
