@@ -47,7 +47,16 @@ check_eq canonical-order "$(dmsetup table nmgood)" "0 $S netmirror $D 127.0.0.1:
 dmsetup remove nmgood
 dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 0" || fail "empty group refused"
 check_eq empty-group-dropped "$(dmsetup table nmgood)" "0 $S netmirror $D 127.0.0.1:7789 C flush"
-# I/O maps to the local device (standalone primary)
+# a secondary still waiting for its full sync, reloaded as primary: its
+# disk is inconsistent (it took over the regions out of sync), and
+# without a peer it refuses writes (1.16.0) as it refuses reads of them
+dmsetup reload nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary" || fail "reload"
+dmsetup resume nmgood || fail "resume after reload"
+check_eq inconsistent-primary "$(nm_status nmgood disk)" inconsistent
+check_fail inconsistent-primary-write-refused $DD if=/dev/zero of=/dev/mapper/nmgood bs=4k count=1 oflag=direct status=none
+dmsetup remove nmgood
+# I/O maps to the local device (a standalone primary, reloaded)
+dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary" || fail "create primary"
 dmsetup reload nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary" || fail "reload"
 dmsetup resume nmgood || fail "resume after reload"
 pattern write /dev/mapper/nmgood 7 8M --direct --quiet || fail "write through a standalone primary"
