@@ -227,7 +227,8 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, struct bio *bio,
 	lockdep_assert_held(&nm->lock);
 	if (nm_regions_any(&nm->rg, nm->rg.rs_busy, f, l) ||
 	    nm_regions_any(&nm->rg, nm->rg.rs_writing, f, l) ||
-	    nm_regions_any(&nm->rg, nm->rg.rs_hold, f, l))
+	    (nm->rs_holding &&
+	     nm_regions_any(&nm->rg, nm->rg.rs_hold, f, l)))
 		return &nm->rs_wait;
 	if (nm->meta)
 		for (r = f; r <= l; r++)

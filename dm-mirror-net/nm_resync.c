@@ -254,6 +254,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, fl);
 	bitmap_zero(nm->rg.rs_busy, nm->rg.nr);
 	bitmap_zero(nm->rg.rs_hold, nm->rg.nr);	/* writes go on (kick) */
+	nm->rs_holding = false;
 	nm->rs_inflight = 0;
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm->rs_slot_region[i] = ULONG_MAX;
@@ -701,6 +702,7 @@ static const char *__nm_rs_lost(struct nm_dev *nm)
 	if (why) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 		bitmap_zero(nm->rg.rs_hold, nm->rg.nr);	/* resubmitted next */
+		nm->rs_holding = false;
 	}
 	return why;
 }
