@@ -6,17 +6,25 @@
 # the newer one; being inconsistent it could not be the resync source,
 # the secondary's good disk was set outdated, and the pair stayed
 # inconsistent/outdated with no resync and every read of an unsynced
-# region failing.  (1.16.0 also fails a write whose peer part is given up
-# when the link goes: its local copy is on a disk the resync overwrites.
-# In this test such writes also met the refusal at map and failed without
-# that change: acked-kept passed either way.)
+# region failing.  1.16.0 also fails a write whose peer part is given up
+# when the link goes (NM_REQ_LOCAL_STALE): its local copy is on a disk
+# the resync overwrites.  The writer's rounds are O_DIRECT writes with no
+# fsync after them (brd has no volatile cache: under C a completed write
+# is on both disks), so a round that succeeds is exactly an acknowledged
+# write: the round mapped after the wire died (the link is still up until
+# the timeout) hangs, and without that change it succeeded at the give-up
+# and was then overwritten by the resync (hung-failed and acked-kept
+# failed).  Up to 1.16.0's first test the rounds ended with an fsync (and
+# an O_DSYNC write with a flush), which the refusal failed, so the check
+# could not see it.
 #
 # One VM, both nodes on loopback, 32 MiB devices; nma's disk a dm-linear
 # swapped for a failing dm-flakey to detach it.  For each protocol A, B,
 # C: nmb's resync paused, nma detached and attached again (inconsistent,
-# every region to resync); under C a writer (pattern write, one 64 KiB
-# write a round at 16 MiB or 16 MiB + 64 KiB by turns, a new seed each
-# round: the write hanging when the wire dies is a round of its own) runs through nma while
+# every region to resync); under C a writer (pattern write --direct
+# --no-fsync, one 64 KiB write a round at 16 MiB or 16 MiB + 64 KiB by
+# turns, a new seed each round: the write hanging when the wire dies is a
+# round of its own) runs through nma while
 # the wire goes dead (lo down: what is in flight is lost, timeout 2000
 # ends the link); a 4 KiB write is made while the link is down; the wire
 # is back, the nodes reconnect, nmb resumes.  Checks <P>/...:
@@ -27,6 +35,8 @@
 #                 is reachable; 1.15.4 wrote it to the inconsistent disk)
 #   resynced      nma uptodate and in sync again (no wedge)
 #   gens-equal    both nodes show the same generation
+#   hung-failed   (C) a round hung at the cut and failed (its write was
+#                 sent into the dead wire; the peer part was given up)
 #   acked-kept    (C) the writer's last round that succeeded reads back
 #   identical     both backing devices equal
 # vms: 1
@@ -62,7 +72,7 @@ for P in $(nm_protos); do
 				# one 64 KiB write a round, in two areas by
 				# turns: a failed round leaves the last good one
 				pattern write /dev/mapper/nma $((100 + n)) 64k --size 64k --offset $((16384 + n % 2 * 64))k \
-					--bs-min 65536 --bs-max 65536 --direct --quiet
+					--bs-min 65536 --bs-max 65536 --direct --no-fsync --quiet
 				rc=$?
 				echo "$n $rc $(now_ms)" >> /tmp/wr.log
 				[ $rc != 0 ] || echo $n > /tmp/wr.n
@@ -86,6 +96,10 @@ for P in $(nm_protos); do
 	check_eq gens-equal "$(nm_status nma generation)" "$(nm_status nmb generation)"
 	[ -z "$wpid" ] || log "$P: writer rounds (n rc ms): $(tail -n 6 /tmp/wr.log | tr '\n' ';')"
 	log "$P: writer's last good round $w1; nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	if [ "$P" = C ]; then
+		# a round of 1.5 s or more that failed: it hung at the cut
+		check hung-failed awk 'BEGIN { p = 0; f = 1 } { if (p && $3 - p >= 1500 && $2 != 0) f = 0; p = $3 } END { exit f }' /tmp/wr.log
+	fi
 	if [ "$P" = C ] && [ "$w1" -gt 0 ]; then
 		check acked-kept pattern verify /dev/mapper/nma $((100 + w1)) 64k --size 64k --offset $((16384 + w1 % 2 * 64))k \
 			--bs-min 65536 --bs-max 65536 --direct --quiet

@@ -12,6 +12,9 @@
  *   --direct       O_DIRECT (write and verify)
  *   --fsync        buffered writes, fsync every 16 writes and at the end
  *   --sync         O_DIRECT|O_DSYNC (implies --direct)
+ *   --no-fsync     no fsync at the end: with --sync each write's own
+ *                  completion is its acknowledgement, and exit 0 says
+ *                  exactly that every write completed
  *   --quiet
  *
  * The sequence of (offset, length) is a function of SEED, BYTES_TOTAL, the
@@ -114,7 +117,7 @@ static size_t gen_ops(struct op **ops_out, uint64_t seed, uint64_t total, uint64
 int main(int argc, char **argv)
 {
 	uint64_t bmin = 512, bmax = 1 << 20, region = 0, base = 0, seed, total, devsize = 0;
-	int direct = 0, dofsync = 0, dsync = 0, quiet = 0, writing, fd, flags, i;
+	int direct = 0, dofsync = 0, dsync = 0, nofsync = 0, quiet = 0, writing, fd, flags, i;
 	struct op *ops;
 	size_t nops, k;
 	unsigned char *buf, *exp;
@@ -122,7 +125,7 @@ int main(int argc, char **argv)
 
 	if (argc < 5) {
 		fprintf(stderr, "usage: pattern write|verify DEV SEED BYTES_TOTAL [--bs-min N] "
-				"[--bs-max N] [--size N] [--offset N] [--direct|--fsync|--sync] [--quiet]\n");
+				"[--bs-max N] [--size N] [--offset N] [--direct|--fsync|--sync] [--no-fsync] [--quiet]\n");
 		return 2;
 	}
 	writing = !strcmp(argv[1], "write");
@@ -147,6 +150,8 @@ int main(int argc, char **argv)
 			dofsync = 1;
 		else if (!strcmp(argv[i], "--sync"))
 			dsync = direct = 1;
+		else if (!strcmp(argv[i], "--no-fsync"))
+			nofsync = 1;
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = 1;
 		else {
@@ -210,7 +215,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		}
-		if (fsync(fd)) {
+		if (!nofsync && fsync(fd)) {
 			perror("pattern: fsync");
 			return 2;
 		}
