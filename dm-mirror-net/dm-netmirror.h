@@ -243,6 +243,7 @@ struct nm_dev {
 	bool bm_sent;			/* our bitmap went out on this link */
 	bool bm_peer_done;		/* the peer's bitmap arrived */
 	bool rs_ran;			/* a resync started on this link */
+	bool rs_stopped;		/* source: it ended incomplete here */
 	unsigned long rs_hold_at;	/* target: jiffies, last rs_hold set */
 	bool rs_holding;		/* target: rs_hold may have bits */
 	bool rs_paused;
@@ -563,6 +564,7 @@ void nm_sync_link_down(struct nm_dev *nm);
 void nm_stable_done(struct nm_dev *nm, u64 cookie);
 int nm_peer_rs_start(struct nm_dev *nm, u64 count);
 int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d);
+int nm_peer_rs_stop(struct nm_dev *nm, u64 count);
 int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp);
 void nm_rs_count_start(struct nm_dev *nm, u64 count, bool last);
 

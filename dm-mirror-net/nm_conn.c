@@ -354,6 +354,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	nm->bm_sent = false;
 	nm->bm_peer_done = false;
 	nm->rs_ran = false;
+	nm->rs_stopped = false;
 	strscpy(nm->last_error, "-", sizeof(nm->last_error));
 	spin_unlock_irqrestore(&nm->lock, flags);
 	nm_info(nm, "connected to %s",  nm->peer_str);

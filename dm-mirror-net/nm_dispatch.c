@@ -169,6 +169,15 @@ static int nm_h_rs_done(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	return nm_peer_rs_done(nm, &p->rs_done);
 }
 
+/* P_RS_STOP: only a peer that speaks NM_PROTO_RS_STOP sends it */
+static int nm_h_rs_stop(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
+			u32 len)
+{
+	if (nm->peer_proto < NM_PROTO_RS_STOP)
+		return -EPROTO;
+	return nm_peer_rs_stop(nm, nm_h64(p->count.count));
+}
+
 static int nm_h_sync(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		     u32 len)
 {
@@ -248,6 +257,7 @@ static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {
 	[NM_P_CSUM_REQ]		= nm_h_csum_req,
 	[NM_P_CSUM_REPLY]	= nm_h_csum_reply,
 	[NM_P_RS_BLOCKS]	= nm_h_rs_blocks,
+	[NM_P_RS_STOP]		= nm_h_rs_stop,
 };
 
 /*

@@ -25,12 +25,14 @@ int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 	rg->rs_dirty = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->rs_writing = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->rs_hold = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	rg->rs_failed = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->sent = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->syncing = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->lost = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	rg->inflight = kvcalloc(rg->nr, sizeof(u32), GFP_KERNEL);
 	if (!rg->oos || !rg->rs_busy || !rg->touched || !rg->cand ||
-	    !rg->rs_dirty || !rg->rs_writing || !rg->rs_hold || !rg->sent ||
+	    !rg->rs_dirty || !rg->rs_writing || !rg->rs_hold ||
+	    !rg->rs_failed || !rg->sent ||
 	    !rg->syncing ||
 	    !rg->lost || !rg->inflight) {
 		nm_regions_exit(rg);
@@ -45,6 +47,7 @@ void nm_regions_exit(struct nm_regions *rg)
 	kvfree(rg->lost);
 	kvfree(rg->syncing);
 	kvfree(rg->sent);
+	kvfree(rg->rs_failed);
 	kvfree(rg->rs_hold);
 	kvfree(rg->rs_writing);
 	kvfree(rg->rs_dirty);
@@ -59,6 +62,7 @@ void nm_regions_exit(struct nm_regions *rg)
 	rg->rs_dirty = NULL;
 	rg->rs_writing = NULL;
 	rg->rs_hold = NULL;
+	rg->rs_failed = NULL;
 	rg->sent = NULL;
 	rg->syncing = NULL;
 	rg->lost = NULL;

@@ -255,6 +255,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 	bitmap_zero(nm->rg.rs_busy, nm->rg.nr);
 	bitmap_zero(nm->rg.rs_hold, nm->rg.nr);	/* writes go on (kick) */
 	nm->rs_holding = false;
+	bitmap_zero(nm->rg.rs_failed, nm->rg.nr);	/* the next link retries */
 	nm->rs_inflight = 0;
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		nm->rs_slot_region[i] = ULONG_MAX;
@@ -359,6 +360,36 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 		nm->disk == NM_DISK_UPTODATE ? "uptodate" : "inconsistent",
 		src.cur);
 	wake_up(&nm->send_wq);
+	dm_table_event(nm->ti->table);
+	return 0;
+}
+
+/*
+ * P_RS_STOP: the source ended the resync with regions it could not read.
+ * Everything it sent before is acknowledged (it stops only with nothing
+ * in flight); our disk stays inconsistent, those regions out of sync.
+ * Writes held behind a refused region go on.
+ */
+int nm_peer_rs_stop(struct nm_dev *nm, u64 count)
+{
+	unsigned long flags;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->cstate != NM_C_SYNC_TARGET) {
+		bool diskless = nm->disk == NM_DISK_DISKLESS;
+
+		spin_unlock_irqrestore(&nm->lock, flags);
+		/* our disk failed and ended our half of it: stays so */
+		return diskless ? 0 : -EPROTO;
+	}
+	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
+	bitmap_zero(nm->rg.rs_hold, nm->rg.nr);
+	nm->rs_holding = false;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_err(nm, "resync target: the peer could not read %llu regions; they stay out of sync and this disk stays %s",
+	       count, nm_disk_name(READ_ONCE(nm->disk)));
+	nm_resubmit_waiting(nm);
 	dm_table_event(nm->ti->table);
 	return 0;
 }
@@ -707,12 +738,73 @@ static const char *__nm_rs_lost(struct nm_dev *nm)
 	return why;
 }
 
+/*
+ * Source, on_io_error pass_on: our disk could not read @region (it stays
+ * attached and uptodate).  The resync goes on with the other regions and
+ * skips this one until the next link (rs_failed); nm_rs_step_failed
+ * frees its slot.
+ */
+static void nm_rs_unreadable(struct nm_dev *nm, unsigned long region,
+			     u32 gen)
+{
+	unsigned long fl;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	if (nm->conn_gen == gen)
+		__set_bit(region, nm->rg.rs_failed);
+	spin_unlock_irqrestore(&nm->lock, fl);
+}
+
+/*
+ * Under nm->lock, every region sent and acknowledged: is what stays out of
+ * sync only regions our disk could not read?  Then the resync ends
+ * incomplete (P_RS_STOP) instead of reading them again on each pass.  A
+ * peer older than NM_PROTO_RS_STOP cannot be told: with it the source
+ * retries them, as before 1.17.0.
+ */
+static bool __nm_rs_unreadable_left(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	if (bitmap_empty(nm->rg.rs_failed, nm->rg.nr))
+		return false;
+	if (nm->peer_proto < NM_PROTO_RS_STOP) {
+		bitmap_zero(nm->rg.rs_failed, nm->rg.nr);
+		return false;
+	}
+	if (!bitmap_subset(nm->rg.oos, nm->rg.rs_failed, nm->rg.nr))
+		return false;
+	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
+	nm->rs_stopped = true;	/* not again on this link */
+	return true;
+}
+
+/*
+ * Source: the resync ended with regions our disk could not read.  Tell
+ * the target, which stays inconsistent; the regions stay out of sync on
+ * both nodes (and on the metadata), and the next link tries them again.
+ */
+static void nm_rs_stop_unreadable(struct nm_dev *nm)
+{
+	struct nm_p_count c;
+	unsigned long fl, n;
+
+	spin_lock_irqsave(&nm->lock, fl);
+	n = bitmap_weight(nm->rg.oos, nm->rg.nr);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	c.count = cpu_to_be64(n);
+	nm_send_ctrl(nm, NM_P_RS_STOP, &c, sizeof(c));
+	nm_err(nm, "resync stopped: %lu regions could not be read from this node's disk and stay out of sync; the next connection tries them again",
+	       n);
+	nm_set_error(nm, "resync_unreadable");
+	dm_table_event(nm->ti->table);
+}
+
 static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 {
 	DECLARE_BITMAP(diff, NM_CSUM_MAX_BLOCKS);
 	struct nm_p_count c;
 	unsigned long fl, region;
-	bool start = false, done = false, zero;
+	bool start = false, done = false, failed = false, zero;
 	const char *lost;
 	sector_t sector;
 	u32 bytes, gen;
@@ -741,7 +833,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	 */
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->ov_state != NM_OV_RUNNING && !nm->ov_inflight &&
-	    !nm->ov_hold &&
+	    !nm->ov_hold && !nm->rs_stopped &&
 	    nm->bm_sent && nm->bm_peer_done &&
 	    (!bitmap_empty(nm->rg.oos, nm->rg.nr) ||
 	     nm->gen_cmp == NM_GC_SOURCE ||
@@ -750,6 +842,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
 		nm->rs_ran = true;
 		nm->rs_cursor = 0;
+		bitmap_zero(nm->rg.rs_failed, nm->rg.nr);
 		c.count = cpu_to_be64(bitmap_weight(nm->rg.oos, nm->rg.nr));
 		nm_rs_count_start(nm, be64_to_cpu(c.count),
 				  test_bit(nm->rg.nr - 1, nm->rg.oos));
@@ -797,7 +890,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		region = nm->rs_cursor;
 		while ((region = find_next_bit(nm->rg.oos, nm->rg.nr,
 					       region)) < nm->rg.nr &&
-		       test_bit(region, nm->rg.rs_busy))
+		       (test_bit(region, nm->rg.rs_busy) ||
+			test_bit(region, nm->rg.rs_failed)))
 			region++;
 		if (region >= nm->rg.nr) {
 			if (!nm->rs_inflight) {
@@ -805,6 +899,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 					__nm_state_set(nm, NM_ST_CSTATE,
 						       NM_C_CONNECTED);
 					done = true;
+				} else if (__nm_rs_unreadable_left(nm)) {
+					failed = true;
 				} else {
 					nm->rs_cursor = 0;	/* retry */
 				}
@@ -834,8 +930,9 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		r = nm_link_up(nm) ?
 		    nm_read_local(nm, nm->rs_pages[slot], sector, bytes) :
 		    -ENOTCONN;
-		if (r && r != -ENOTCONN)
-			nm_detach(nm, r);	/* our disk failed under the read */
+		/* our disk failed under the read: detach, or (pass_on) skip */
+		if (r && r != -ENOTCONN && !nm_detach(nm, r))
+			nm_rs_unreadable(nm, region, gen);
 		zero = !r && nm_rs_is_zero(nm, slot, bytes);
 		if (!r)
 			nm_rs_slot_sent(nm, slot);
@@ -851,6 +948,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	}
 	if (done)
 		nm_rs_finish(nm);
+	if (failed)
+		nm_rs_stop_unreadable(nm);
 	return;
 
 stop:	/* under nm->lock */

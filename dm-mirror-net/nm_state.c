@@ -233,6 +233,7 @@ void nm_peer_attached(struct nm_dev *nm)
 	if (nm->meta)
 		nm_meta_set_bits(nm->meta, nm->rg.oos);
 	nm->rs_ran = false;
+	nm->rs_stopped = false;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);

@@ -62,11 +62,16 @@
  *    sync on it; the receiver marks them all and resyncs them.  With a
  *    peer that speaks less, attach drops the link (the next handshake
  *    carries the disk state and the full bitmap), as before.
+ * 8: P_RS_STOP: the source ends a resync it cannot complete (regions it
+ *    could not read, with on_io_error pass_on); the target stays
+ *    inconsistent, the regions out of sync.  With a peer that speaks
+ *    less, the source retries them on each pass, as before.
  */
 #define NM_PROTO_MIN		5
-#define NM_PROTO_MAX		7
+#define NM_PROTO_MAX		8
 #define NM_PROTO_ORD		6	/* the first that carries the ordering */
 #define NM_PROTO_ATTACH		7	/* attach without a new handshake */
+#define NM_PROTO_RS_STOP	8	/* P_RS_STOP */
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -103,7 +108,8 @@ enum nm_ptype {
 	NM_P_CSUM_REQ = 26,	/* digests of a range's blocks (4) */
 	NM_P_CSUM_REPLY = 27,	/* which of those blocks differ (4) */
 	NM_P_RS_BLOCKS = 28,	/* source -> target: some blocks of a region (5) */
-	NM_P_MAX = 29,
+	NM_P_RS_STOP = 29,	/* source -> target: resync ended incomplete (8) */
+	NM_P_MAX = 30,
 };
 
 struct nm_hdr {
@@ -245,7 +251,10 @@ struct nm_p_gens {
 	__be32 reserved;
 } __packed;
 
-/* P_BITMAP_DONE, P_RS_START: a count of regions. */
+/*
+ * P_BITMAP_DONE, P_RS_START: a count of regions.  P_RS_STOP: how many
+ * regions stay out of sync (at least one).
+ */
 struct nm_p_count {
 	__be64 count;
 } __packed;
@@ -397,7 +406,8 @@ static inline __u32 nm_fixed_len(__u16 type)
 	case NM_P_SYNC_ACK: return sizeof(struct nm_p_ping);
 	case NM_P_BITMAP: return sizeof(struct nm_p_bitmap);
 	case NM_P_BITMAP_DONE:
-	case NM_P_RS_START: return sizeof(struct nm_p_count);
+	case NM_P_RS_START:
+	case NM_P_RS_STOP: return sizeof(struct nm_p_count);
 	case NM_P_RS_DONE: return sizeof(struct nm_p_rs_done);
 	case NM_P_GENS: return sizeof(struct nm_p_gens);
 	case NM_P_RS_DATA: return sizeof(struct nm_p_data);
@@ -660,6 +670,16 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EINVAL;
 		if (len - sizeof(*m) != nm_blk_bytes(m->mask, size))
 			return -EMSGSIZE;
+		return 0;
+	}
+	case NM_P_RS_STOP: {
+		const struct nm_p_count *m = p;
+
+		/* a region is at least a sector */
+		if (!m->count)
+			return -EINVAL;
+		if (nm_h64(m->count) > dev_sectors)
+			return -ERANGE;
 		return 0;
 	}
 	case NM_P_GENS: {

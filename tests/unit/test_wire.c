@@ -457,10 +457,30 @@ int main(void)
 	}
 
 	/* checksum-based resync (version 5): NM_CF_RESYNC, P_RS_BLOCKS */
-	check(NM_PROTO_MIN == 5 && NM_PROTO_ORD == 6 && NM_P_RS_BLOCKS == 28 &&
-	      NM_P_MAX == 29, "rs_blocks_numbers");
+	check(NM_PROTO_MIN == 5 && NM_PROTO_ORD == 6 && NM_P_RS_BLOCKS == 28,
+	      "rs_blocks_numbers");
 	/* version 7: attach keeps the link (a P_STATE, no new packet) */
-	check(NM_PROTO_MAX == 7 && NM_PROTO_ATTACH == 7, "attach_version");
+	check(NM_PROTO_ATTACH == 7, "attach_version");
+	/* version 8: P_RS_STOP, a count of the regions left out of sync */
+	check(NM_PROTO_MAX == 8 && NM_PROTO_RS_STOP == 8 &&
+	      NM_P_RS_STOP == 29 && NM_P_MAX == 30, "rs_stop_numbers");
+	{
+		struct nm_p_count c = { nm_be64(1) };
+
+		check(nm_fixed_len(NM_P_RS_STOP) == 8 &&
+		      !nm_has_tail(NM_P_RS_STOP), "rs_stop_fixed");
+		check(nm_payload_check(NM_P_RS_STOP, 8, &c, DEV) == 0,
+		      "rs_stop_one");
+		c.count = nm_be64(DEV);
+		check(nm_payload_check(NM_P_RS_STOP, 8, &c, DEV) == 0,
+		      "rs_stop_all");
+		c.count = 0;
+		check(nm_payload_check(NM_P_RS_STOP, 8, &c, DEV) == -EINVAL,
+		      "rs_stop_zero");
+		c.count = nm_be64((__u64)DEV + 1);
+		check(nm_payload_check(NM_P_RS_STOP, 8, &c, DEV) == -ERANGE,
+		      "rs_stop_range");
+	}
 	check(sizeof(struct nm_p_rs_blocks) == 48, "size_rs_blocks");
 	check(nm_fixed_len(NM_P_RS_BLOCKS) == 48 && nm_has_tail(NM_P_RS_BLOCKS),
 	      "rs_blocks_tail");

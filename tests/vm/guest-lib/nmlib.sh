@@ -196,3 +196,14 @@ lose_link() {
 	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
 	nm_wait_conn nma connecting 20 || fail "nma did not notice"
 }
+
+# DEV: "reads writes" completed on dm device DEV (its /sys stat)
+dm_ios() {
+	local mm
+	mm=$(dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' ') ||
+		fail "dmsetup info $1"
+	awk '{ print $1, $5 }' "/sys/dev/block/$mm/stat" || fail "no stat for $1 ($mm)"
+}
+
+# link losses logged so far (the state change "connection X -> connecting")
+drops() { dmesg | grep -c 'connection [a-z_]* -> connecting'; }

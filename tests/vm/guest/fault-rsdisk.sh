@@ -41,17 +41,6 @@ load_netmirror
 . /tests/dur-lib.sh
 modprobe dm-linear 2> /dev/null
 
-# DEV: "reads writes" completed on dm device DEV (its /sys stat)
-dm_ios() {
-	local mm
-	mm=$(dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' ') ||
-		fail "dmsetup info $1"
-	awk '{ print $1, $5 }' "/sys/dev/block/$mm/stat" || fail "no stat for $1 ($mm)"
-}
-
-# link losses logged so far (the state change "connection X -> connecting")
-drops() { dmesg | grep -c 'connection [a-z_]* -> connecting'; }
-
 # DEV: the dm-linear DEV now fails every I/O
 fail_disk() {
 	dmsetup suspend --nolockfs "$1" || fail "suspend $1"
