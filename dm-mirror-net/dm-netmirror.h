@@ -74,6 +74,7 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #undef NM_C_ENUM_ROW
 
 #define NM_RS_WINDOW		8	/* regions in resync at once (<= BITS_PER_LONG) */
+#define NM_RS_RETRY		(10 * HZ)	/* a resync left incomplete starts again */
 #define NM_RS_MIN_RATE		(8 << 10)	/* KiB/s while the app writes */
 #define NM_CONNECT_TIMEOUT_MS	2000
 #define NM_HELLO_CROSS_MS	300	/* first P_HELLO wait, crossed connects */
@@ -144,6 +145,7 @@ static inline struct nm_req *nm_req_of(struct bio *bio)
 #define NM_REQ_NO_LOCAL	7	/* diskless: no local part */
 #define NM_REQ_PEER_OK	8	/* the peer part was delivered */
 #define NM_REQ_LOCAL_STALE 9	/* local disk not uptodate at map */
+#define NM_REQ_ACK_DISK	10	/* A/B: sent with NM_DF_ACK_DISK */
 
 /*
  * One device.  The fields are grouped by what guards them; read a field
@@ -243,7 +245,8 @@ struct nm_dev {
 	bool bm_sent;			/* our bitmap went out on this link */
 	bool bm_peer_done;		/* the peer's bitmap arrived */
 	bool rs_ran;			/* a resync started on this link */
-	bool rs_stopped;		/* source: it ended incomplete here */
+	bool rs_stopped;		/* source: it ended incomplete ... */
+	unsigned long rs_retry_at;	/* ... and starts again then */
 	unsigned long rs_hold_at;	/* target: jiffies, last rs_hold set */
 	bool rs_holding;		/* target: rs_hold may have bits */
 	bool rs_paused;

@@ -714,6 +714,25 @@ static void nm_data_pkt_fill(struct nm_dev *nm, struct nm_data_pkt *pkt,
 }
 
 /*
+ * Under tx_mutex: the NM_DF_ACK_DISK flag for @req.  A write mapped while
+ * this disk was not uptodate (NM_REQ_LOCAL_STALE) has no good copy here:
+ * its disk is being resynced from the peer.  Under A and B too it then
+ * completes only once it is on the peer's disk (P_WRITE_ACK), so that a
+ * link lost meanwhile fails it (nm_req_peer_done) instead of losing it.
+ * A peer older than NM_PROTO_ACK_DISK cannot be asked: the write completes
+ * as its protocol says (docs/design.md, the fault table).
+ */
+static u32 nm_ack_disk_flag(struct nm_dev *nm, struct nm_req *req)
+{
+	lockdep_assert_held(&nm->tx_mutex);
+	if (nm->protocol == NM_PROTO_C || nm->peer_proto < NM_PROTO_ACK_DISK ||
+	    !test_bit(NM_REQ_LOCAL_STALE, &req->flags))
+		return 0;
+	set_bit(NM_REQ_ACK_DISK, &req->flags);
+	return NM_DF_ACK_DISK;
+}
+
+/*
  * A discard or write-zeroes: one P_ZERO, the range and no data.  Its
  * REQ_FUA is not carried (no 6.1 issuer sets one on these); the next
  * stable point covers it.  Caller holds tx_mutex.
@@ -732,6 +751,7 @@ static int nm_send_zero(struct nm_dev *nm, struct nm_req *req)
 		fl |= NM_DF_DISCARD;
 	else if (bio->bi_opf & REQ_NOUNMAP)
 		fl |= NM_DF_NOUNMAP;
+	fl |= nm_ack_disk_flag(nm, req);
 	nm_data_pkt_fill(nm, &pkt, NM_P_ZERO, req, 0, fl, req->epoch);
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), false);
 	if (!r)
@@ -797,6 +817,7 @@ static int nm_send_data(struct nm_dev *nm, struct nm_req *req)
 		fl |= NM_DF_FUA;
 	if (bio->bi_opf & REQ_PREFLUSH)
 		fl |= NM_DF_FLUSH;
+	fl |= nm_ack_disk_flag(nm, req);
 	nm_data_pkt_fill(nm, &pkt, NM_P_DATA, req, size, fl, req->epoch);
 	r = nm_send_kvec(nm, &vec, 1, sizeof(pkt), size != 0);
 	if (r)
@@ -950,7 +971,8 @@ static void nm_tx_done(struct nm_dev *nm, struct nm_req *req, int r)
 		if (nm_req_unqueue(nm, req))
 			nm_req_peer_done(req, false);
 	} else if (nm->protocol == NM_PROTO_A &&
-		   !test_bit(NM_REQ_READ, &req->flags)) {
+		   !test_bit(NM_REQ_READ, &req->flags) &&
+		   !test_bit(NM_REQ_ACK_DISK, &req->flags)) {
 		if (nm_req_unqueue(nm, req))
 			nm_req_peer_done(req, true);
 	}
@@ -1180,8 +1202,11 @@ void nm_handle_ack(struct nm_dev *nm, u16 type,
 		   const struct nm_p_ack *a, int *err)
 {
 	struct nm_req *found;
+	/* A, B: a P_WRITE_ACK answers a write sent with NM_DF_ACK_DISK */
+	bool disk_ack = nm->protocol != NM_PROTO_C && type == NM_P_WRITE_ACK;
 	bool want = (nm->protocol == NM_PROTO_B && type == NM_P_RECV_ACK) ||
-		    (nm->protocol == NM_PROTO_C && type == NM_P_WRITE_ACK);
+		    (nm->protocol == NM_PROTO_C && type == NM_P_WRITE_ACK) ||
+		    (disk_ack && nm->peer_proto >= NM_PROTO_ACK_DISK);
 
 	if (!want) {
 		*err = -EPROTO;
@@ -1190,6 +1215,12 @@ void nm_handle_ack(struct nm_dev *nm, u16 type,
 	found = nm_ack_take(nm, a);
 	if (!found) {
 		*err = -ENOENT;
+		return;
+	}
+	if (nm->protocol != NM_PROTO_C &&
+	    disk_ack != test_bit(NM_REQ_ACK_DISK, &found->flags)) {
+		nm_req_peer_done(found, false);	/* the wrong kind of ack */
+		*err = -EPROTO;
 		return;
 	}
 	if (a->status)

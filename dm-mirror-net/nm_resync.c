@@ -387,8 +387,8 @@ int nm_peer_rs_stop(struct nm_dev *nm, u64 count)
 	bitmap_zero(nm->rg.rs_hold, nm->rg.nr);
 	nm->rs_holding = false;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_err(nm, "resync target: the peer could not read %llu regions; they stay out of sync and this disk stays %s",
-	       count, nm_disk_name(READ_ONCE(nm->disk)));
+	nm_err_limit(nm, "resync target: %llu regions unreadable on the peer stay out of sync (%s)",
+		     count, nm_disk_name(READ_ONCE(nm->disk)));
 	nm_resubmit_waiting(nm);
 	dm_table_event(nm->ti->table);
 	return 0;
@@ -758,9 +758,11 @@ static void nm_rs_unreadable(struct nm_dev *nm, unsigned long region,
 /*
  * Under nm->lock, every region sent and acknowledged: is what stays out of
  * sync only regions our disk could not read?  Then the resync ends
- * incomplete (P_RS_STOP) instead of reading them again on each pass.  A
- * peer older than NM_PROTO_RS_STOP cannot be told: with it the source
- * retries them, as before 1.17.0.
+ * incomplete (P_RS_STOP) instead of reading them again on each pass; it
+ * starts again, on the same link, NM_RS_RETRY later (a disk repaired
+ * meanwhile is resynced without a reconnect).  A peer older than
+ * NM_PROTO_RS_STOP cannot be told: with it the source retries them on
+ * each pass, as before 1.17.0.
  */
 static bool __nm_rs_unreadable_left(struct nm_dev *nm)
 {
@@ -774,7 +776,8 @@ static bool __nm_rs_unreadable_left(struct nm_dev *nm)
 	if (!bitmap_subset(nm->rg.oos, nm->rg.rs_failed, nm->rg.nr))
 		return false;
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
-	nm->rs_stopped = true;	/* not again on this link */
+	nm->rs_stopped = true;	/* not again before rs_retry_at */
+	nm->rs_retry_at = jiffies + NM_RS_RETRY;
 	return true;
 }
 
@@ -793,8 +796,8 @@ static void nm_rs_stop_unreadable(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, fl);
 	c.count = cpu_to_be64(n);
 	nm_send_ctrl(nm, NM_P_RS_STOP, &c, sizeof(c));
-	nm_err(nm, "resync stopped: %lu regions could not be read from this node's disk and stay out of sync; the next connection tries them again",
-	       n);
+	nm_err_limit(nm, "resync stopped: %lu unreadable regions stay out of sync; again in %u s",
+		     n, NM_RS_RETRY / HZ);
 	nm_set_error(nm, "resync_unreadable");
 	dm_table_event(nm->ti->table);
 }
@@ -833,7 +836,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	 */
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->ov_state != NM_OV_RUNNING && !nm->ov_inflight &&
-	    !nm->ov_hold && !nm->rs_stopped &&
+	    !nm->ov_hold &&
+	    (!nm->rs_stopped || time_after_eq(jiffies, nm->rs_retry_at)) &&
 	    nm->bm_sent && nm->bm_peer_done &&
 	    (!bitmap_empty(nm->rg.oos, nm->rg.nr) ||
 	     nm->gen_cmp == NM_GC_SOURCE ||
@@ -841,6 +845,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	     (nm->peer_disk == NM_DISK_INCONSISTENT && !nm->rs_ran))) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
 		nm->rs_ran = true;
+		nm->rs_stopped = false;
 		nm->rs_cursor = 0;
 		bitmap_zero(nm->rg.rs_failed, nm->rg.nr);
 		c.count = cpu_to_be64(bitmap_weight(nm->rg.oos, nm->rg.nr));

@@ -46,6 +46,7 @@ struct nm_peer_req {
 	bool stable;			/* the ack says NM_AF_STABLE (nm_peer_end) */
 	bool zero;			/* P_ZERO, P_RS_ZERO */
 	bool zero_pages;		/* written as zero pages (refused) */
+	bool ack_disk;			/* A, B: NM_DF_ACK_DISK, P_WRITE_ACK */
 	struct work_struct work;	/* nm_peer_zero_pages_work */
 	u64 id;
 	int status;
@@ -159,7 +160,8 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 			     (unsigned long long)pr->sector, pr->status);
 		nm_detach(nm, pr->status);
 	}
-	ack = pr->resync || nm->protocol == NM_PROTO_C || pr->status;
+	ack = pr->resync || nm->protocol == NM_PROTO_C || pr->ack_disk ||
+	      pr->status;
 	nm_peer_free_pages(pr);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_del(&pr->inflight);
@@ -472,6 +474,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->nm = nm;
 	pr->resync = resync;
 	pr->zero = zero;
+	pr->ack_disk = !resync && (fl & NM_DF_ACK_DISK);
 	pr->t_rx = t_rx;
 	pr->id = nm_h64(d->id);
 	pr->nr_pages = nr;
@@ -537,7 +540,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		nm_go_inconsistent(nm);	/* before the first resync write */
 	} else if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
 		atomic64_inc(&nm->writes_received);
-		if (nm->protocol == NM_PROTO_B) {
+		if (nm->protocol == NM_PROTO_B && !pr->ack_disk) {
 			struct nm_p_ack a = { .id = d->id };
 
 			r = nm_send_ctrl(nm, NM_P_RECV_ACK, &a, sizeof(a));
@@ -583,7 +586,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		atomic64_inc(&nm->writes_received);
 	}
 
-	if (!resync && nm->protocol == NM_PROTO_B) {
+	if (!resync && nm->protocol == NM_PROTO_B && !pr->ack_disk) {
 		struct nm_p_ack a = { .id = d->id };
 
 		r = nm_send_ctrl(nm, NM_P_RECV_ACK, &a, sizeof(a));
@@ -760,9 +763,12 @@ int nm_peer_send_acks(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	/* A and B acknowledge only failures: drop the others first */
+	/*
+	 * A and B acknowledge only failures, and the writes sent with
+	 * NM_DF_ACK_DISK: drop the others first
+	 */
 	list_for_each_entry_safe(pr, tmp, &list, list) {
-		if (pr->resync || nm->protocol == NM_PROTO_C ||
+		if (pr->resync || nm->protocol == NM_PROTO_C || pr->ack_disk ||
 		    (pr->sectors && pr->status))
 			continue;
 		list_del(&pr->list);
@@ -789,7 +795,7 @@ int nm_peer_send_acks(struct nm_dev *nm)
 		nm->tx_more = !list_is_last(&pr->list, &list);
 		if (!r && pr->resync)
 			r = __nm_send_ctrl(nm, NM_P_RS_ACK, &ra, sizeof(ra));
-		else if (!r && nm->protocol == NM_PROTO_C)
+		else if (!r && (nm->protocol == NM_PROTO_C || pr->ack_disk))
 			r = __nm_send_ctrl(nm, NM_P_WRITE_ACK, &a, sizeof(a));
 		else if (!r)	/* A, B: a failure */
 			r = __nm_send_ctrl(nm, NM_P_NEG_ACK, &ra, sizeof(ra));

@@ -66,12 +66,17 @@
  *    could not read, with on_io_error pass_on); the target stays
  *    inconsistent, the regions out of sync.  With a peer that speaks
  *    less, the source retries them on each pass, as before.
+ *    NM_DF_ACK_DISK on P_DATA and P_ZERO: a primary whose own disk is not
+ *    uptodate asks, under A and B too, for a P_WRITE_ACK once the write
+ *    is on the peer's disk (its own copy is on a disk the resync
+ *    overwrites).
  */
 #define NM_PROTO_MIN		5
 #define NM_PROTO_MAX		8
 #define NM_PROTO_ORD		6	/* the first that carries the ordering */
 #define NM_PROTO_ATTACH		7	/* attach without a new handshake */
 #define NM_PROTO_RS_STOP	8	/* P_RS_STOP */
+#define NM_PROTO_ACK_DISK	8	/* NM_DF_ACK_DISK */
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -180,6 +185,12 @@ struct nm_p_state {
 #define NM_DF_DISCARD	0x4u
 #define NM_DF_NOUNMAP	0x8u
 #define NM_DF_ZERO_ALL	(NM_DF_DISCARD | NM_DF_NOUNMAP)
+/*
+ * P_DATA and P_ZERO (version 8), under protocol A or B: answer with a
+ * P_WRITE_ACK once the write is on this disk (and no P_RECV_ACK), as
+ * under C.  The sender's own disk is not uptodate: its copy is no copy.
+ */
+#define NM_DF_ACK_DISK	0x10u
 
 struct nm_p_data {
 	__be64 id;		/* primary's request id, echoed in acks */
@@ -545,7 +556,7 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EMSGSIZE;
 		if (size & ((1u << NM_SECTOR_SHIFT) - 1))
 			return -EINVAL;
-		if (nm_h32(m->flags) & ~NM_DF_ALL)
+		if (nm_h32(m->flags) & ~(NM_DF_ALL | NM_DF_ACK_DISK))
 			return -EPROTO;
 		if (!size && !(nm_h32(m->flags) & NM_DF_FLUSH))
 			return -EINVAL;
@@ -569,7 +580,7 @@ static inline int nm_payload_check(__u16 type, __u32 len, const void *p,
 			return -EPROTO;
 		if (type == NM_P_RS_ZERO && (fl || m->epoch))
 			return -EPROTO;
-		if (fl & ~NM_DF_ZERO_ALL ||
+		if (fl & ~(NM_DF_ZERO_ALL | NM_DF_ACK_DISK) ||
 		    (fl & NM_DF_ZERO_ALL) == NM_DF_ZERO_ALL)
 			return -EPROTO;
 		if (sector > dev_sectors ||

@@ -137,6 +137,13 @@ int main(void)
 	check(data_ok(~0ULL, 512, 0) == -ERANGE, "data_sector_overflow");
 	check(data_ok(~0ULL - 1, 1024, 0) == -ERANGE, "data_sector_wraps");
 	check(data_ok(0, 512, 0x8) == -EPROTO, "data_unknown_flag");
+	/* version 8: NM_DF_ACK_DISK on writes and empty flushes */
+	check(data_ok(0, 4096, NM_DF_ACK_DISK) == 0, "data_ack_disk");
+	check(data_ok(0, 0, NM_DF_FLUSH | NM_DF_ACK_DISK) == 0,
+	      "data_flush_ack_disk");
+	check(data_ok(0, 0, NM_DF_ACK_DISK) == -EINVAL,
+	      "data_empty_ack_disk_without_flush");
+	check(data_ok(0, 512, 0x20) == -EPROTO, "data_flag_past_ack_disk");
 	{
 		struct nm_p_data d = data(0, 4096, 0);
 
@@ -253,6 +260,9 @@ int main(void)
 		d.flags = nm_be32(NM_DF_FUA);
 		check(nm_payload_check(NM_P_RS_DATA, 32 + 4096, &d, DEV) ==
 		      -EINVAL, "rs_data_flags_rejected");
+		d.flags = nm_be32(NM_DF_ACK_DISK);
+		check(nm_payload_check(NM_P_RS_DATA, 32 + 4096, &d, DEV) ==
+		      -EINVAL, "rs_data_ack_disk_rejected");
 		d = data(0, 0, NM_DF_FLUSH);
 		d.flags = 0;
 		check(nm_payload_check(NM_P_RS_DATA, 32, &d, DEV) == -EINVAL,
@@ -321,6 +331,10 @@ int main(void)
 			  "zero_flush_rejected" },
 			{ NM_P_ZERO, 0, 4096, 0x100, 1, 0, -EPROTO,
 			  "zero_unknown_flag" },
+			{ NM_P_ZERO, 0, 4096, NM_DF_DISCARD | NM_DF_ACK_DISK,
+			  1, 0, 0, "zero_ack_disk_valid" },
+			{ NM_P_RS_ZERO, 0, 4096, NM_DF_ACK_DISK, 0, 0, -EPROTO,
+			  "rs_zero_ack_disk_rejected" },
 			{ NM_P_ZERO, 0, 4096, 0, 1, 1, -EPROTO,
 			  "zero_reserved_rejected" },
 			{ NM_P_ZERO, DEV - 7, 4096, 0, 1, 0, -ERANGE,

@@ -8,23 +8,28 @@
 # inconsistent/outdated with no resync and every read of an unsynced
 # region failing.  1.16.0 also fails a write whose peer part is given up
 # when the link goes (NM_REQ_LOCAL_STALE): its local copy is on a disk
-# the resync overwrites.  The writer's rounds are O_DIRECT writes with no
-# fsync after them (brd has no volatile cache: under C a completed write
-# is on both disks), so a round that succeeds is exactly an acknowledged
-# write: the round mapped after the wire died (the link is still up until
-# the timeout) hangs, and without that change it succeeded at the give-up
-# and was then overwritten by the resync (hung-failed and acked-kept
-# failed).  Up to 1.16.0's first test the rounds ended with an fsync (and
-# an O_DSYNC write with a flush), which the refusal failed, so the check
-# could not see it.
+# the resync overwrites.  1.17.0 (wire protocol 8, NM_DF_ACK_DISK) makes
+# such writes wait, under A and B too, until they are on the peer's disk:
+# up to 1.16.0 a write acknowledged under A at its send, or under B at
+# its receipt, and lost with the link was overwritten by the resync.
+#
+# The writer's rounds are O_DIRECT writes with no fsync after them (brd
+# has no volatile cache), so a round that succeeds is exactly an
+# acknowledged write: the round mapped after the wire died (the link is
+# still up until the timeout) hangs and must fail.  Before the changes
+# above: under C without NM_REQ_LOCAL_STALE the hung round succeeded at
+# the give-up and the resync overwrote it (hung-failed and acked-kept
+# failed); under A the rounds after the cut completed at their send and
+# were overwritten.  Up to 1.16.0's first test the rounds ended with an
+# fsync, which the refusal failed, so the check could not see it.
 #
 # One VM, both nodes on loopback, 32 MiB devices; nma's disk a dm-linear
 # swapped for a failing dm-flakey to detach it.  For each protocol A, B,
 # C: nmb's resync paused, nma detached and attached again (inconsistent,
-# every region to resync); under C a writer (pattern write --direct
-# --no-fsync, one 64 KiB write a round at 16 MiB or 16 MiB + 64 KiB by
-# turns, a new seed each round: the write hanging when the wire dies is a
-# round of its own) runs through nma while
+# every region to resync); a writer (pattern write --direct --no-fsync,
+# one 64 KiB write a round at 16 MiB or 16 MiB + 64 KiB by turns, a new
+# seed each round: the write hanging when the wire dies is a round of its
+# own) runs through nma while
 # the wire goes dead (lo down: what is in flight is lost, timeout 2000
 # ends the link); a 4 KiB write is made while the link is down; the wire
 # is back, the nodes reconnect, nmb resumes.  Checks <P>/...:
@@ -35,9 +40,10 @@
 #                 is reachable; 1.15.4 wrote it to the inconsistent disk)
 #   resynced      nma uptodate and in sync again (no wedge)
 #   gens-equal    both nodes show the same generation
-#   hung-failed   (C) a round hung at the cut and failed (its write was
-#                 sent into the dead wire; the peer part was given up)
-#   acked-kept    (C) the writer's last round that succeeded reads back
+#   hung-failed   a round hung at the cut and failed (its write was sent
+#                 into the dead wire; the peer part was given up)
+#   writer-wrote  the writer had rounds that succeeded before the cut
+#   acked-kept    the writer's last round that succeeded reads back
 #   identical     both backing devices equal
 # vms: 1
 # disks: none
@@ -63,29 +69,26 @@ for P in $(nm_protos); do
 	check_wait target 20 "[ \"\$(nm_status nma connection)\" = sync_target ]"
 
 	rm -f /tmp/stop /tmp/wr.n /tmp/wr.log
-	wpid=
-	if [ "$P" = C ]; then
-		(
-			n=0
-			while [ ! -e /tmp/stop ]; do
-				n=$((n + 1))
-				# one 64 KiB write a round, in two areas by
-				# turns: a failed round leaves the last good one
-				pattern write /dev/mapper/nma $((100 + n)) 64k --size 64k --offset $((16384 + n % 2 * 64))k \
-					--bs-min 65536 --bs-max 65536 --direct --no-fsync --quiet
-				rc=$?
-				echo "$n $rc $(now_ms)" >> /tmp/wr.log
-				[ $rc != 0 ] || echo $n > /tmp/wr.n
-			done
-		) &
-		wpid=$!
-		sleep 2
-	fi
+	(
+		n=0
+		while [ ! -e /tmp/stop ]; do
+			n=$((n + 1))
+			# one 64 KiB write a round, in two areas by turns: a
+			# failed round leaves the last good one
+			pattern write /dev/mapper/nma $((100 + n)) 64k --size 64k --offset $((16384 + n % 2 * 64))k \
+				--bs-min 65536 --bs-max 65536 --direct --no-fsync --quiet
+			rc=$?
+			echo "$n $rc $(now_ms)" >> /tmp/wr.log
+			[ $rc != 0 ] || echo $n > /tmp/wr.n
+		done
+	) &
+	wpid=$!
+	sleep 2
 	log "$P: wire cut at $(now_ms) ms"
 	wire_cut	# what was on the wire is lost; the peer timeout ends the link
 	check_wait cut 20 "[ \"\$(nm_status nma connection)\" = connecting ]"
 	touch /tmp/stop
-	[ -z "$wpid" ] || wait $wpid
+	wait $wpid
 	w1=$(cat /tmp/wr.n 2> /dev/null || echo 0)
 	check_fail write-refused $DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=200 count=1 oflag=direct conv=notrunc status=none
 	log "$P: link down: nma $(dmsetup status nma)"
@@ -94,13 +97,12 @@ for P in $(nm_protos); do
 	check resynced nm_wait_synced nma 90
 	check_wait uptodate 20 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
 	check_eq gens-equal "$(nm_status nma generation)" "$(nm_status nmb generation)"
-	[ -z "$wpid" ] || log "$P: writer rounds (n rc ms): $(tail -n 6 /tmp/wr.log | tr '\n' ';')"
+	log "$P: writer rounds (n rc ms): $(tail -n 6 /tmp/wr.log | tr '\n' ';')"
 	log "$P: writer's last good round $w1; nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
-	if [ "$P" = C ]; then
-		# a round of 1.5 s or more that failed: it hung at the cut
-		check hung-failed awk 'BEGIN { p = 0; f = 1 } { if (p && $3 - p >= 1500 && $2 != 0) f = 0; p = $3 } END { exit f }' /tmp/wr.log
-	fi
-	if [ "$P" = C ] && [ "$w1" -gt 0 ]; then
+	# a round of 1.5 s or more that failed: it hung at the cut
+	check hung-failed awk 'BEGIN { p = 0; f = 1 } { if (p && $3 - p >= 1500 && $2 != 0) f = 0; p = $3 } END { exit f }' /tmp/wr.log
+	check writer-wrote [ "$w1" -gt 0 ]
+	if [ "$w1" -gt 0 ]; then
 		check acked-kept pattern verify /dev/mapper/nma $((100 + w1)) 64k --size 64k --offset $((16384 + w1 % 2 * 64))k \
 			--bs-min 65536 --bs-max 65536 --direct --quiet
 	fi
