@@ -620,6 +620,13 @@ static void h_case(const char *name, int fd, const struct node *n)
 		}
 	} else if (IS("h-rs-done-outside")) {
 		spkt(fd, NM_P_RS_DONE, 0, sizeof(c), seq, &c, sizeof(c));
+	} else if (IS("h-rs-stop-outside") || IS("h-rs-stop-zero")) {
+		/* version 8: not a sync target (EPROTO); a count of 0 */
+		struct nm_p_count k = {
+			.count = nm_be64(IS("h-rs-stop-zero") ? 0 : 1),
+		};
+
+		spkt(fd, NM_P_RS_STOP, 0, sizeof(k), seq, &k, sizeof(k));
 	} else if (IS("h-rs-start-then-junk")) {
 		/* a primary cannot be a target (EPROTO); a secondary becomes
 		 * one, and must not stay "inconsistent" after the real peer
@@ -1237,6 +1244,7 @@ static const char *const cases[] = {
 	"h-data-size-lt-len", "h-data-size-zero", "h-data-bad-flags",
 	"h-data-trunc", "h-data-to-primary", "h-hello-again",
 	"h-rs-data-outside", "h-rs-data-flags", "h-rs-done-outside",
+	"h-rs-stop-outside", "h-rs-stop-zero",
 	"h-rs-start-then-junk", "h-rs-data-misaligned", "h-rs-zero-short",
 	"h-ack-unknown", "h-recv-ack",
 	"h-ack-bad-status", "h-rs-ack-size0", "h-rs-ack-range",
