@@ -230,7 +230,8 @@ static struct bio_list *nm_write_wait_list(struct nm_dev *nm, struct bio *bio,
 	    (nm->rs_holding &&
 	     nm_regions_any(&nm->rg, nm->rg.rs_hold, f, l)))
 		return &nm->rs_wait;
-	if (nm->meta)
+	/* a mark describes the local disk: a diskless node writes none */
+	if (nm->meta && nm->disk != NM_DISK_DISKLESS)
 		for (r = f; r <= l; r++)
 			if (!nm_meta_test(nm->meta, r))
 				return &nm->mark_wait;
@@ -548,6 +549,7 @@ void nm_mark_work(struct work_struct *work)
 	struct bio_list list;
 	unsigned long fl, first, last, r;
 	struct bio *bio;
+	bool failed;
 	int err;
 
 	spin_lock_irqsave(&nm->lock, fl);
@@ -561,8 +563,15 @@ void nm_mark_work(struct work_struct *work)
 			nm_meta_set(nm->meta, r);
 	}
 	err = nm_meta_commit(nm->meta);
+	/*
+	 * The metadata device, or the data device's flush before a clear,
+	 * failed: a local disk error (on_io_error), as a meta-data I/O error
+	 * is in DRBD.  Detached, the writes go on to the peer without a mark;
+	 * under pass_on they fail, and the next write retries the mark.
+	 */
+	failed = err && !nm_detach(nm, err);
 	while ((bio = bio_list_pop(&list))) {
-		if (err || nm_map_write(nm, bio) == DM_MAPIO_KILL)
+		if (failed || nm_map_write(nm, bio) == DM_MAPIO_KILL)
 			bio_io_error(bio);
 	}
 }
