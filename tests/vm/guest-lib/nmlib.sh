@@ -35,6 +35,10 @@
 #                         background; running TAG / ended_ok TAG /
 #                         ended_failed TAG tell how it is doing (fencing)
 #   lose_link             nmb disconnects: nmb standalone, nma connecting
+#   nm_reattach_paused BACKING   nma (on lowa over BACKING) detached and
+#                         attached again under nmb's paused resync
+#   nm_round_writer CMD...   CMD... N for N = 1, 2, ... in the background
+#                         until /tmp/stop (/tmp/wr.log, /tmp/wr.n, WPID)
 
 # like wait_for, but evaluates CMD in this shell (so it can call functions)
 wait_eval() {
@@ -203,6 +207,38 @@ dm_ios() {
 	mm=$(dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' ') ||
 		fail "dmsetup info $1"
 	awk '{ print $1, $5 }' "/sys/dev/block/$mm/stat" || fail "no stat for $1 ($mm)"
+}
+
+# nma, a primary on the dm device lowa over BACKING (lower), detached by a
+# failing write and attached again while nmb's resync is paused: nma is an
+# inconsistent sync target, every region to resync.  Checks detached,
+# attach, target.
+nm_reattach_paused() {
+	dmsetup message nmb 0 pause_resync || fail "pause_resync"
+	lower bad lowa "$1"
+	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
+	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
+	lower ok lowa "$1"
+	check attach dmsetup message nma 0 attach
+	check_wait target 20 "[ \"\$(nm_status nma connection)\" = sync_target ]"
+}
+
+# In the background until /tmp/stop exists: CMD... N for N = 1, 2, ... (one
+# round a call), each logged as "N rc ms" (now_ms, dur-power-lib.sh) in
+# /tmp/wr.log, the last that succeeded in /tmp/wr.n; its pid in WPID.
+nm_round_writer() {
+	rm -f /tmp/stop /tmp/wr.n /tmp/wr.log
+	(
+		n=0
+		while [ ! -e /tmp/stop ]; do
+			n=$((n + 1))
+			"$@" $n
+			rc=$?
+			echo "$n $rc $(now_ms)" >> /tmp/wr.log
+			[ $rc != 0 ] || echo $n > /tmp/wr.n
+		done
+	) &
+	WPID=$!
 }
 
 # link losses logged so far (the state change "connection X -> connecting")

@@ -78,7 +78,7 @@ table_a() {
 }
 
 scenario() {
-	local side=$1 wpid t0
+	local side=$1 t0
 	NM_CHECK_PREFIX=$P/$side/
 	nl_create nla $MB
 	nl_create nlb $MB
@@ -86,26 +86,8 @@ scenario() {
 	dmsetup create lowa --table "0 $S linear /dev/nla 0" || fail "create lowa"
 	nm_local_pair "$P" flush "$S" /dev/mapper/lowa /dev/nlb "meta /dev/ram0 $OPTS" "meta /dev/ram1 $OPTS"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
-	dmsetup message nmb 0 pause_resync || fail "pause_resync"
-	lower bad lowa /dev/nla
-	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
-	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
-	lower ok lowa /dev/nla
-	check attach dmsetup message nma 0 attach
-	check_wait target 20 "[ \"\$(nm_status nma connection)\" = sync_target ]"
-
-	rm -f /tmp/stop /tmp/wr.n /tmp/wr.log
-	(
-		n=0
-		while [ ! -e /tmp/stop ]; do
-			n=$((n + 1))
-			round write /dev/mapper/nma $n
-			rc=$?
-			echo "$n $rc $(now_ms)" >> /tmp/wr.log
-			[ $rc != 0 ] || echo $n > /tmp/wr.n
-		done
-	) &
-	wpid=$!
+	nm_reattach_paused /dev/nla
+	nm_round_writer round write /dev/mapper/nma
 	sleep 2
 	t0=$(now_ms)
 	wire_cut
@@ -115,11 +97,11 @@ scenario() {
 		wait_eval "[ \"\$(nm_status nma connection)\" = connecting ]" 30 ||
 			fail "the primary did not see the link die: $(dmsetup status nma)"
 		touch /tmp/stop
-		wait $wpid
+		wait $WPID
 	else
 		nl_power nla 0
 		touch /tmp/stop
-		wait $wpid
+		wait $WPID
 		remove_retry nma "after its power cut"
 		dmsetup remove lowa || fail "remove lowa after the power cut"
 		wait_eval "[ \"\$(nm_status nmb connection)\" = connecting ]" 30 ||

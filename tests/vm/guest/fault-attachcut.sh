@@ -54,41 +54,28 @@ load_netmirror
 . /tests/dur-power-lib.sh
 modprobe dm-flakey || fail "modprobe dm-flakey"
 S=65536
+
+# round N's 64 KiB write on DEV, in two areas by turns (a failed round
+# leaves the last good one): write or verify
+round() {
+	pattern "$1" "$2" $((100 + $3)) 64k --size 64k --offset $((16384 + $3 % 2 * 64))k \
+		--bs-min 65536 --bs-max 65536 --direct --no-fsync --quiet
+}
+
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
 	brd_setup 32 2
 	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
 	nm_local_pair "$P" flush "" /dev/mapper/lowa /dev/ram1 "timeout 2000 ping 500" "timeout 2000 ping 500"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
-	dmsetup message nmb 0 pause_resync || fail "pause_resync"
-	lower bad lowa /dev/ram0
-	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
-	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
-	lower ok lowa /dev/ram0
-	check attach dmsetup message nma 0 attach
-	check_wait target 20 "[ \"\$(nm_status nma connection)\" = sync_target ]"
-
-	rm -f /tmp/stop /tmp/wr.n /tmp/wr.log
-	(
-		n=0
-		while [ ! -e /tmp/stop ]; do
-			n=$((n + 1))
-			# one 64 KiB write a round, in two areas by turns: a
-			# failed round leaves the last good one
-			pattern write /dev/mapper/nma $((100 + n)) 64k --size 64k --offset $((16384 + n % 2 * 64))k \
-				--bs-min 65536 --bs-max 65536 --direct --no-fsync --quiet
-			rc=$?
-			echo "$n $rc $(now_ms)" >> /tmp/wr.log
-			[ $rc != 0 ] || echo $n > /tmp/wr.n
-		done
-	) &
-	wpid=$!
+	nm_reattach_paused /dev/ram0
+	nm_round_writer round write /dev/mapper/nma
 	sleep 2
 	log "$P: wire cut at $(now_ms) ms"
 	wire_cut	# what was on the wire is lost; the peer timeout ends the link
 	check_wait cut 20 "[ \"\$(nm_status nma connection)\" = connecting ]"
 	touch /tmp/stop
-	wait $wpid
+	wait $WPID
 	w1=$(cat /tmp/wr.n 2> /dev/null || echo 0)
 	check_fail write-refused $DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=200 count=1 oflag=direct conv=notrunc status=none
 	log "$P: link down: nma $(dmsetup status nma)"
@@ -103,8 +90,7 @@ for P in $(nm_protos); do
 	check hung-failed awk 'BEGIN { p = 0; f = 1 } { if (p && $3 - p >= 1500 && $2 != 0) f = 0; p = $3 } END { exit f }' /tmp/wr.log
 	check writer-wrote [ "$w1" -gt 0 ]
 	if [ "$w1" -gt 0 ]; then
-		check acked-kept pattern verify /dev/mapper/nma $((100 + w1)) 64k --size 64k --offset $((16384 + w1 % 2 * 64))k \
-			--bs-min 65536 --bs-max 65536 --direct --quiet
+		check acked-kept round verify /dev/mapper/nma "$w1"
 	fi
 	dur_settled_same identical 60 /dev/ram0 /dev/ram1
 	nm_local_unpair
