@@ -538,6 +538,15 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			return 0;
 		}
 		nm_go_inconsistent(nm);	/* before the first resync write */
+		if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
+			/* its metadata failed: detached, nothing written */
+			spin_lock_irq(&nm->lock);
+			__clear_bit(region, nm->rg.rs_writing);
+			spin_unlock_irq(&nm->lock);
+			nm_sync_kick(nm);	/* writes parked behind it */
+			nm_peer_ack_now(nm, pr, -EIO);
+			return 0;
+		}
 	} else if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
 		atomic64_inc(&nm->writes_received);
 		if (nm->protocol == NM_PROTO_B && !pr->ack_disk) {

@@ -128,11 +128,15 @@ void __nm_go_inconsistent(struct nm_dev *nm)
 /*
  * As __nm_go_inconsistent, taking nm->lock, and durable before it returns
  * (the first resync write, or the start of a resync into this node: from
- * then on it is not promoted, and serves no peer reads).  Process context.
+ * then on it is not promoted, and serves no peer reads).  A metadata that
+ * cannot say so is a disk error: with on_io_error detach the disk is
+ * detached (the caller writes nothing to it then), as in nm_mark_work.
+ * Process context.
  */
 void nm_go_inconsistent(struct nm_dev *nm)
 {
 	unsigned long flags;
+	int err;
 
 	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
@@ -142,8 +146,11 @@ void nm_go_inconsistent(struct nm_dev *nm)
 	}
 	__nm_go_inconsistent(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta)
-		nm_meta_commit(nm->meta);
+	if (!nm->meta)
+		return;
+	err = nm_meta_commit(nm->meta);
+	if (err)
+		nm_detach(nm, err);
 }
 
 /*

@@ -19,6 +19,14 @@
 #                     and the resync from the secondary
 #   own-disk          the write is on nma's own disk
 #   identical         both backing devices equal
+# Then the secondary's metadata device fails while it is disconnected, and
+# the primary wrote meanwhile (A, B, C); at the reconnect:
+#   sec/<P>/diskless, last-error   nmb detached (disk_failed) instead of
+#                     becoming a resync target it could not record
+#   sec/<P>/connected  the link stays, the resync ended
+#   sec/<P>/not-written   nothing was resynced onto nmb's disk
+#   sec/<P>/attach, resynced, uptodate, peer-has-write, identical   after
+#                     the repair
 # Then under C with on_io_error pass_on:
 #   pass_on/write-fails   the write gets EIO (the error goes to the writer)
 #   pass_on/uptodate      nma keeps its disk
@@ -84,6 +92,35 @@ for P in $(nm_protos); do
 	check own-disk w2 verify /dev/ram0
 	same identical
 	teardown
+done
+
+# The secondary's metadata device fails before a resync into it: it
+# cannot record that its disk lacks data, so it detaches (up to 1.17.0 it
+# became sync_target with its metadata saying consistent, and a crash
+# during the resync left a half-written disk that claimed to be a copy).
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=sec/$P/
+	nm_zero /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	dmsetup create metab --table "0 $MS linear /dev/ram3 0" || fail "create metab"
+	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/mapper/metab"
+	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
+	lose_link
+	w2 write /dev/mapper/nma || fail "write while disconnected"
+	dmsetup reload metab --table "0 $MS error" && dmsetup resume metab || fail "metab: error"
+	dmsetup message nmb 0 connect || fail "connect"
+	check_wait diskless 20 "[ \"\$(nm_status nmb disk)\" = diskless ]"
+	check_eq last-error "$(nm_status nmb last_error)" disk_failed
+	check_wait connected 20 "[ \"\$(nm_status nma connection)\" = connected ]"
+	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	check_fail not-written w2 verify /dev/ram1
+	dmsetup reload metab --table "0 $MS linear /dev/ram3 0" && dmsetup resume metab || fail "metab: linear"
+	check attach dmsetup message nmb 0 attach
+	check resynced nm_wait_synced nma 90
+	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
+	check peer-has-write w2 verify /dev/ram1
+	same identical
+	nm_local_unpair
+	dmsetup remove metab || fail "remove metab"
 done
 
 NM_CHECK_PREFIX=pass_on/
