@@ -496,9 +496,12 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->sector = nm_h64(d->sector);
 	pr->sectors = size >> SECTOR_SHIFT;
 
+	if (resync)
+		nm_go_inconsistent(nm);	/* before the first resync write */
 	if (resync && READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
 		/*
-		 * Our disk failed during the resync (review F24): the data
+		 * Our disk failed during the resync (review F24), or its
+		 * metadata could not record that it lacks data: the data
 		 * already on the wire are refused, the disk stays detached
 		 * (not inconsistent again, and not written).
 		 */
@@ -535,16 +538,6 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		spin_unlock_irq(&nm->lock);
 		if (stale) {
 			nm_peer_ack_now(nm, pr, -EAGAIN);
-			return 0;
-		}
-		nm_go_inconsistent(nm);	/* before the first resync write */
-		if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
-			/* its metadata failed: detached, nothing written */
-			spin_lock_irq(&nm->lock);
-			__clear_bit(region, nm->rg.rs_writing);
-			spin_unlock_irq(&nm->lock);
-			nm_sync_kick(nm);	/* writes parked behind it */
-			nm_peer_ack_now(nm, pr, -EIO);
 			return 0;
 		}
 	} else if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {

@@ -140,7 +140,9 @@ void nm_go_inconsistent(struct nm_dev *nm)
 
 	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->disk == NM_DISK_INCONSISTENT) {
+	/* a detached disk stays detached (review F24) */
+	if (nm->disk == NM_DISK_INCONSISTENT ||
+	    nm->disk == NM_DISK_DISKLESS) {
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return;
 	}
