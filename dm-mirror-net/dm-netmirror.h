@@ -258,6 +258,8 @@ struct nm_dev {
 	char last_error[64];
 	struct nm_gens gen;		/* our data generations */
 	enum nm_gen_cmp gen_cmp;	/* this link's verdict */
+	s8 eq_marks;			/* same generation: +1 only we had */
+					/* marked regions, -1 only the peer */
 	/* online verify, source side (nm_verify.c) */
 	enum nm_ov_state ov_state;
 	u16 ov_alg;			/* NM_CSUM_* of this run */

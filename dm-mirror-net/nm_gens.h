@@ -264,4 +264,21 @@ static inline enum nm_gen_cmp nm_gens_after_sb(unsigned int pol0,
 	}
 }
 
+/*
+ * Two nodes of the same generation (NM_GC_EQUAL), @n and @peer_n regions
+ * out of sync on each when they connected: +1 if only ours had some, -1 if
+ * only the peer's, else 0.  The node with +1 is a primary that stopped
+ * with writes in flight (a crash, or a lost link, then demoted) and came
+ * back: between two secondaries it is the resync source (nm_is_source).
+ * The peer computes the mirror image from the same two counts.
+ */
+static inline int nm_gens_eq_marks(__u64 n, __u64 peer_n)
+{
+	if (n && !peer_n)
+		return 1;
+	if (!n && peer_n)
+		return -1;
+	return 0;
+}
+
 #endif

@@ -579,7 +579,13 @@ static void nm_rs_slots_grow(struct nm_dev *nm)
  * Under nm->lock: is this node the resync source?  Its disk must be
  * uptodate and the peer's usable; an inconsistent peer is synced whatever
  * the roles (a reattached primary is the target of its secondary); two
- * consistent disks: the primary's data wins.
+ * consistent disks: the primary's data wins.  Two secondaries of one
+ * generation: the one that came with marked regions while the other had
+ * none (eq_marks, nm_gen_verdict) is a primary that crashed or lost its
+ * link with writes in flight, back as a secondary (DRBD's "crashed
+ * primary"): its disk holds those writes, under A acknowledged ones the
+ * peer never received, so it is the source without waiting for a
+ * promotion, which would otherwise make the peer's copy win.
  */
 static bool nm_is_source(struct nm_dev *nm)
 {
@@ -596,7 +602,10 @@ static bool nm_is_source(struct nm_dev *nm)
 		return false;
 	if (nm->peer_disk == NM_DISK_INCONSISTENT)
 		return true;
-	return nm->role == NM_ROLE_PRIMARY;
+	if (nm->role == NM_ROLE_PRIMARY)
+		return true;
+	return nm->gen_cmp == NM_GC_EQUAL && nm->eq_marks > 0 &&
+	       nm->peer_role != NM_ROLE_PRIMARY;
 }
 
 /*

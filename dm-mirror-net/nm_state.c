@@ -622,6 +622,9 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 		nm->want_connect = false;
 	} else {
 		nm->gen_cmp = cmp;
+		/* a primary that stopped with writes in flight (nm_is_source) */
+		nm->eq_marks = cmp == NM_GC_EQUAL ?
+			       nm_gens_eq_marks(n, peer_changed) : 0;
 		nm->discard_my_data = false;
 		if (cmp == NM_GC_TARGET)
 			__nm_go_outdated(nm);
@@ -681,6 +684,13 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	case NM_GC_SOURCE:
 		nm_info(nm, "this node's data is newer (%016llx): it is the resync source",
 			nm->gen.cur);
+		break;
+	case NM_GC_EQUAL:
+		if (!why && nm_gens_eq_marks(n, peer_changed))
+			nm_info(nm, "same generation, %s %llu regions marked (writes in flight when a primary stopped): %s the resync source unless the other node is primary",
+				n ? "this node has" : "only the peer has",
+				n ? (u64)n : peer_changed,
+				n ? "this node is" : "the peer is");
 		break;
 	default:
 		break;

@@ -144,6 +144,14 @@ int main(void)
 	check("resynced_equal", mirror(&a, &b, NM_GC_EQUAL) && !a.bitmap &&
 	      b.history[0] == 0x10);
 
+	/* same generation: only the node that came with marks is a source */
+	check("eq_marks_only_ours", nm_gens_eq_marks(3, 0) == 1);
+	check("eq_marks_only_peer", nm_gens_eq_marks(0, 3) == -1);
+	check("eq_marks_both_or_none", !nm_gens_eq_marks(2, 5) &&
+	      !nm_gens_eq_marks(0, 0));
+	check("eq_marks_mirrored", nm_gens_eq_marks(7, 0) ==
+	      -nm_gens_eq_marks(0, 7) && nm_gens_eq_marks(1ULL << 40, 0) == 1);
+
 	/* failover: b promoted alone and writes; a comes back unchanged */
 	nm_gens_new(&b, 0x40);
 	check("failover_node_is_source", mirror(&b, &a, NM_GC_SOURCE));

@@ -1,0 +1,130 @@
+# vms: 1
+# disks: none
+# timeout: 600
+# mem: 1024
+# (header keys first: run-test.sh reads them from the first 30 lines only)
+# A primary stops with writes in flight (its link frozen, then a power
+# loss of its data and metadata devices) and comes back as a SECONDARY:
+# the pair, two secondaries of one data generation, resyncs the regions it
+# had marked from it at once, as DRBD does from a "crashed primary", and
+# says in sync only once the disks are equal.  Under A the writes
+# acknowledged while the link was frozen are only on the crashed node's
+# disk: a later failover to the other node must still find them
+# (docs/design.md, "primary crash": "their regions are resynced from the
+# primary when it returns").  On 1.17.1 nothing was resynced while both
+# were secondary (status stayed short of N/N), and the promotion of the
+# survivor then made its older copy win: A's acknowledged writes were lost
+# on both disks.
+#
+# One VM, both nodes on loopback, data and metadata on cached configfs
+# null_blk (guest-lib/dur-power-lib.sh: power 0 frees the cache unwritten).
+# For each protocol A, B, C: nma primary, a writer (pattern write --sync
+# --no-fsync: one 64 KiB O_DIRECT|O_DSYNC write a round at 16 MiB or 16 MiB
+# + 64 KiB by turns, a new seed each round; a round that succeeds is
+# exactly a durable acknowledged write) runs through nma; the wire freezes
+# (lo down) and the writer stops after its round in flight (under B and C
+# that round ends when the link is declared dead); then nma's disks lose
+# power and nma is removed; wire and power come back and nma is created
+# again on the same disks, without `role primary`.  Checks <P>/...:
+#   writer-wrote     the writer had rounds that succeeded
+#   both-secondary   no node was promoted
+#   resynced         both nodes uptodate/uptodate and in sync (N/N)
+#   from-crashed     nma was the resync source (its log says so)
+#   acked-on-nlb     the last two rounds that succeeded are on nlb's media
+#   identical        both backing devices equal
+#   failover         nmb promoted: the same two rounds read through nmb
+#   identical-after  both backing devices equal after a write through nmb
+load_netmirror
+. /tests/nmlib.sh
+. /tests/dur-lib.sh
+. /tests/dur-power-lib.sh
+MB=32
+S=$((MB * 2048))
+OPTS="timeout 2000 ping 500"
+
+# round N's 64 KiB write on DEV: write or verify
+round() {
+	pattern "$1" "$2" $((100 + $3)) 64k --size 64k --offset $((16384 + $3 % 2 * 64))k \
+		--bs-min 65536 --bs-max 65536 --sync --no-fsync --quiet
+}
+
+# the last two rounds that succeeded (W1 and W1 - 1) are on DEV
+check_rounds() {
+	local out=""
+	out=$(round verify "$2" "$W1" 2>&1) || out="round $W1: $out"
+	if [ -z "$out" ] && [ "$W1" -gt 1 ]; then
+		out=$(round verify "$2" $((W1 - 1)) 2>&1) || out="round $((W1 - 1)): $out"
+	fi
+	if [ -z "$out" ]; then check_ok "$1"; else check_bad "$1" "$out"; fi
+}
+
+table_b() {
+	echo "0 $S netmirror /dev/nlb 127.0.0.1:7789 $P flush 10 listen 127.0.0.1:7790 meta /dev/nlmb sync none $OPTS"
+}
+
+# the primary's table; with "sec", the same without its role (a secondary)
+table_a() {
+	local r="role primary " n=12
+	[ "${1:-}" = sec ] && r="" n=10
+	echo "0 $S netmirror /dev/nla 127.0.0.1:7790 $P flush $n listen 127.0.0.1:7789 ${r}meta /dev/nlma sync none $OPTS"
+}
+
+scenario() {
+	local t0 since
+	NM_CHECK_PREFIX=$P/
+	nl_create nla $MB
+	nl_create nlb $MB
+	nl_create nlma 4
+	nl_create nlmb 4
+	dmsetup create nmb --table "$(table_b)" || fail "create nmb"
+	dmsetup create nma --table "$(table_a)" || fail "create nma"
+	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "first sync: $(dmsetup status nma)"
+	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
+	nm_round_writer round write /dev/mapper/nma
+	sleep 2
+	t0=$(now_ms)
+	wire_cut
+	sleep 1
+	touch /tmp/stop
+	wait $WPID
+	W1=$(cat /tmp/wr.n 2> /dev/null || echo 0)
+	log "$P: cut at $t0 ms; writer rounds (n rc ms): $(tail -n 6 /tmp/wr.log | tr '\n' ';'); last good round $W1; nma $(dmsetup status nma)"
+	nl_power nla 0
+	nl_power nlma 0
+	remove_retry nma "after its power cut"
+	wait_eval "[ \"\$(nm_status nmb connection)\" = connecting ]" 30 ||
+		fail "the secondary did not see the link die: $(dmsetup status nmb)"
+	wire_restore
+	nl_power nla 1
+	nl_power nlma 1
+	check writer-wrote [ "$W1" -gt 0 ]
+	since=$(dmesg | wc -l)
+	dmsetup create nma --table "$(table_a sec)" || fail "create nma again: $(table_a sec)"
+	if nm_wait_synced nma 60 && nm_wait_synced nmb 30 &&
+		wait_eval "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ] && [ \"\$(nm_status nmb disks)\" = uptodate/uptodate ]" 30; then
+		check_ok resynced
+	else
+		check_bad resynced "nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
+	fi
+	check_eq both-secondary "$(nm_status nma role)/$(nm_status nmb role)" secondary/secondary
+	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	log "$P: log: $(dmesg | tail -n +$((since + 1)) | grep -E 'nm[ab]: .*(resync|generation|marked)' | tail -n 4 | tr '\n' ';')"
+	check from-crashed eval "dmesg | tail -n +$((since + 1)) | grep -q 'nma: resync started'"
+	[ "$W1" -gt 0 ] && check_rounds acked-on-nlb /dev/nlb
+	dur_same identical /dev/nla /dev/nlb
+	check failover dmsetup message nmb 0 primary
+	[ "$W1" -gt 0 ] && check_rounds acked-after-failover /dev/mapper/nmb
+	pattern write /dev/mapper/nmb 7 4M --size 4M --direct --quiet || fail "write through nmb"
+	dur_settled_same identical-after 60 /dev/nla /dev/nlb
+	nm_local_unpair
+	nl_destroy nla
+	nl_destroy nlb
+	nl_destroy nlma
+	nl_destroy nlmb
+}
+
+for P in $(nm_protos); do
+	scenario
+done
+NM_CHECK_PREFIX=
+exit 0
