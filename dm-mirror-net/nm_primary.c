@@ -474,7 +474,9 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		__nm_gen_new(nm, true);
 	local = nm->disk != NM_DISK_DISKLESS;
 	/* its peer part is the one that counts (nm_req_peer_done) */
-	if (local && nm->disk != NM_DISK_UPTODATE)
+	if (!local)
+		set_bit(NM_REQ_NO_LOCAL, &req->flags);
+	else if (nm->disk != NM_DISK_UPTODATE)
 		set_bit(NM_REQ_LOCAL_STALE, &req->flags);
 	if (data) {
 		set_bit(NM_REQ_DATA, &req->flags);
@@ -520,7 +522,6 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	atomic64_add(nm_bio_data_bytes(bio), &nm->app_bytes);
 submit:
 	if (!local) {
-		set_bit(NM_REQ_NO_LOCAL, &req->flags);
 		nm_conn_kick(nm);
 		nm_req_put(req);	/* the local part that is not there */
 		return DM_MAPIO_SUBMITTED;
@@ -725,17 +726,20 @@ static void nm_data_pkt_fill(struct nm_dev *nm, struct nm_data_pkt *pkt,
 /*
  * Under tx_mutex: the NM_DF_ACK_DISK flag for @req.  A write mapped while
  * this disk was not uptodate (NM_REQ_LOCAL_STALE) has no good copy here:
- * its disk is being resynced from the peer.  Under A and B too it then
- * completes only once it is on the peer's disk (P_WRITE_ACK), so that a
- * link lost meanwhile fails it (nm_req_peer_done) instead of losing it.
- * A peer older than NM_PROTO_ACK_DISK cannot be asked: the write completes
- * as its protocol says (docs/design.md, the fault table).
+ * its disk is being resynced from the peer; one mapped while this node was
+ * diskless (NM_REQ_NO_LOCAL, 1.17.2) has no copy here at all.  Under A and
+ * B too it then completes only once it is on the peer's disk (P_WRITE_ACK),
+ * so that a link lost meanwhile, or this node's crash, or the peer's, fails
+ * it (nm_req_peer_done) instead of losing it.  A peer older than
+ * NM_PROTO_ACK_DISK cannot be asked: the write completes as its protocol
+ * says (docs/design.md, the fault table).
  */
 static u32 nm_ack_disk_flag(struct nm_dev *nm, struct nm_req *req)
 {
 	lockdep_assert_held(&nm->tx_mutex);
 	if (nm->protocol == NM_PROTO_C || nm->peer_proto < NM_PROTO_ACK_DISK ||
-	    !test_bit(NM_REQ_LOCAL_STALE, &req->flags))
+	    (!test_bit(NM_REQ_LOCAL_STALE, &req->flags) &&
+	     !test_bit(NM_REQ_NO_LOCAL, &req->flags)))
 		return 0;
 	set_bit(NM_REQ_ACK_DISK, &req->flags);
 	return NM_DF_ACK_DISK;
