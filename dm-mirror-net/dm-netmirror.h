@@ -237,6 +237,8 @@ struct nm_dev {
 	u64 peer_flushed;
 	bool send_state;		/* a P_STATE is due */
 	bool send_bitmap;		/* sender: our bitmap is due */
+	bool ping_ack_due;		/* sender: a P_PING_ACK the receiver left */
+	__be64 ping_ack_cookie;		/* its cookie */
 	u32 conn_gen;			/* bumped at each new connection */
 	struct nm_regions rg;		/* region state */
 	struct bio_list rs_wait;	/* writes waiting for a resync region */
@@ -392,6 +394,7 @@ struct nm_dev {
 	atomic64_t writes_inline;	/* sent from map (nm_send_inline) */
 	atomic64_t flushes_local;	/* C: empty flushes the peer did not need */
 	atomic64_t acks_batched;	/* secondary: acks held for a later packet */
+	atomic64_t acks_deferred;	/* receiver: acks left to the sender */
 	atomic64_t writes_rx_work;	/* secondary: writes rx_work read */
 	atomic64_t rx_probes;		/* secondary: reader probes (rxm) */
 	atomic64_t rx_switches;		/* secondary: reader changes (rxm) */
@@ -641,6 +644,10 @@ void nm_pool_exit(struct nm_dev *nm);
 int nm_pool_get(struct nm_dev *nm, struct page **pages, unsigned int nr);
 void nm_pool_put(struct nm_dev *nm, struct page **pages, unsigned int nr);
 int nm_peer_send_acks(struct nm_dev *nm);
+bool nm_tx_room(struct nm_dev *nm, size_t bytes);
+void nm_send_ping_ack(struct nm_dev *nm);
+/* The most one ack or ping packet takes on the wire: header, payload, trailer. */
+#define NM_ACK_WIRE_MAX	128
 void nm_peer_release_acks(struct nm_dev *nm, u32 want);
 void nm_peer_reset(struct nm_dev *nm);
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,

@@ -27,7 +27,7 @@ static bool nm_send_pending(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, flags);
 	work = nm->cstate >= NM_C_CONNECTED &&
 	       (!list_empty(&nm->send_q) || !list_empty(&nm->ack_q) ||
-		nm->send_state || nm->send_bitmap);
+		nm->send_state || nm->send_bitmap || nm->ping_ack_due);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	return work;
 }
@@ -105,8 +105,19 @@ static int nm_sender(void *arg)
 		if (state)
 			nm_send_bitmap(nm);
 		nm_peer_send_acks(nm);
-		while (nm_send_one(nm))
+		nm_send_ping_ack(nm);
+		/*
+		 * the acks and ping answers a receiver left here (it never
+		 * waits to send) go between the writes, not after the whole
+		 * queue: a resync source times its P_RS_ACKs (review F25)
+		 */
+		while (nm_send_one(nm)) {
+			if (!list_empty_careful(&nm->ack_q))
+				nm_peer_send_acks(nm);
+			if (READ_ONCE(nm->ping_ack_due))
+				nm_send_ping_ack(nm);
 			cond_resched();
+		}
 		nm_send_state(nm, false);
 
 		if (READ_ONCE(nm->cstate) >= NM_C_CONNECTED &&

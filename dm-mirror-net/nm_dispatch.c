@@ -225,10 +225,33 @@ static int nm_h_csum_reply(struct nm_dev *nm, u16 type,
 	return nm_ov_reply(nm, &p->csum_reply);
 }
 
+/*
+ * Answered now only if the send lock is free and the socket has room: a
+ * receiver never waits to send (review F25, nm_peer_send_acks); else the
+ * sender thread answers (nm_send_ping_ack).  A newer ping's cookie
+ * replaces an unanswered one: the peer only needs an answer.
+ */
 static int nm_h_ping(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		     u32 len)
 {
-	return nm_send_ctrl(nm, NM_P_PING_ACK, &p->ping, sizeof(p->ping));
+	unsigned long flags;
+	int r;
+
+	if (mutex_trylock(&nm->tx_mutex)) {
+		if (nm_tx_room(nm, NM_ACK_WIRE_MAX)) {
+			r = __nm_send_ctrl(nm, NM_P_PING_ACK, &p->ping,
+					   sizeof(p->ping));
+			mutex_unlock(&nm->tx_mutex);
+			return r;
+		}
+		mutex_unlock(&nm->tx_mutex);
+	}
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->ping_ack_cookie = p->ping.cookie;
+	nm->ping_ack_due = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_conn_kick(nm);
+	return 0;
 }
 
 static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {

@@ -286,6 +286,34 @@ int __nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 	return r;
 }
 
+/*
+ * Room for @bytes more in the socket's send buffer, with the slack of
+ * their skb (a send of that size does not wait).  Under tx_mutex: no one
+ * else adds to the buffer meanwhile, and the peer's acks only free it.
+ */
+bool nm_tx_room(struct nm_dev *nm, size_t bytes)
+{
+	lockdep_assert_held(&nm->tx_mutex);
+	return nm->sock &&
+	       sk_stream_wspace(nm->sock->sk) >= (int)(2 * bytes + 4096);
+}
+
+/* Sender thread: the P_PING_ACK a receiver left (nm_h_ping). */
+void nm_send_ping_ack(struct nm_dev *nm)
+{
+	struct nm_p_ping p;
+	unsigned long flags;
+	bool due;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	due = nm->ping_ack_due;
+	nm->ping_ack_due = false;
+	p.cookie = nm->ping_ack_cookie;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (due)
+		nm_send_ctrl(nm, NM_P_PING_ACK, &p, sizeof(p));
+}
+
 /* As __nm_send_vec, taking tx_mutex. */
 int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 {

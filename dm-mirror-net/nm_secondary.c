@@ -747,21 +747,34 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 }
 
 /*
- * Sender thread (or the receiver right after its submit_bio): send the acks
- * of completed writes, all in one batch under tx_mutex, each packet but the
- * last with MSG_MORE (nm->tx_more), so that a burst of completions leaves
- * in as few segments as TCP makes of it.
+ * Send the acks of completed writes, all in one batch under tx_mutex, each
+ * packet but the last with MSG_MORE (nm->tx_more), so that a burst of
+ * completions leaves in as few segments as TCP makes of it.
+ *
+ * The sender thread waits for the mutexes and the socket (@wait).  A
+ * receiver (@wait false: the nm_conn thread, the receive worker) must not:
+ * it is what drains the peer's side of the stream, and the peer may be
+ * blocked sending to us with its own tx_mutex held, waiting for exactly
+ * that (review F25: both receivers waiting on their tx_mutex, both senders
+ * on a full socket, until the timeout dropped the link;
+ * tests/vm/guest/fault-txcycle.sh).  So it sends only if both mutexes are
+ * free and the socket has room for the batch; otherwise the acks go back
+ * to the head of ack_q, in order, and the sender thread sends them.
  */
-int nm_peer_send_acks(struct nm_dev *nm)
+static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 {
 	struct nm_peer_req *pr, *tmp;
 	unsigned long flags;
 	LIST_HEAD(list);
+	unsigned int n = 0;
 	int r = 0;
 
 	might_sleep();
 	/* one sender of acks at a time: they leave in completion order */
-	mutex_lock(&nm->ack_mutex);
+	if (wait)
+		mutex_lock(&nm->ack_mutex);
+	else if (!mutex_trylock(&nm->ack_mutex))
+		goto defer;
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);
 	spin_unlock_irqrestore(&nm->lock, flags);
@@ -771,8 +784,10 @@ int nm_peer_send_acks(struct nm_dev *nm)
 	 */
 	list_for_each_entry_safe(pr, tmp, &list, list) {
 		if (pr->resync || nm->protocol == NM_PROTO_C || pr->ack_disk ||
-		    (pr->sectors && pr->status))
+		    (pr->sectors && pr->status)) {
+			n++;
 			continue;
+		}
 		list_del(&pr->list);
 		kfree(pr);
 	}
@@ -781,7 +796,14 @@ int nm_peer_send_acks(struct nm_dev *nm)
 		return 0;
 	}
 
-	mutex_lock(&nm->tx_mutex);
+	if (wait) {
+		mutex_lock(&nm->tx_mutex);
+	} else if (!mutex_trylock(&nm->tx_mutex)) {
+		goto requeue;
+	} else if (!nm_tx_room(nm, (size_t)n * NM_ACK_WIRE_MAX)) {
+		mutex_unlock(&nm->tx_mutex);
+		goto requeue;
+	}
 	list_for_each_entry_safe(pr, tmp, &list, list) {
 		struct nm_p_ack a = {
 			.id = nm_be64(pr->id),
@@ -810,6 +832,22 @@ int nm_peer_send_acks(struct nm_dev *nm)
 	mutex_unlock(&nm->tx_mutex);
 	mutex_unlock(&nm->ack_mutex);
 	return r;
+
+requeue:
+	spin_lock_irqsave(&nm->lock, flags);
+	list_splice(&list, &nm->ack_q);	/* at the head: the order is kept */
+	spin_unlock_irqrestore(&nm->lock, flags);
+	mutex_unlock(&nm->ack_mutex);
+defer:
+	atomic64_inc(&nm->acks_deferred);
+	nm_conn_kick(nm);
+	return 0;
+}
+
+/* The sender thread, and P_SYNC (whose ack must follow these). */
+int nm_peer_send_acks(struct nm_dev *nm)
+{
+	return __nm_peer_send_acks(nm, true);
 }
 
 /*
@@ -828,7 +866,7 @@ void nm_peer_release_acks(struct nm_dev *nm, u32 want)
 		return;
 	nm->acks_held = 0;
 	/* a failed send shows as the link's failure, to whoever reads next */
-	nm_peer_send_acks(nm);
+	__nm_peer_send_acks(nm, false);
 }
 
 /* Wait for the writes in flight, then forget the acks nobody will read. */

@@ -730,6 +730,7 @@ static int nm_lat_emit(struct nm_dev *nm, char *result, unsigned int maxlen)
 	DMEMIT("fast_ack count=%llu\n", atomic64_read(&nm->acks_fast));
 	DMEMIT("flush_local count=%llu\n", atomic64_read(&nm->flushes_local));
 	DMEMIT("ack_batched count=%llu\n", atomic64_read(&nm->acks_batched));
+	DMEMIT("ack_deferred count=%llu\n", atomic64_read(&nm->acks_deferred));
 	DMEMIT("fast_rx count=%llu\n", atomic64_read(&nm->writes_rx_work));
 	DMEMIT("rx_probe count=%llu switches=%llu\n",
 	       atomic64_read(&nm->rx_probes), atomic64_read(&nm->rx_switches));
@@ -970,6 +971,7 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 		atomic64_set(&nm->acks_fast, 0);
 		atomic64_set(&nm->flushes_local, 0);
 		atomic64_set(&nm->acks_batched, 0);
+		atomic64_set(&nm->acks_deferred, 0);
 		atomic64_set(&nm->writes_rx_work, 0);
 		atomic64_set(&nm->rx_probes, 0);
 		atomic64_set(&nm->rx_switches, 0);

@@ -421,8 +421,8 @@ BEGIN {
 			s = s "%"
 		}
 		# "rx_probe count=N switches=M" (the secondary's reader
-		# controller): in the samples only
-		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack" && s != "flush_local" && s != "ack_batched" && s != "fast_rx" && s != "rx_probe") {
+		# controller) and "ack_deferred count=N": in the samples only
+		if (kv["count"] + 0 > 0 && s != "inline" && s != "fast_ack" && s != "flush_local" && s != "ack_batched" && s != "ack_deferred" && s != "fast_rx" && s != "rx_probe") {
 			val[c, w, "stage:" s ":p50", r] = kv["p50"]
 			val[c, w, "stage:" s ":p99", r] = kv["p99"]
 			if (!((c SUBSEP s) in seenstage)) {
