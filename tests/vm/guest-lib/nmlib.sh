@@ -223,6 +223,32 @@ nm_reattach_paused() {
 	check_wait target 20 "[ \"\$(nm_status nma connection)\" = sync_target ]"
 }
 
+# nm_sync_round OP DEV N: round N of a writer (nm_round_writer), one 64 KiB
+# O_DIRECT|O_DSYNC write at 16 MiB or 16 MiB + 64 KiB by turns, seed 100 +
+# N (a round that succeeds is exactly a durable acknowledged write); OP
+# write or verify
+nm_sync_round() {
+	pattern "$1" "$2" $((100 + $3)) 64k --size 64k --offset $((16384 + $3 % 2 * 64))k \
+		--bs-min 65536 --bs-max 65536 --sync --no-fsync --quiet
+}
+
+# NAME DEV: the last two rounds of nm_sync_round that succeeded (W1 and W1 -
+# 1) are on DEV.  Round W1 + 1, if it ran and failed, was in flight at the
+# fault; its write may still have reached the media, in round W1 - 1's
+# area, which may then hold either (a failed write promises nothing).
+nm_check_sync_rounds() {
+	local out=""
+	out=$(nm_sync_round verify "$2" "$W1" 2>&1) || out="round $W1: $out"
+	if [ -z "$out" ] && [ "$W1" -gt 1 ] && ! nm_sync_round verify "$2" $((W1 - 1)) > /dev/null 2>&1; then
+		if grep -q "^$((W1 + 1)) [^0]" /tmp/wr.log && nm_sync_round verify "$2" $((W1 + 1)) > /dev/null 2>&1; then
+			log "$NM_CHECK_PREFIX$1: round $((W1 + 1)) (failed, in flight at the fault) is in round $((W1 - 1))'s area"
+		else
+			out="round $((W1 - 1)): $(nm_sync_round verify "$2" $((W1 - 1)) 2>&1)"
+		fi
+	fi
+	if [ -z "$out" ]; then check_ok "$1"; else check_bad "$1" "$out"; fi
+}
+
 # In the background until /tmp/stop exists: CMD... N for N = 1, 2, ... (one
 # round a call), each logged as "N rc ms" (now_ms, dur-power-lib.sh) in
 # /tmp/wr.log, the last that succeeded in /tmp/wr.n; its pid in WPID.

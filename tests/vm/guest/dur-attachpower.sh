@@ -46,29 +46,6 @@ MB=32
 S=$((MB * 2048))
 OPTS="timeout 2000 ping 500"
 
-# round N's 64 KiB write on DEV: write or verify
-round() {
-	pattern "$1" "$2" $((100 + $3)) 64k --size 64k --offset $((16384 + $3 % 2 * 64))k \
-		--bs-min 65536 --bs-max 65536 --sync --no-fsync --quiet
-}
-
-# the last two rounds that succeeded (W1 and W1 - 1) are on DEV
-rounds_on() {
-	local dev=$1 out
-	out=$(round verify "$dev" "$W1" 2>&1) || { echo "round $W1: $out"; return 1; }
-	[ "$W1" -gt 1 ] || return 0
-	out=$(round verify "$dev" $((W1 - 1)) 2>&1) || { echo "round $((W1 - 1)): $out"; return 1; }
-}
-
-check_rounds() {
-	local out
-	if out=$(rounds_on "$2"); then
-		check_ok "$1"
-	else
-		check_bad "$1" "$out"
-	fi
-}
-
 table_b() {
 	echo "0 $S netmirror /dev/nlb 127.0.0.1:7789 $P flush 10 listen 127.0.0.1:7790 meta /dev/ram1 sync none $OPTS"
 }
@@ -87,7 +64,7 @@ scenario() {
 	nm_local_pair "$P" flush "$S" /dev/mapper/lowa /dev/nlb "meta /dev/ram0 $OPTS" "meta /dev/ram1 $OPTS"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
 	nm_reattach_paused /dev/nla
-	nm_round_writer round write /dev/mapper/nma
+	nm_round_writer nm_sync_round write /dev/mapper/nma
 	sleep 2
 	t0=$(now_ms)
 	wire_cut
@@ -112,7 +89,7 @@ scenario() {
 	wire_restore
 	if [ "$side" = sec ]; then nl_power nlb 1; else nl_power nla 1; fi
 	check writer-wrote [ "$W1" -gt 0 ]
-	if [ "$W1" -gt 0 ]; then check_rounds cut/secondary /dev/nlb; fi
+	if [ "$W1" -gt 0 ]; then nm_check_sync_rounds cut/secondary /dev/nlb; fi
 	if [ "$side" = sec ]; then
 		dmsetup create nmb --table "$(table_b)" || fail "create nmb again: $(table_b)"
 	else
@@ -124,7 +101,7 @@ scenario() {
 	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
 	log "$P/$side: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	if [ "$W1" -gt 0 ]; then
-		if [ "$side" = sec ]; then check_rounds acked-kept /dev/mapper/nma; else check_rounds acked-kept /dev/nla; fi
+		if [ "$side" = sec ]; then nm_check_sync_rounds acked-kept /dev/mapper/nma; else nm_check_sync_rounds acked-kept /dev/nla; fi
 	fi
 	dur_settled_same identical 60 /dev/nla /dev/nlb
 	nm_local_unpair

@@ -38,7 +38,7 @@
 #   from-crashed     nma was the resync source (its log says so)
 #   acked-on-nlb     the last two rounds that succeeded are on nlb's media
 #                    (round W1 - 1's area may hold the failed round W1 + 1
-#                    that was in flight at the cut: see check_rounds)
+#                    that was in flight at the cut: nm_check_sync_rounds)
 #   identical        both backing devices equal
 #   failover         nmb promoted: the same two rounds read through nmb
 #   identical-after  both backing devices equal after a write through nmb
@@ -49,29 +49,6 @@ load_netmirror
 MB=32
 S=$((MB * 2048))
 OPTS="timeout 2000 ping 500"
-
-# round N's 64 KiB write on DEV: write or verify
-round() {
-	pattern "$1" "$2" $((100 + $3)) 64k --size 64k --offset $((16384 + $3 % 2 * 64))k \
-		--bs-min 65536 --bs-max 65536 --sync --no-fsync --quiet
-}
-
-# the last two rounds that succeeded (W1 and W1 - 1) are on DEV.  Round
-# W1 + 1, if it ran, was in flight at the power cut and failed; its write
-# may still have reached the media, in round W1 - 1's area: then that area
-# may hold either (a failed write promises nothing either way).
-check_rounds() {
-	local out=""
-	out=$(round verify "$2" "$W1" 2>&1) || out="round $W1: $out"
-	if [ -z "$out" ] && [ "$W1" -gt 1 ] && ! round verify "$2" $((W1 - 1)) > /dev/null 2>&1; then
-		if grep -q "^$((W1 + 1)) [^0]" /tmp/wr.log && round verify "$2" $((W1 + 1)) > /dev/null 2>&1; then
-			log "$NM_CHECK_PREFIX$1: round $((W1 + 1)) (failed, in flight at the cut) is in round $((W1 - 1))'s area"
-		else
-			out="round $((W1 - 1)): $(round verify "$2" $((W1 - 1)) 2>&1)"
-		fi
-	fi
-	if [ -z "$out" ]; then check_ok "$1"; else check_bad "$1" "$out"; fi
-}
 
 table_b() {
 	echo "0 $S netmirror /dev/nlb 127.0.0.1:7789 $P flush 10 listen 127.0.0.1:7790 meta /dev/nlmb sync none $OPTS"
@@ -95,7 +72,7 @@ scenario() {
 	dmsetup create nma --table "$(table_a)" || fail "create nma"
 	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "first sync: $(dmsetup status nma)"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
-	nm_round_writer round write /dev/mapper/nma
+	nm_round_writer nm_sync_round write /dev/mapper/nma
 	sleep 2
 	t0=$(now_ms)
 	wire_cut
@@ -128,10 +105,10 @@ scenario() {
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	log "$P: log: $(dmesg | tail -n +$((since + 1)) | grep -E 'netmirror: [0-9:]*: .*(resync|generation|marked)' | tail -n 4 | tr '\n' ';')"
 	check from-crashed eval "dmesg | tail -n +$((since + 1)) | grep -q \"netmirror: \$mma: resync started\""
-	[ "$W1" -gt 0 ] && check_rounds acked-on-nlb /dev/nlb
+	[ "$W1" -gt 0 ] && nm_check_sync_rounds acked-on-nlb /dev/nlb
 	dur_same identical /dev/nla /dev/nlb
 	check failover dmsetup message nmb 0 primary
-	[ "$W1" -gt 0 ] && check_rounds acked-after-failover /dev/mapper/nmb
+	[ "$W1" -gt 0 ] && nm_check_sync_rounds acked-after-failover /dev/mapper/nmb
 	pattern write /dev/mapper/nmb 7 4M --size 4M --direct --quiet || fail "write through nmb"
 	dur_settled_same identical-after 60 /dev/nla /dev/nlb
 	nm_local_unpair
