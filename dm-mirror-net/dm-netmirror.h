@@ -644,7 +644,7 @@ void nm_pool_exit(struct nm_dev *nm);
 int nm_pool_get(struct nm_dev *nm, struct page **pages, unsigned int nr);
 void nm_pool_put(struct nm_dev *nm, struct page **pages, unsigned int nr);
 int nm_peer_send_acks(struct nm_dev *nm);
-bool nm_tx_room(struct nm_dev *nm, size_t bytes);
+bool nm_tx_trylock(struct nm_dev *nm, size_t bytes);
 void nm_send_ping_ack(struct nm_dev *nm);
 /* The most one ack or ping packet takes on the wire: header, payload, trailer. */
 #define NM_ACK_WIRE_MAX	128

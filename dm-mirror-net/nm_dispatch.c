@@ -226,8 +226,8 @@ static int nm_h_csum_reply(struct nm_dev *nm, u16 type,
 }
 
 /*
- * Answered now only if the send lock is free and the socket has room: a
- * receiver never waits to send (review F25, nm_peer_send_acks); else the
+ * Answered now only if the send lock is free and the socket has room
+ * (nm_tx_trylock: a receiver never waits to send); else the
  * sender thread answers (nm_send_ping_ack).  A newer ping's cookie
  * replaces an unanswered one: the peer only needs an answer.
  */
@@ -237,14 +237,11 @@ static int nm_h_ping(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	unsigned long flags;
 	int r;
 
-	if (mutex_trylock(&nm->tx_mutex)) {
-		if (nm_tx_room(nm, NM_ACK_WIRE_MAX)) {
-			r = __nm_send_ctrl(nm, NM_P_PING_ACK, &p->ping,
-					   sizeof(p->ping));
-			mutex_unlock(&nm->tx_mutex);
-			return r;
-		}
+	if (nm_tx_trylock(nm, NM_ACK_WIRE_MAX)) {
+		r = __nm_send_ctrl(nm, NM_P_PING_ACK, &p->ping,
+				   sizeof(p->ping));
 		mutex_unlock(&nm->tx_mutex);
+		return r;
 	}
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->ping_ack_cookie = p->ping.cookie;

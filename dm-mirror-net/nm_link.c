@@ -287,15 +287,23 @@ int __nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 }
 
 /*
- * Room for @bytes more in the socket's send buffer, with the slack of
- * their skb (a send of that size does not wait).  Under tx_mutex: no one
- * else adds to the buffer meanwhile, and the peer's acks only free it.
+ * A receiver's send (review F25: a receiver never waits to send).  Takes
+ * tx_mutex only if it is free, and keeps it only if the socket's send
+ * buffer has room for @bytes more with the slack of their skb, so that a
+ * send of that size does not wait: under tx_mutex no one else adds to the
+ * buffer, and the peer's acks only free it.  True: tx_mutex is held, the
+ * caller sends and unlocks.  False: nothing is held, the caller leaves
+ * its packets to the sender thread.
  */
-bool nm_tx_room(struct nm_dev *nm, size_t bytes)
+bool nm_tx_trylock(struct nm_dev *nm, size_t bytes)
 {
-	lockdep_assert_held(&nm->tx_mutex);
-	return nm->sock &&
-	       sk_stream_wspace(nm->sock->sk) >= (int)(2 * bytes + 4096);
+	if (!mutex_trylock(&nm->tx_mutex))
+		return false;
+	if (nm->sock &&
+	    sk_stream_wspace(nm->sock->sk) >= (int)(2 * bytes + 4096))
+		return true;
+	mutex_unlock(&nm->tx_mutex);
+	return false;
 }
 
 /* Sender thread: the P_PING_ACK a receiver left (nm_h_ping). */

@@ -796,14 +796,10 @@ static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 		return 0;
 	}
 
-	if (wait) {
+	if (wait)
 		mutex_lock(&nm->tx_mutex);
-	} else if (!mutex_trylock(&nm->tx_mutex)) {
+	else if (!nm_tx_trylock(nm, (size_t)n * NM_ACK_WIRE_MAX))
 		goto requeue;
-	} else if (!nm_tx_room(nm, (size_t)n * NM_ACK_WIRE_MAX)) {
-		mutex_unlock(&nm->tx_mutex);
-		goto requeue;
-	}
 	list_for_each_entry_safe(pr, tmp, &list, list) {
 		struct nm_p_ack a = {
 			.id = nm_be64(pr->id),

@@ -37,6 +37,14 @@
 #   acked-kept     the same two rounds read back through nma (sec), or
 #                  from nla (pri: nma is a secondary now)
 #   identical      both backing devices equal (nla, nlb)
+# SIDE dl: a diskless primary (1.17.2).  nma is detached and stays so; its
+# writes go to nmb only, whose disk is nlb behind a dm-delay that holds
+# each write 200 ms (a slow disk: a write the secondary has received is
+# not on its media yet).  The wire freezes and nlb loses power: each
+# acknowledged round must be on nlb's media (cut/secondary).  Then nmb
+# comes back, nma attaches and is resynced from it (attach, resynced,
+# acked-kept through nma, identical).  On 1.17.1 a diskless primary
+# completed a write at its send (A) or at nmb's receipt (B).
 load_netmirror
 . /tests/nmlib.sh
 . /tests/dur-lib.sh
@@ -47,7 +55,7 @@ S=$((MB * 2048))
 OPTS="timeout 2000 ping 500"
 
 table_b() {
-	echo "0 $S netmirror /dev/nlb 127.0.0.1:7789 $P flush 10 listen 127.0.0.1:7790 meta /dev/ram1 sync none $OPTS"
+	echo "0 $S netmirror $BDEV 127.0.0.1:7789 $P flush 10 listen 127.0.0.1:7790 meta /dev/ram1 sync none $OPTS"
 }
 
 table_a() {
@@ -61,16 +69,30 @@ scenario() {
 	nl_create nlb $MB
 	brd_setup 4 2
 	dmsetup create lowa --table "0 $S linear /dev/nla 0" || fail "create lowa"
-	nm_local_pair "$P" flush "$S" /dev/mapper/lowa /dev/nlb "meta /dev/ram0 $OPTS" "meta /dev/ram1 $OPTS"
+	BDEV=/dev/nlb
+	if [ "$side" = dl ]; then
+		# nlb's writes held 200 ms, its reads not
+		dmsetup create delb --table "0 $S delay /dev/nlb 0 0 /dev/nlb 0 200" || fail "create delb"
+		BDEV=/dev/mapper/delb
+	fi
+	nm_local_pair "$P" flush "$S" /dev/mapper/lowa $BDEV "meta /dev/ram0 $OPTS" "meta /dev/ram1 $OPTS"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
-	nm_reattach_paused /dev/nla
+	if [ "$side" = dl ]; then
+		lower bad lowa /dev/nla
+		$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
+		check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
+		lower ok lowa /dev/nla
+	else
+		nm_reattach_paused /dev/nla
+	fi
 	nm_round_writer nm_sync_round write /dev/mapper/nma
 	sleep 2
 	t0=$(now_ms)
 	wire_cut
-	if [ "$side" = sec ]; then
+	if [ "$side" != pri ]; then
 		nl_power nlb 0
-		dmsetup remove nmb || fail "remove nmb after its power cut"
+		remove_retry nmb "after its power cut"
+		[ "$side" = sec ] || remove_retry delb "after the power cut"
 		wait_eval "[ \"\$(nm_status nma connection)\" = connecting ]" 30 ||
 			fail "the primary did not see the link die: $(dmsetup status nma)"
 		touch /tmp/stop
@@ -87,11 +109,16 @@ scenario() {
 	W1=$(cat /tmp/wr.n 2> /dev/null || echo 0)
 	log "$P/$side: cut at $t0 ms; writer rounds (n rc ms): $(tail -n 6 /tmp/wr.log | tr '\n' ';'); last good round $W1"
 	wire_restore
-	if [ "$side" = sec ]; then nl_power nlb 1; else nl_power nla 1; fi
+	if [ "$side" = pri ]; then nl_power nla 1; else nl_power nlb 1; fi
 	check writer-wrote [ "$W1" -gt 0 ]
 	if [ "$W1" -gt 0 ]; then nm_check_sync_rounds cut/secondary /dev/nlb; fi
 	if [ "$side" = sec ]; then
 		dmsetup create nmb --table "$(table_b)" || fail "create nmb again: $(table_b)"
+	elif [ "$side" = dl ]; then
+		dmsetup create delb --table "0 $S linear /dev/nlb 0" || fail "create delb again"
+		dmsetup create nmb --table "$(table_b)" || fail "create nmb again: $(table_b)"
+		nm_wait_conn nma connected 30 || fail "nma did not connect: $(dmsetup status nma)"
+		check attach dmsetup message nma 0 attach
 	else
 		dmsetup create lowa --table "0 $S linear /dev/nla 0" || fail "create lowa again"
 		dmsetup create nma --table "$(table_a)" || fail "create nma again: $(table_a)"
@@ -101,11 +128,12 @@ scenario() {
 	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
 	log "$P/$side: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	if [ "$W1" -gt 0 ]; then
-		if [ "$side" = sec ]; then nm_check_sync_rounds acked-kept /dev/mapper/nma; else nm_check_sync_rounds acked-kept /dev/nla; fi
+		if [ "$side" = pri ]; then nm_check_sync_rounds acked-kept /dev/nla; else nm_check_sync_rounds acked-kept /dev/mapper/nma; fi
 	fi
 	dur_settled_same identical 60 /dev/nla /dev/nlb
 	nm_local_unpair
 	dmsetup remove lowa || fail "remove lowa"
+	[ "$side" = pri ] || [ "$side" = sec ] || dmsetup remove delb || fail "remove delb"
 	nl_destroy nla
 	nl_destroy nlb
 }
@@ -113,6 +141,7 @@ scenario() {
 for P in $(nm_protos); do
 	scenario sec
 	scenario pri
+	scenario dl
 done
 NM_CHECK_PREFIX=
 exit 0

@@ -32,6 +32,8 @@
 #   fio-ok       fio saw no error
 #   deferred     (last round) nma's receiver left acks to its sender at
 #                least once in the test so far: the path ran
+#   compared     (C-csums) nma, the target, compared regions by digest:
+#                the csums path ran
 #   identical    after the rounds, both backing devices equal
 load_netmirror
 . /tests/nmlib.sh
@@ -62,15 +64,23 @@ watch_stall() {
 	done
 }
 
-for P in $(nm_protos); do
-	NM_CHECK_PREFIX=$P/
+# each protocol, then C with a checksum-based resync (csums crc32c on the
+# source, nmb): the primary, its target, answers each region's P_CSUM with
+# a P_CSUM_REPLY from its receiver
+VARIANTS=$(nm_protos)
+case " $VARIANTS " in *" C "*) VARIANTS="$VARIANTS C-csums" ;; esac
+for V in $VARIANTS; do
+	P=${V%-csums}
+	CS=
+	[ "$V" = "$P" ] || CS="csums crc32c"
+	NM_CHECK_PREFIX=$V/
 	brd_setup $MB 2
 	for d in /dev/ram0 /dev/ram1; do
 		$DD if=/dev/zero of=$d bs=1M count=$MB oflag=direct status=none || fail "zero $d"
 	done
 	S=$(( $(dev_size /dev/ram1) / 512 ))
 	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
-	nm_local_pair "$P" none "$S" /dev/mapper/lowa /dev/ram1 "sync none $OPTS" "sync none $OPTS"
+	nm_local_pair "$P" none "$S" /dev/mapper/lowa /dev/ram1 "sync none $OPTS" "sync none $OPTS${CS:+ $CS}"
 	for round in 1 2; do
 		nm_reattach_paused /dev/ram0
 		dmesg -c > /dev/null
@@ -95,6 +105,11 @@ for P in $(nm_protos); do
 		check_eq "round$round/no-drop" "$(drops)" "$d0"
 		check "round$round/fio-ok" [ "$frc" = 0 ]
 		nm_wait_synced nma 120 || fail "not synced: $(dmsetup status nma)"
+		if [ -n "$CS" ]; then
+			c=$(nm_status nma resync_compared)
+			log "$V/$round: nma compared ${c:-none} bytes by digest"
+			check "round$round/compared" [ "${c:-0}" -gt 0 ]
+		fi
 	done
 	n=$(dmsetup message nma 0 latency | sed -n 's/^ack_deferred count=//p')
 	log "$P: nma ack_deferred ${n:-none}"
