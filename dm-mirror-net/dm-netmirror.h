@@ -237,8 +237,7 @@ struct nm_dev {
 	u64 peer_flushed;
 	bool send_state;		/* a P_STATE is due */
 	bool send_bitmap;		/* sender: our bitmap is due */
-	bool ping_ack_due;		/* sender: a P_PING_ACK the receiver left */
-	__be64 ping_ack_cookie;		/* its cookie */
+	struct list_head ctrl_q;	/* receivers' packets left to the sender */
 	u32 conn_gen;			/* bumped at each new connection */
 	struct nm_regions rg;		/* region state */
 	struct bio_list rs_wait;	/* writes waiting for a resync region */
@@ -645,7 +644,9 @@ int nm_pool_get(struct nm_dev *nm, struct page **pages, unsigned int nr);
 void nm_pool_put(struct nm_dev *nm, struct page **pages, unsigned int nr);
 int nm_peer_send_acks(struct nm_dev *nm);
 bool nm_tx_trylock(struct nm_dev *nm, size_t bytes);
-void nm_send_ping_ack(struct nm_dev *nm);
+int nm_send_ctrl_rx(struct nm_dev *nm, u16 type, const void *p, u32 len);
+void nm_send_ctrl_q(struct nm_dev *nm);
+void nm_ctrl_q_drop(struct nm_dev *nm);
 /* The most one ack or ping packet takes on the wire: header, payload, trailer. */
 #define NM_ACK_WIRE_MAX	128
 void nm_peer_release_acks(struct nm_dev *nm, u32 want);

@@ -27,7 +27,8 @@ static bool nm_send_pending(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, flags);
 	work = nm->cstate >= NM_C_CONNECTED &&
 	       (!list_empty(&nm->send_q) || !list_empty(&nm->ack_q) ||
-		nm->send_state || nm->send_bitmap || nm->ping_ack_due);
+		!list_empty(&nm->ctrl_q) || nm->send_state ||
+		nm->send_bitmap);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	return work;
 }
@@ -105,7 +106,7 @@ static int nm_sender(void *arg)
 		if (state)
 			nm_send_bitmap(nm);
 		nm_peer_send_acks(nm);
-		nm_send_ping_ack(nm);
+		nm_send_ctrl_q(nm);
 		/*
 		 * the acks and ping answers a receiver left here (it never
 		 * waits to send) go between the writes, not after the whole
@@ -114,8 +115,8 @@ static int nm_sender(void *arg)
 		while (nm_send_one(nm)) {
 			if (!list_empty_careful(&nm->ack_q))
 				nm_peer_send_acks(nm);
-			if (READ_ONCE(nm->ping_ack_due))
-				nm_send_ping_ack(nm);
+			if (!list_empty_careful(&nm->ctrl_q))
+				nm_send_ctrl_q(nm);
 			cond_resched();
 		}
 		nm_send_state(nm, false);
@@ -252,6 +253,7 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	nm_tl_link_down(nm);
 	nm_sync_link_down(nm);
 	nm_peer_drain(nm);
+	nm_ctrl_q_drop(nm);
 	nm_fast_detach(nm, s);
 	sock_release(s);
 	nm_info(nm, "connection to %s closed",  nm->peer_str);
@@ -504,5 +506,6 @@ void nm_conn_stop(struct nm_dev *nm)
 		nm->send_task = NULL;
 	}
 	nm_peer_drain(nm);
+	nm_ctrl_q_drop(nm);
 	nm_state_set(nm, NM_ST_CSTATE, NM_C_STANDALONE);
 }

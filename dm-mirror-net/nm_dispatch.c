@@ -225,30 +225,11 @@ static int nm_h_csum_reply(struct nm_dev *nm, u16 type,
 	return nm_ov_reply(nm, &p->csum_reply);
 }
 
-/*
- * Answered now only if the send lock is free and the socket has room
- * (nm_tx_trylock: a receiver never waits to send); else the
- * sender thread answers (nm_send_ping_ack).  A newer ping's cookie
- * replaces an unanswered one: the peer only needs an answer.
- */
+/* Answered now, or by the sender thread (nm_send_ctrl_rx). */
 static int nm_h_ping(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		     u32 len)
 {
-	unsigned long flags;
-	int r;
-
-	if (nm_tx_trylock(nm, NM_ACK_WIRE_MAX)) {
-		r = __nm_send_ctrl(nm, NM_P_PING_ACK, &p->ping,
-				   sizeof(p->ping));
-		mutex_unlock(&nm->tx_mutex);
-		return r;
-	}
-	spin_lock_irqsave(&nm->lock, flags);
-	nm->ping_ack_cookie = p->ping.cookie;
-	nm->ping_ack_due = true;
-	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_conn_kick(nm);
-	return 0;
+	return nm_send_ctrl_rx(nm, NM_P_PING_ACK, &p->ping, sizeof(p->ping));
 }
 
 static const nm_rx_fn nm_rx_handlers[NM_P_MAX] = {

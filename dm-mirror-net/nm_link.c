@@ -306,20 +306,92 @@ bool nm_tx_trylock(struct nm_dev *nm, size_t bytes)
 	return false;
 }
 
-/* Sender thread: the P_PING_ACK a receiver left (nm_h_ping). */
-void nm_send_ping_ack(struct nm_dev *nm)
+/* A control packet a receiver left to the sender thread (ctrl_q). */
+struct nm_ctrl_pkt {
+	struct list_head list;
+	u16 type;
+	u32 len;
+	u8 data[];
+};
+
+/*
+ * A receiver's answer whose order against the other packets does not
+ * matter (P_PING_ACK, P_CSUM_REPLY): sent now if nm_tx_trylock allows and
+ * nothing is left queued, else queued on ctrl_q for the sender thread
+ * (nm_send_ctrl_q), which sends it between its writes.  A receiver never
+ * waits to send (review F25).  With no memory for the queue entry it
+ * sends waiting, as the receivers did up to 1.17.1.
+ */
+int nm_send_ctrl_rx(struct nm_dev *nm, u16 type, const void *p, u32 len)
 {
-	struct nm_p_ping p;
+	struct nm_ctrl_pkt *c;
 	unsigned long flags;
-	bool due;
+	int r;
+
+	might_sleep();
+	if (list_empty_careful(&nm->ctrl_q) &&
+	    nm_tx_trylock(nm, len + NM_ACK_WIRE_MAX)) {
+		r = __nm_send_ctrl(nm, type, p, len);
+		mutex_unlock(&nm->tx_mutex);
+		return r;
+	}
+	c = kmalloc(struct_size(c, data, len), GFP_NOIO);
+	if (!c)
+		return nm_send_ctrl(nm, type, p, len);
+	c->type = type;
+	c->len = len;
+	memcpy(c->data, p, len);
+	spin_lock_irqsave(&nm->lock, flags);
+	list_add_tail(&c->list, &nm->ctrl_q);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	atomic64_inc(&nm->acks_deferred);
+	nm_conn_kick(nm);
+	return 0;
+}
+
+/*
+ * Sender thread: the packets receivers left on ctrl_q, in order.  Taken
+ * under tx_mutex, which a link change (nm->sock) also takes: a packet
+ * left on the old link fails on its shut socket or was dropped by
+ * nm_ctrl_q_drop, never sent on the next link.
+ */
+void nm_send_ctrl_q(struct nm_dev *nm)
+{
+	struct nm_ctrl_pkt *c, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+	int r = 0;
+
+	might_sleep();
+	mutex_lock(&nm->tx_mutex);
+	spin_lock_irqsave(&nm->lock, flags);
+	list_splice_init(&nm->ctrl_q, &list);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	list_for_each_entry_safe(c, tmp, &list, list) {
+		nm->tx_more = !list_is_last(&c->list, &list);
+		if (!r)
+			r = __nm_send_ctrl(nm, c->type, c->data, c->len);
+		list_del(&c->list);
+		kfree(c);
+	}
+	nm->tx_more = false;
+	mutex_unlock(&nm->tx_mutex);
+}
+
+/* Link teardown, the receiver stopped: ctrl_q's answers go nowhere. */
+void nm_ctrl_q_drop(struct nm_dev *nm)
+{
+	struct nm_ctrl_pkt *c, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
 
 	spin_lock_irqsave(&nm->lock, flags);
-	due = nm->ping_ack_due;
-	nm->ping_ack_due = false;
-	p.cookie = nm->ping_ack_cookie;
+	list_splice_init(&nm->ctrl_q, &list);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (due)
-		nm_send_ctrl(nm, NM_P_PING_ACK, &p, sizeof(p));
+	list_for_each_entry_safe(c, tmp, &list, list) {
+		list_del(&c->list);
+		kfree(c);
+	}
 }
 
 /* As __nm_send_vec, taking tx_mutex. */

@@ -263,7 +263,6 @@ void nm_sync_link_down(struct nm_dev *nm)
 	nm->bm_sent = false;
 	nm->bm_peer_done = false;
 	nm->send_bitmap = false;
-	nm->ping_ack_due = false;	/* the old link's ping */
 	nm->sync_acked = nm->sync_cookie;	/* wakes a waiter; conn_gen tells */
 	nm->gen_handover = false;
 	nm->sync_wait = 0;

@@ -539,6 +539,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_LIST_HEAD(&nm->send_q);
 	INIT_LIST_HEAD(&nm->wait_q);
 	INIT_LIST_HEAD(&nm->ack_q);
+	INIT_LIST_HEAD(&nm->ctrl_q);
 	INIT_LIST_HEAD(&nm->peer_reqs);
 	init_waitqueue_head(&nm->send_wq);
 	init_waitqueue_head(&nm->conn_wq);

@@ -495,7 +495,7 @@ out_pages:
 	}
 reply:
 	rp.status = cpu_to_be32(status);
-	return nm_send_ctrl(nm, NM_P_CSUM_REPLY, &rp, sizeof(rp));
+	return nm_send_ctrl_rx(nm, NM_P_CSUM_REPLY, &rp, sizeof(rp));
 }
 
 /* Receiver (source): P_CSUM_REPLY, checked; the region is free again. */

@@ -12,9 +12,10 @@
 # is there again after `power` 1, as /dev/NAME.  dur-powerloss checks this
 # first (nullblk/*).
 #
-#   nl_create NAME MB     fresh (zeroed) cached null_blk /dev/NAME of MB MiB
-#                         (cache as big as the device: nothing is written back
-#                         before a flush)
+#   nl_create NAME MB [CMB]   fresh (zeroed) cached null_blk /dev/NAME of MB
+#                         MiB (cache CMB MiB, default as big as the device:
+#                         nothing is written back before a flush; 0: no
+#                         cache, a completed write is on the media)
 #   nl_power NAME 0|1     cut / restore power (0: unflushed writes are lost,
 #                         the disk disappears; I/O to it fails)
 #   nl_destroy NAME       power off and remove it (its media freed)
@@ -40,12 +41,12 @@ nl_init() {
 }
 
 nl_create() {
-	local n=$1 mb=$2 d
+	local n=$1 mb=$2 cmb=${3:-$2} d
 	nl_init
 	d=$NL_CFG/$n
 	[ -d "$d" ] && nl_destroy "$n"
 	mkdir "$d" || fail "mkdir $d"
-	echo 1 > "$d/memory_backed" && echo "$mb" > "$d/size" && echo "$mb" > "$d/cache_size" &&
+	echo 1 > "$d/memory_backed" && echo "$mb" > "$d/size" && echo "$cmb" > "$d/cache_size" &&
 		echo 512 > "$d/blocksize" || fail "configure null_blk $n"
 	nl_power "$n" 1
 }

@@ -226,10 +226,13 @@ nm_reattach_paused() {
 # nm_sync_round OP DEV N: round N of a writer (nm_round_writer), one 64 KiB
 # O_DIRECT|O_DSYNC write at 16 MiB or 16 MiB + 64 KiB by turns, seed 100 +
 # N (a round that succeeds is exactly a durable acknowledged write); OP
-# write or verify
+# write or verify.  NM_ROUND_MODE=--direct: O_DIRECT only (a round that
+# succeeds is a completed write, durable only on a disk with no volatile
+# cache)
 nm_sync_round() {
+	# shellcheck disable=SC2086
 	pattern "$1" "$2" $((100 + $3)) 64k --size 64k --offset $((16384 + $3 % 2 * 64))k \
-		--bs-min 65536 --bs-max 65536 --sync --no-fsync --quiet
+		--bs-min 65536 --bs-max 65536 ${NM_ROUND_MODE:---sync} --no-fsync --quiet
 }
 
 # NAME DEV: the last two rounds of nm_sync_round that succeeded (W1 and W1 -

@@ -37,14 +37,18 @@
 #   acked-kept     the same two rounds read back through nma (sec), or
 #                  from nla (pri: nma is a secondary now)
 #   identical      both backing devices equal (nla, nlb)
-# SIDE dl: a diskless primary (1.17.2).  nma is detached and stays so; its
-# writes go to nmb only, whose disk is nlb behind a dm-delay that holds
-# each write 200 ms (a slow disk: a write the secondary has received is
-# not on its media yet).  The wire freezes and nlb loses power: each
-# acknowledged round must be on nlb's media (cut/secondary).  Then nmb
-# comes back, nma attaches and is resynced from it (attach, resynced,
-# acked-kept through nma, identical).  On 1.17.1 a diskless primary
-# completed a write at its send (A) or at nmb's receipt (B).
+# SIDE dl: a diskless primary (1.17.2) completes a write only once it is
+# on its peer's disk, under every protocol.  nma is detached and stays so;
+# its writes go to nmb only, whose disk is nlb with no volatile cache (a
+# completed write is on the media) behind a dm-delay that holds each
+# write 200 ms (a write nmb has received is not on its disk yet).  The
+# rounds are O_DIRECT without O_DSYNC (NM_ROUND_MODE=--direct: an O_DSYNC
+# write needs the peer's disk under B already).  The wire freezes and nlb
+# loses power: each completed round must be on nlb's media
+# (cut/secondary).  Then nmb comes back, nma attaches and is resynced from
+# it (attach, resynced, acked-kept through nma, identical).  On 1.17.1 a
+# diskless primary completed a write at its send (A) or at nmb's receipt
+# (B): cut/secondary and acked-kept fail there.
 load_netmirror
 . /tests/nmlib.sh
 . /tests/dur-lib.sh
@@ -66,7 +70,7 @@ scenario() {
 	local side=$1 t0
 	NM_CHECK_PREFIX=$P/$side/
 	nl_create nla $MB
-	nl_create nlb $MB
+	if [ "$side" = dl ]; then nl_create nlb $MB 0; else nl_create nlb $MB; fi
 	brd_setup 4 2
 	dmsetup create lowa --table "0 $S linear /dev/nla 0" || fail "create lowa"
 	BDEV=/dev/nlb
@@ -85,6 +89,8 @@ scenario() {
 	else
 		nm_reattach_paused /dev/nla
 	fi
+	NM_ROUND_MODE=
+	[ "$side" != dl ] || NM_ROUND_MODE=--direct
 	nm_round_writer nm_sync_round write /dev/mapper/nma
 	sleep 2
 	t0=$(now_ms)
