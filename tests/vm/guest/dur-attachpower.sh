@@ -75,8 +75,9 @@ scenario() {
 	dmsetup create lowa --table "0 $S linear /dev/nla 0" || fail "create lowa"
 	BDEV=/dev/nlb
 	if [ "$side" = dl ]; then
-		# nlb's writes held 200 ms, its reads not
-		dmsetup create delb --table "0 $S delay /dev/nlb 0 0 /dev/nlb 0 200" || fail "create delb"
+		# no delay yet: under A the first write would still be going
+		# through it when the writer starts
+		dmsetup create delb --table "0 $S delay /dev/nlb 0 0" || fail "create delb"
 		BDEV=/dev/mapper/delb
 	fi
 	nm_local_pair "$P" flush "$S" /dev/mapper/lowa $BDEV "meta /dev/ram0 $OPTS" "meta /dev/ram1 $OPTS"
@@ -86,6 +87,9 @@ scenario() {
 		$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
 		check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
 		lower ok lowa /dev/nla
+		# from now nlb's writes are held 200 ms, its reads not
+		dmsetup suspend delb && dmsetup load delb --table "0 $S delay /dev/nlb 0 0 /dev/nlb 0 200" &&
+			dmsetup resume delb || fail "delay nlb's writes"
 	else
 		nm_reattach_paused /dev/nla
 	fi

@@ -27,7 +27,11 @@
 # (sysrq w) when nma's completed I/O stops moving for 2 s.  On 1.17.1
 # (with 4542da0's module too) every round under A stalled (nma's nm_conn
 # in nm_peer_send_acks, nmb's in nm_peer_read, both on tx_mutex), dropped
-# the link and failed fio.  Checks <P>/round<N>/...:
+# the link and failed fio.  Then C with a csums resync (C-csums): the
+# primary, its target, answers each region's P_CSUM with a P_CSUM_REPLY
+# from its receiver; on 1.17.2 both rounds stalled the same way (nma's
+# nm_conn in nm_peer_csum, on tx_mutex) and failed fio (1.17.3: ctrl_q).
+# Checks <V>/round<N>/... (V: A, B, C, C-csums):
 #   no-drop      no link loss during the round
 #   fio-ok       fio saw no error
 #   deferred     (last round) nma's receiver left acks to its sender at
@@ -52,7 +56,7 @@ watch_stall() {
 		if [ "$cur" = "$last" ]; then
 			same=$((same + 1))
 			if [ $same -ge 4 ] && [ $dumped = 0 ]; then
-				log "$P: no progress for 2 s: $(dmsetup status nma | cut -d' ' -f4-12)"
+				log "$V: no progress for 2 s: $(dmsetup status nma | cut -d' ' -f4-12)"
 				echo w > /proc/sysrq-trigger
 				dumped=1
 			fi
@@ -98,8 +102,8 @@ for V in $VARIANTS; do
 		frc=$?
 		touch /tmp/stop
 		wait $wpid
-		log "$P/$round: fio rc $frc: $(grep -E 'IOPS|err' /tmp/fio.out | head -3 | tr '\n' ' ')"
-		log "$P/$round: nma $(dmsetup status nma | cut -d' ' -f4-12)"
+		log "$V/$round: fio rc $frc: $(grep -E 'IOPS|err' /tmp/fio.out | head -3 | tr '\n' ' ')"
+		log "$V/$round: nma $(dmsetup status nma | cut -d' ' -f4-12)"
 		dmesg | grep -E 'netmirror' | head -20 | sed 's/^/    /'
 		dmesg | sed -n '/Show Blocked State/,$p' | grep -E 'task:|nm_|mutex|sk_stream' | head -60 | sed 's/^/    /'
 		check_eq "round$round/no-drop" "$(drops)" "$d0"
@@ -112,7 +116,7 @@ for V in $VARIANTS; do
 		fi
 	done
 	n=$(dmsetup message nma 0 latency | sed -n 's/^ack_deferred count=//p')
-	log "$P: nma ack_deferred ${n:-none}"
+	log "$V: nma ack_deferred ${n:-none}"
 	check deferred [ "${n:-0}" -gt 0 ]
 	dur_settled_same identical 60 /dev/ram0 /dev/ram1
 	nm_local_unpair
