@@ -309,6 +309,7 @@ bool nm_tx_trylock(struct nm_dev *nm, size_t bytes)
 /* A control packet a receiver left to the sender thread (ctrl_q). */
 struct nm_ctrl_pkt {
 	struct list_head list;
+	u32 gen;			/* conn_gen of its link */
 	u16 type;
 	u32 len;
 	u8 data[];
@@ -342,6 +343,7 @@ int nm_send_ctrl_rx(struct nm_dev *nm, u16 type, const void *p, u32 len)
 	c->len = len;
 	memcpy(c->data, p, len);
 	spin_lock_irqsave(&nm->lock, flags);
+	c->gen = nm->conn_gen;
 	list_add_tail(&c->list, &nm->ctrl_q);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	atomic64_inc(&nm->acks_deferred);
@@ -350,10 +352,9 @@ int nm_send_ctrl_rx(struct nm_dev *nm, u16 type, const void *p, u32 len)
 }
 
 /*
- * Sender thread: the packets receivers left on ctrl_q, in order.  Taken
- * under tx_mutex, which a link change (nm->sock) also takes: a packet
- * left on the old link fails on its shut socket or was dropped by
- * nm_ctrl_q_drop, never sent on the next link.
+ * Sender thread: the packets receivers left on ctrl_q, in order, under
+ * tx_mutex, which a new link's conn_gen also takes: a packet of an older
+ * link (left after nm_ctrl_q_drop, say) is never sent on this one.
  */
 void nm_send_ctrl_q(struct nm_dev *nm)
 {
@@ -363,10 +364,18 @@ void nm_send_ctrl_q(struct nm_dev *nm)
 	int r = 0;
 
 	might_sleep();
+	if (list_empty_careful(&nm->ctrl_q))
+		return;
 	mutex_lock(&nm->tx_mutex);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ctrl_q, &list);
 	spin_unlock_irqrestore(&nm->lock, flags);
+	list_for_each_entry_safe(c, tmp, &list, list) {
+		if (c->gen == nm->conn_gen)
+			continue;
+		list_del(&c->list);
+		kfree(c);
+	}
 	list_for_each_entry_safe(c, tmp, &list, list) {
 		nm->tx_more = !list_is_last(&c->list, &list);
 		if (!r)
