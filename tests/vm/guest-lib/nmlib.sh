@@ -35,7 +35,9 @@
 #                         background; running TAG / ended_ok TAG /
 #                         ended_failed TAG tell how it is doing (fencing)
 #   lose_link             nmb disconnects: nmb standalone, nma connecting
-#   nm_reattach_paused BACKING   nma (on lowa over BACKING) detached and
+#   nm_detach_lowa BACKING   nma (on lowa over BACKING) detached by a
+#                         failing write (check detached), lowa healthy again
+#   nm_reattach_paused BACKING   nma detached (nm_detach_lowa) and
 #                         attached again under nmb's paused resync
 #   nm_round_writer CMD...   CMD... N for N = 1, 2, ... in the background
 #                         until /tmp/stop (/tmp/wr.log, /tmp/wr.n, WPID)
@@ -213,12 +215,16 @@ dm_ios() {
 # failing write and attached again while nmb's resync is paused: nma is an
 # inconsistent sync target, every region to resync.  Checks detached,
 # attach, target.
-nm_reattach_paused() {
-	dmsetup message nmb 0 pause_resync || fail "pause_resync"
+nm_detach_lowa() {
 	lower bad lowa "$1"
 	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
 	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
 	lower ok lowa "$1"
+}
+
+nm_reattach_paused() {
+	dmsetup message nmb 0 pause_resync || fail "pause_resync"
+	nm_detach_lowa "$1"
 	check attach dmsetup message nma 0 attach
 	check_wait target 20 "[ \"\$(nm_status nma connection)\" = sync_target ]"
 }

@@ -83,10 +83,7 @@ scenario() {
 	nm_local_pair "$P" flush "$S" /dev/mapper/lowa $BDEV "meta /dev/ram0 $OPTS" "meta /dev/ram1 $OPTS"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
 	if [ "$side" = dl ]; then
-		lower bad lowa /dev/nla
-		$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
-		check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
-		lower ok lowa /dev/nla
+		nm_detach_lowa /dev/nla
 		# from now nlb's writes are held 200 ms, its reads not
 		dmsetup suspend delb && dmsetup load delb --table "0 $S delay /dev/nlb 0 0 /dev/nlb 0 200" &&
 			dmsetup resume delb || fail "delay nlb's writes"
