@@ -366,9 +366,11 @@ struct nm_meta *nm_meta_open(struct block_device *bdev,
 	m->nr_blocks = DIV_ROUND_UP(nr_regions, NM_BITS_PER_BLOCK);
 	spin_lock_init(&m->lock);
 	mutex_init(&m->commit_mutex);
-	m->bits = kvcalloc(BITS_TO_LONGS(nr_regions), sizeof(long), GFP_KERNEL);
+	/* counted in the caller's limit (nm_regions_bytes): fail, not OOM */
+	m->bits = kvcalloc(BITS_TO_LONGS(nr_regions), sizeof(long),
+			   GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	m->ondisk = kvcalloc(BITS_TO_LONGS(nr_regions), sizeof(long),
-			     GFP_KERNEL);
+			     GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	m->dirty = bitmap_zalloc(m->nr_blocks, GFP_KERNEL);
 	m->page = alloc_page(GFP_KERNEL);
 	if (!m->bits || !m->ondisk || !m->dirty || !m->page)
@@ -603,20 +605,26 @@ void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst)
 	spin_unlock_irqrestore(&m->lock, fl);
 }
 
-/* Mark every region set in @src (word by word: no per-region loop). */
-void nm_meta_set_bits(struct nm_meta *m, const unsigned long *src)
+/*
+ * Mark every region set in @src (word by word: no per-region loop).
+ * Returns true if one was newly set (a commit is needed).
+ */
+bool nm_meta_set_bits(struct nm_meta *m, const unsigned long *src)
 {
 	unsigned long i, fl, words = BITS_TO_LONGS(m->nr_regions);
 	unsigned long per_block = NM_BLOCK / sizeof(long);
+	bool newly = false;
 
 	spin_lock_irqsave(&m->lock, fl);
 	for (i = 0; i < words; i++) {
 		if (src[i] & ~m->bits[i]) {
 			m->bits[i] |= src[i];
 			__set_bit(i / per_block, m->dirty);
+			newly = true;
 		}
 	}
 	spin_unlock_irqrestore(&m->lock, fl);
+	return newly;
 }
 
 void nm_meta_gens(struct nm_meta *m, struct nm_gens *g)

@@ -60,7 +60,7 @@ bool nm_meta_set(struct nm_meta *m, unsigned long region);
 void nm_meta_clear(struct nm_meta *m, unsigned long region);
 void nm_meta_copy_bits(struct nm_meta *m, unsigned long *dst);
 void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst);
-void nm_meta_set_bits(struct nm_meta *m, const unsigned long *src);
+bool nm_meta_set_bits(struct nm_meta *m, const unsigned long *src);
 u32 nm_meta_flags(struct nm_meta *m);
 void nm_meta_set_flags(struct nm_meta *m, u32 set, u32 clear);
 void nm_meta_gens(struct nm_meta *m, struct nm_gens *g);

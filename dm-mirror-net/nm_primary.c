@@ -1312,8 +1312,7 @@ void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
  */
 void nm_tl_link_down(struct nm_dev *nm)
 {
-	unsigned long flags, n, r;
-	bool dirty = false;
+	unsigned long flags, n;
 
 	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
@@ -1323,9 +1322,8 @@ void nm_tl_link_down(struct nm_dev *nm)
 		return;
 	/* rg.lost is this thread's until the next link loss */
 	if (nm->meta) {
-		for_each_set_bit(r, nm->rg.lost, nm->rg.nr)
-			dirty |= nm_meta_set(nm->meta, r);
-		if (dirty && nm_meta_commit(nm->meta))
+		if (nm_meta_set_bits(nm->meta, nm->rg.lost) &&
+		    nm_meta_commit(nm->meta))
 			nm_err(nm, "cannot record %lu unconfirmed regions on the metadata device",
 			       n);
 	}

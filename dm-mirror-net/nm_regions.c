@@ -11,6 +11,29 @@
 #endif
 #include "nm_regions.h"
 
+/*
+ * Memory the state of a device needs: its bitmaps (NM_REGIONS_MAPS), the
+ * in-flight counters and, with a metadata device, its two bitmaps.
+ */
+static_assert(offsetof(struct nm_regions, inflight) -
+	      offsetof(struct nm_regions, oos) ==
+	      NM_REGIONS_MAPS * sizeof(unsigned long *),
+	      "NM_REGIONS_MAPS counts the bitmaps of struct nm_regions");
+
+u64 nm_regions_bytes(u64 sectors, u32 region_sectors, bool meta)
+{
+	u64 nr = (sectors + region_sectors - 1) >> ilog2(region_sectors);
+	u64 map = BITS_TO_LONGS(nr) * (u64)sizeof(long);
+
+	return map * (NM_REGIONS_MAPS + (meta ? 2 : 0)) + nr * sizeof(u32);
+}
+
+/*
+ * Large, and checked against the machine's memory by the caller: fail
+ * rather than wake the OOM killer, and let the caller say why.
+ */
+#define NM_RG_GFP (GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 {
 	unsigned long words;
@@ -18,18 +41,18 @@ int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 	rg->shift = ilog2(region_sectors);
 	rg->nr = (sectors + region_sectors - 1) >> rg->shift;
 	words = BITS_TO_LONGS(rg->nr);
-	rg->oos = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->rs_busy = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->touched = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->cand = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->rs_dirty = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->rs_writing = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->rs_hold = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->rs_failed = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->sent = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->syncing = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->lost = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	rg->inflight = kvcalloc(rg->nr, sizeof(u32), GFP_KERNEL);
+	rg->oos = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->rs_busy = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->touched = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->cand = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->rs_dirty = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->rs_writing = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->rs_hold = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->rs_failed = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->sent = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->syncing = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->lost = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->inflight = kvcalloc(rg->nr, sizeof(u32), NM_RG_GFP);
 	if (!rg->oos || !rg->rs_busy || !rg->touched || !rg->cand ||
 	    !rg->rs_dirty || !rg->rs_writing || !rg->rs_hold ||
 	    !rg->rs_failed || !rg->sent ||

@@ -55,6 +55,10 @@ struct nm_regions {
 	u32 *inflight;			/* primary: writes in flight */
 };
 
+/* the bitmaps of struct nm_regions (oos .. lost) */
+#define NM_REGIONS_MAPS 11
+
+u64 nm_regions_bytes(u64 sectors, u32 region_sectors, bool meta);
 int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors);
 void nm_regions_exit(struct nm_regions *rg);
 

@@ -88,7 +88,8 @@ void nm_reload_save(struct nm_dev *nm)
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (e)
 		e->oos = kvcalloc(BITS_TO_LONGS(nm->rg.nr), sizeof(long),
-				  GFP_KERNEL);
+				  GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+				  __GFP_NOWARN);
 	memalloc_noio_restore(noio);
 	if (!e || !e->oos) {
 		kfree(e);

@@ -358,13 +358,36 @@ static unsigned int nm_emit_opts(struct nm_dev *nm, char *result,
 
 static void nm_dtr(struct dm_target *ti);
 
+/*
+ * The per-region state of one device may take at most this share of the
+ * machine's memory (1/NM_REGIONS_MEM_SHARE): more is a region_size too
+ * small for the device, refused before any of it is taken.
+ */
+#define NM_REGIONS_MEM_SHARE 4
+
 /* Allocate the per-region state and the first resync slot. */
 static int nm_ctr_regions(struct nm_dev *nm, char **error)
 {
+	u64 need, room;
 	unsigned int i;
 
-	if (nm_regions_init(&nm->rg, nm->sectors, nm->region_sectors))
-		goto nomem;
+	need = nm_regions_bytes(nm->sectors, nm->region_sectors,
+				nm->meta_dev || nm->meta_internal);
+	room = ((u64)totalram_pages() << PAGE_SHIFT) / NM_REGIONS_MEM_SHARE;
+	if (need > room) {
+		nm_err(nm, "%llu regions of %u sectors need %llu MiB of memory, more than 1/%u of this machine's %llu MiB: use a larger region_size",
+		       DIV_ROUND_UP_ULL(nm->sectors, nm->region_sectors),
+		       nm->region_sectors, need >> 20, NM_REGIONS_MEM_SHARE,
+		       room * NM_REGIONS_MEM_SHARE >> 20);
+		*error = "Region state too large for this machine: use a larger region_size";
+		return -ENOMEM;
+	}
+	if (nm_regions_init(&nm->rg, nm->sectors, nm->region_sectors)) {
+		nm_err(nm, "cannot allocate %llu MiB of region state (%lu regions of %u sectors): use a larger region_size or free memory",
+		       need >> 20, nm->rg.nr, nm->region_sectors);
+		*error = "Cannot allocate region state: use a larger region_size or free memory";
+		return -ENOMEM;
+	}
 	nm->rs_nr_pages = DIV_ROUND_UP(nm->region_sectors << SECTOR_SHIFT,
 				       PAGE_SIZE);
 	for (i = 0; i < NM_RS_WINDOW; i++)
@@ -464,11 +487,7 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 			consistent = nm->table_role == NM_ROLE_PRIMARY;
 		}
 		if (nm->meta) {
-			unsigned long i;
-
-			for (i = 0; i < nm->rg.nr; i++)
-				if (test_bit(i, nm->rg.oos))
-					nm_meta_set(nm->meta, i);
+			nm_meta_set_bits(nm->meta, nm->rg.oos);
 			nm_meta_set_flags(nm->meta, NM_MF_HISTORY |
 					  (consistent ? NM_MF_CONSISTENT : 0),
 					  consistent ? 0 : NM_MF_CONSISTENT);

@@ -7,6 +7,8 @@
 #define NM_KSHIM_H
 
 #include <stdbool.h>
+#include <assert.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -15,6 +17,8 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 
 #define GFP_KERNEL 0
+#define __GFP_RETRY_MAYFAIL 0
+#define __GFP_NOWARN 0
 #define BITS_PER_LONG (8 * sizeof(long))
 #define BITS_TO_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 
