@@ -525,6 +525,29 @@ void nm_meta_copy_bits(struct nm_meta *m, unsigned long *dst)
 	spin_unlock_irqrestore(&m->lock, fl);
 }
 
+/*
+ * dst = the marked regions set in none of the @n maps @skip, in one pass
+ * word by word.  Returns true if dst is not empty.
+ */
+bool nm_meta_copy_bits_except(struct nm_meta *m, unsigned long *dst,
+			      const unsigned long *const *skip, unsigned int n)
+{
+	unsigned long i, k, fl, words = BITS_TO_LONGS(m->nr_regions);
+	unsigned int j;
+	bool any = false;
+
+	spin_lock_irqsave(&m->lock, fl);
+	for (i = 0; i < words; i++) {
+		k = m->bits[i];
+		for (j = 0; j < n && k; j++)
+			k &= ~skip[j][i];
+		dst[i] = k;
+		any |= !!k;
+	}
+	spin_unlock_irqrestore(&m->lock, fl);
+	return any;
+}
+
 u32 nm_meta_flags(struct nm_meta *m)
 {
 	return READ_ONCE(m->flags);
@@ -611,20 +634,54 @@ void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst)
  */
 bool nm_meta_set_bits(struct nm_meta *m, const unsigned long *src)
 {
-	unsigned long i, fl, words = BITS_TO_LONGS(m->nr_regions);
+	unsigned long i, w, fl, words = BITS_TO_LONGS(m->nr_regions);
 	unsigned long per_block = NM_BLOCK / sizeof(long);
 	bool newly = false;
 
 	spin_lock_irqsave(&m->lock, fl);
 	for (i = 0; i < words; i++) {
-		if (src[i] & ~m->bits[i]) {
-			m->bits[i] |= src[i];
+		w = src[i];
+		/* never a bit past the last region (bitmap_fill sets them) */
+		if (i == words - 1)
+			w &= BITMAP_LAST_WORD_MASK(m->nr_regions);
+		if (w & ~m->bits[i]) {
+			m->bits[i] |= w;
 			__set_bit(i / per_block, m->dirty);
 			newly = true;
 		}
 	}
 	spin_unlock_irqrestore(&m->lock, fl);
 	return newly;
+}
+
+/*
+ * Unmark the regions set in @clear (every region if NULL) and in none of
+ * the @n maps @keep, word by word.  Returns true if one was unmarked (a
+ * commit is needed).
+ */
+bool nm_meta_clear_bits(struct nm_meta *m, const unsigned long *clear,
+			const unsigned long *const *keep, unsigned int n)
+{
+	unsigned long i, k, fl, words = BITS_TO_LONGS(m->nr_regions);
+	unsigned long per_block = NM_BLOCK / sizeof(long);
+	unsigned int j;
+	bool any = false;
+
+	spin_lock_irqsave(&m->lock, fl);
+	for (i = 0; i < words; i++) {
+		k = m->bits[i] & (clear ? clear[i] : ~0UL);
+		for (j = 0; j < n && k; j++)
+			k &= ~keep[j][i];
+		if (k) {
+			m->bits[i] &= ~k;
+			__set_bit(i / per_block, m->dirty);
+			any = true;
+		}
+	}
+	if (any)
+		m->clears = true;
+	spin_unlock_irqrestore(&m->lock, fl);
+	return any;
 }
 
 void nm_meta_gens(struct nm_meta *m, struct nm_gens *g)

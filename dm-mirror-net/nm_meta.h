@@ -10,7 +10,8 @@
  *     context, may
  *     sleep (synchronous I/O to the metadata device), GFP_NOIO inside.
  *   nm_meta_test, nm_meta_set, nm_meta_clear, nm_meta_copy_bits,
- *   nm_meta_or_bits, nm_meta_set_bits,
+ *   nm_meta_copy_bits_except,
+ *   nm_meta_or_bits, nm_meta_set_bits, nm_meta_clear_bits,
  *   nm_meta_flags, nm_meta_set_flags: any context, never sleep (an
  *     internal spinlock, irqsave).
  * nm_meta_commit calls are serialised internally (a mutex).
@@ -59,8 +60,12 @@ bool nm_meta_test(struct nm_meta *m, unsigned long region);
 bool nm_meta_set(struct nm_meta *m, unsigned long region);
 void nm_meta_clear(struct nm_meta *m, unsigned long region);
 void nm_meta_copy_bits(struct nm_meta *m, unsigned long *dst);
+bool nm_meta_copy_bits_except(struct nm_meta *m, unsigned long *dst,
+			      const unsigned long *const *skip, unsigned int n);
 void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst);
 bool nm_meta_set_bits(struct nm_meta *m, const unsigned long *src);
+bool nm_meta_clear_bits(struct nm_meta *m, const unsigned long *clear,
+			const unsigned long *const *keep, unsigned int n);
 u32 nm_meta_flags(struct nm_meta *m);
 void nm_meta_set_flags(struct nm_meta *m, u32 set, u32 clear);
 void nm_meta_gens(struct nm_meta *m, struct nm_gens *g);

@@ -52,12 +52,13 @@ int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 	rg->sent = kvcalloc(words, sizeof(long), NM_RG_GFP);
 	rg->syncing = kvcalloc(words, sizeof(long), NM_RG_GFP);
 	rg->lost = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	rg->active = kvcalloc(words, sizeof(long), NM_RG_GFP);
 	rg->inflight = kvcalloc(rg->nr, sizeof(u32), NM_RG_GFP);
 	if (!rg->oos || !rg->rs_busy || !rg->touched || !rg->cand ||
 	    !rg->rs_dirty || !rg->rs_writing || !rg->rs_hold ||
 	    !rg->rs_failed || !rg->sent ||
 	    !rg->syncing ||
-	    !rg->lost || !rg->inflight) {
+	    !rg->lost || !rg->active || !rg->inflight) {
 		nm_regions_exit(rg);
 		return -ENOMEM;
 	}
@@ -67,6 +68,7 @@ int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 void nm_regions_exit(struct nm_regions *rg)
 {
 	kvfree(rg->inflight);
+	kvfree(rg->active);
 	kvfree(rg->lost);
 	kvfree(rg->syncing);
 	kvfree(rg->sent);
@@ -89,6 +91,7 @@ void nm_regions_exit(struct nm_regions *rg)
 	rg->sent = NULL;
 	rg->syncing = NULL;
 	rg->lost = NULL;
+	rg->active = NULL;
 	rg->inflight = NULL;
 }
 
@@ -129,7 +132,8 @@ void nm_regions_write_start(struct nm_regions *rg, unsigned long first,
 	unsigned long r;
 
 	for (r = first; r <= last; r++) {
-		rg->inflight[r]++;
+		if (!rg->inflight[r]++)
+			__set_bit(r, rg->active);
 		__set_bit(r, rg->touched);
 		if (inconsistent)
 			__set_bit(r, rg->rs_dirty);
@@ -143,9 +147,13 @@ bool nm_regions_write_end(struct nm_regions *rg, unsigned long first,
 	unsigned long r;
 	bool wake = false;
 
-	for (r = first; r <= last; r++)
-		if (!--rg->inflight[r] && test_bit(r, rg->rs_busy))
+	for (r = first; r <= last; r++) {
+		if (--rg->inflight[r])
+			continue;
+		__clear_bit(r, rg->active);
+		if (test_bit(r, rg->rs_busy))
 			wake = true;
+	}
 	return wake;
 }
 

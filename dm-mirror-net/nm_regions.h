@@ -15,6 +15,8 @@
  *     compared by an online verify (nm_verify.c: never during a resync);
  *   - inflight[r] counts the primary's writes to r that were started and
  *     not yet ended; a region in resync (rs_busy) is read only when it is 0;
+ *     active has the bit of every region whose count is not 0 (so that
+ *     whole-device passes go word by word, never region by region);
  *   - rs_dirty/rs_writing/rs_hold are the resync target's: a region
  *     written by the application while inconsistent, a resync write being
  *     applied, a region whose resync data were refused (the application's
@@ -52,11 +54,12 @@ struct nm_regions {
 	unsigned long *sent;		/* primary: sent since the stable point */
 	unsigned long *syncing;		/* primary: awaiting P_SYNC_ACK */
 	unsigned long *lost;		/* conn thread: scratch at link loss */
+	unsigned long *active;		/* primary: inflight[r] != 0 */
 	u32 *inflight;			/* primary: writes in flight */
 };
 
-/* the bitmaps of struct nm_regions (oos .. lost) */
-#define NM_REGIONS_MAPS 11
+/* the bitmaps of struct nm_regions (oos .. active) */
+#define NM_REGIONS_MAPS 12
 
 u64 nm_regions_bytes(u64 sectors, u32 region_sectors, bool meta);
 int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors);

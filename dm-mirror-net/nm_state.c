@@ -715,7 +715,7 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
  */
 void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen, u32 peer_disk)
 {
-	unsigned long flags, r;
+	unsigned long flags;
 	bool done = false;
 
 	might_sleep();
@@ -725,12 +725,14 @@ void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen, u32 peer_disk)
 		nm->gen_handover = false;
 		nm_gens_synced_source(&nm->gen);
 		if (nm->meta) {
+			const unsigned long *const keep[] = {
+				nm->rg.oos, nm->rg.active, nm->rg.sent,
+				nm->rg.syncing
+			};
+
 			nm_meta_set_gens(nm->meta, &nm->gen);
-			for_each_clear_bit(r, nm->rg.oos, nm->rg.nr)
-				if (!nm->rg.inflight[r] &&
-				    !test_bit(r, nm->rg.sent) &&
-				    !test_bit(r, nm->rg.syncing))
-					nm_meta_clear(nm->meta, r);
+			nm_meta_clear_bits(nm->meta, NULL, keep,
+					   ARRAY_SIZE(keep));
 		}
 		done = true;
 	}

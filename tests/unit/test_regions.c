@@ -23,19 +23,19 @@ int main(void)
 	check("count_rounds_up", rg.nr == 126 && rg.shift == 3);
 	check("fresh_all_in_sync", nm_regions_oos_count(&rg) == 0);
 
-	/* memory: 11 bitmaps of 2 words and 126 counters; with metadata 13 */
+	/* memory: 12 bitmaps of 2 words and 126 counters; with metadata 14 */
 	check("bytes_small",
-	      nm_regions_bytes(1001, 8, false) == 11 * 2 * 8 + 126 * 4);
+	      nm_regions_bytes(1001, 8, false) == 12 * 2 * 8 + 126 * 4);
 	check("bytes_small_meta",
-	      nm_regions_bytes(1001, 8, true) == 13 * 2 * 8 + 126 * 4);
-	/* 512 GiB in regions of 8 sectors: 2^27 regions, 688 MiB */
+	      nm_regions_bytes(1001, 8, true) == 14 * 2 * 8 + 126 * 4);
+	/* 512 GiB in regions of 8 sectors: 2^27 regions, 704 MiB */
 	check("bytes_2p27",
 	      nm_regions_bytes(1ULL << 30, 8, false) ==
-	      11ULL * (1 << 24) + (4ULL << 27));
+	      12ULL * (1 << 24) + (4ULL << 27));
 	/* 64 TiB in regions of 1 MiB: 2^26 regions; fits in 64 bits */
 	check("bytes_64tib",
 	      nm_regions_bytes(1ULL << 37, 2048, true) ==
-	      13ULL * (1 << 23) + (4ULL << 26));
+	      14ULL * (1 << 23) + (4ULL << 26));
 
 	check("range_one_sector",
 	      nm_regions_range(&rg, 9, 1, &f, &l) && f == 1 && l == 1);
@@ -67,14 +67,19 @@ int main(void)
 	for (i = 10; i <= 12; i++)
 		ok = ok && test_bit(i, rg.touched);
 	check("write_start_counts", ok);
+	ok = true;
+	for (i = 0; i < rg.nr; i++)
+		ok = ok && test_bit(i, rg.active) == (i >= 10 && i <= 12);
+	check("active_is_inflight_nonzero", ok);
 	__set_bit(11, rg.rs_busy);
 	check("write_end_busy_not_idle_no_wake",
 	      !nm_regions_write_end(&rg, 11, 11));
+	check("active_kept_while_one_left", test_bit(11, rg.active));
 	check("write_end_busy_idle_wakes",
 	      nm_regions_write_end(&rg, 10, 12) && rg.inflight[11] == 0);
 	ok = true;
 	for (i = 0; i < rg.nr; i++)
-		ok = ok && rg.inflight[i] == 0;
+		ok = ok && rg.inflight[i] == 0 && !test_bit(i, rg.active);
 	check("write_balance_zero", ok);
 
 	/* the transfer log: sent -> stable point -> confirmed, or lost */
