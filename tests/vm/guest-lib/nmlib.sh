@@ -270,7 +270,8 @@ nm_round_writer() {
 			"$@" $n
 			rc=$?
 			echo "$n $rc $(now_ms)" >> /tmp/wr.log
-			[ $rc != 0 ] || echo $n > /tmp/wr.n
+			# atomic: read while it runs, never seen empty
+			[ $rc != 0 ] || { echo $n > /tmp/wr.t && mv -f /tmp/wr.t /tmp/wr.n; }
 		done
 	) &
 	WPID=$!

@@ -48,7 +48,8 @@ for P in $(nm_protos); do
 			pattern verify /dev/mapper/nma 1 8M --size 8M --direct --quiet ||
 				echo "read round $n: exit $?" >> /tmp/ioerr
 			n=$((n + 1))
-			echo $n > /tmp/rd.n
+			# atomic: read while it runs, never seen empty
+			echo $n > /tmp/rd.t && mv -f /tmp/rd.t /tmp/rd.n
 		done
 	) &
 	rpid=$!
@@ -57,7 +58,7 @@ for P in $(nm_protos); do
 		while [ ! -e /tmp/stop ]; do
 			n=$((n + 1))
 			if pattern write /dev/mapper/nma $((100 + n)) 4M --size 4M --offset 16M --direct --quiet; then
-				echo $n > /tmp/wr.n
+				echo $n > /tmp/wr.t && mv -f /tmp/wr.t /tmp/wr.n
 			else
 				echo "write round $n: exit $?" >> /tmp/ioerr
 			fi
