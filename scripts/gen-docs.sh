@@ -37,6 +37,8 @@ for f in $FILES; do
 		'.\" BEGIN generated: '*|'.. BEGIN generated: '*)
 			[ $in = 0 ] || { echo "$f: BEGIN inside a generated fragment" >&2; exit 2; }
 			printf '%s\n' "$line" >> "$tmp"
+			# rst: a comment, then a blank line before the table
+			case $line in ..*) echo >> "$tmp" ;; esac
 			args=${line#*BEGIN generated: }
 			# shellcheck disable=SC2086
 			"$NM" $args >> "$tmp" || { echo "$f: nmsetup $args failed" >&2; exit 2; }
@@ -45,6 +47,8 @@ for f in $FILES; do
 			;;
 		'.\" END generated'|'.. END generated')
 			[ $in = 1 ] || { echo "$f: END without BEGIN" >&2; exit 2; }
+			# rst: a blank line after the table
+			case $line in ..*) echo >> "$tmp" ;; esac
 			printf '%s\n' "$line" >> "$tmp"
 			in=0
 			;;
