@@ -257,6 +257,7 @@ struct nm_dev {
 	u64 sync_acked;			/* the last P_SYNC_ACK received */
 	u64 sync_wait;			/* P_SYNC_ACK that retires rg.syncing */
 	char last_error[64];
+	struct ratelimit_state fail_rs;	/* nm_fail()'s repeats */
 	struct nm_gens gen;		/* our data generations */
 	enum nm_gen_cmp gen_cmp;	/* this link's verdict */
 	s8 eq_marks;			/* same generation: +1 only we had */
@@ -421,6 +422,22 @@ static inline const char *nm_name(struct nm_dev *nm)
 #define nm_err(nm, fmt, ...) DMERR("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
 #define nm_err_limit(nm, fmt, ...) \
 	DMERR_LIMIT("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
+/*
+ * A failure that status names in last_error (@word), with its line in the
+ * kernel log: the line is printed whenever the word changes, and repeats of
+ * the same word at most 10 times in 5 s for this device (fail_rs).  The
+ * line comes before the word, so a reader that sees the word finds the
+ * line.  DMERR_LIMIT's one limit per call site, shared by every device,
+ * let other devices' repeats hide a device's first refusal.  Any context.
+ */
+#define nm_fail(nm, word, fmt, ...) do {				\
+	struct nm_dev *nm_f_ = (nm);					\
+	const char *nm_w_ = (word);					\
+									\
+	if (!nm_error_is(nm_f_, nm_w_) || __ratelimit(&nm_f_->fail_rs)) \
+		nm_err(nm_f_, fmt, ##__VA_ARGS__);			\
+	nm_set_error(nm_f_, nm_w_);					\
+} while (0)
 #define nm_warn(nm, fmt, ...) DMWARN("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
 #define nm_info(nm, fmt, ...) DMINFO("%s: " fmt, nm_name(nm), ##__VA_ARGS__)
 
@@ -663,6 +680,7 @@ const char *nm_cstate_name(enum nm_cstate s);
 const char *nm_disk_name(enum nm_disk d);
 const char *nm_role_name(enum nm_role r);
 void nm_set_error(struct nm_dev *nm, const char *word);
+bool nm_error_is(struct nm_dev *nm, const char *word);
 void nm_event_work(struct work_struct *w);
 bool nm_detach(struct nm_dev *nm, int err);
 int nm_attach(struct nm_dev *nm, bool *drop);

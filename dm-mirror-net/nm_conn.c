@@ -403,11 +403,8 @@ static int nm_conn_thread(void *arg)
 		nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTING);
 
 		r = nm_listen(nm);
-		if (r) {
-			nm_err_limit(nm, "cannot listen (error %d)",
-				     r);
-			nm_set_error(nm, "listen_failed");
-		}
+		if (r)
+			nm_fail(nm, "listen_failed", "cannot listen (error %d)", r);
 
 		if (time_after_eq(jiffies, next_connect) &&
 		    (!nm->peer_nonce_known || nm->nonce > nm->peer_nonce)) {
@@ -423,9 +420,9 @@ static int nm_conn_thread(void *arg)
 				s = NULL;
 			} else if (!nm_from_peer(nm, s)) {
 				/* only the configured peer may connect */
-				nm_err_limit(nm, "refusing a connection: not from %s",
-					     nm->peer_str);
-				nm_set_error(nm, "unknown_peer");
+				nm_fail(nm, "unknown_peer",
+					"refusing a connection: not from %s",
+					nm->peer_str);
 				kernel_sock_shutdown(s, SHUT_RDWR);
 				sock_release(s);
 				s = NULL;

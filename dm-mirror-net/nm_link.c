@@ -530,8 +530,8 @@ int nm_rx_trailer(struct nm_dev *nm)
 		if (!r)
 			r = nm_recv_full(nm->sock, got, sizeof(got));
 		if (!r && crypto_memneq(want, got, sizeof(got))) {
-			nm_err_limit(nm, "packet authentication failed: dropping link");
-			nm_set_error(nm, "auth_error");
+			nm_fail(nm, "auth_error",
+				"packet authentication failed: dropping link");
 			r = -EBADMSG;
 		}
 		memzero_explicit(want, sizeof(want));
@@ -544,8 +544,8 @@ int nm_rx_trailer(struct nm_dev *nm)
 	if (r)
 		return r;
 	if (be32_to_cpu(crc) != wcrc) {
-		nm_err_limit(nm, "packet checksum mismatch: dropping link");
-		nm_set_error(nm, "integrity_error");
+		nm_fail(nm, "integrity_error",
+			"packet checksum mismatch: dropping link");
 		return -EBADMSG;
 	}
 	return 0;
@@ -797,8 +797,7 @@ static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
 		  -EKEYREVOKED;
 	up_read(&key->sem);
 	if (r) {
-		nm_err_limit(nm, "secret key unusable (%d)",  r);
-		nm_set_error(nm, "secret_missing");
+		nm_fail(nm, "secret_missing", "secret key unusable (%d)", r);
 		goto out;
 	}
 
@@ -830,11 +829,9 @@ static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
 	if (!r)
 		r = nm_auth_mac(tfm, "NMKEY2", pchal, chal, peer_nonce,
 				nm->nonce, ad.peer, ad.me, nm->link_keys[1]);
-	if (r) {
-		nm_err_limit(nm, "peer authentication failed (%d)",
-			     r);
-		nm_set_error(nm, "auth_failed");
-	}
+	if (r)
+		nm_fail(nm, "auth_failed", "peer authentication failed (%d)",
+			r);
 out:
 	memzero_explicit(want, sizeof(want));
 	memzero_explicit(mac, sizeof(mac));
@@ -883,17 +880,17 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	if (!r && ord && !(nm_h32(in.flags) & NM_GF_ORD_SENT))
 		r = -EPROTO;	/* a version-6 peer names its ordering */
 	if (r) {
-		nm_err_limit(nm, "handshake: no valid data generations (%d)", r);
-		nm_set_error(nm, "bad_handshake");
+		nm_fail(nm, "bad_handshake",
+			"handshake: no valid data generations (%d)", r);
 		return r;
 	}
 	peer_ord = (nm_h32(in.flags) & NM_GF_ORD_MASK) >> NM_GF_ORD_SHIFT;
 	if (ord && peer_ord != nm->ordering) {
 		pw = nm_word_at(NM_ORDERING_LIST, peer_ord, &pl);
 		ow = nm_word_at(NM_ORDERING_LIST, nm->ordering, &ol);
-		nm_err_limit(nm, "refusing peer: ordering_mismatch (peer %.*s, ours %.*s)",
-			     pl, pw, ol, ow);
-		nm_set_error(nm, "ordering_mismatch");
+		nm_fail(nm, "ordering_mismatch",
+			"refusing peer: ordering_mismatch (peer %.*s, ours %.*s)",
+			pl, pw, ol, ow);
 		return -EPROTO;
 	}
 	peer.pair = nm_h64(in.pair);
@@ -999,10 +996,9 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		 READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		why = "both_primary";
 	if (why) {
-		nm_err_limit(nm, "refusing peer: %s (peer %llu sectors, ours %llu)",
-			     why, peer_sectors,
-			    (unsigned long long)nm->sectors);
-		nm_set_error(nm, why);
+		nm_fail(nm, why,
+			"refusing peer: %s (peer %llu sectors, ours %llu)",
+			why, peer_sectors, (unsigned long long)nm->sectors);
 		return -EPROTO;
 	}
 

@@ -805,9 +805,9 @@ static void nm_rs_stop_unreadable(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, fl);
 	c.count = cpu_to_be64(n);
 	nm_send_ctrl(nm, NM_P_RS_STOP, &c, sizeof(c));
-	nm_err_limit(nm, "resync stopped: %lu unreadable regions stay out of sync; again in %u s",
-		     n, NM_RS_RETRY / HZ);
-	nm_set_error(nm, "resync_unreadable");
+	nm_fail(nm, "resync_unreadable",
+		"resync stopped: %lu unreadable regions stay out of sync; again in %u s",
+		n, NM_RS_RETRY / HZ);
 	dm_table_event(nm->ti->table);
 }
 

@@ -695,9 +695,9 @@ int nm_flush_local(struct nm_dev *nm)
 
 	if (!r)
 		return 0;
-	nm_err_limit(nm, "flush of the backing device failed (%d): dropping link",
-		     r);
-	nm_set_error(nm, "flush_failed");
+	nm_fail(nm, "flush_failed",
+		"flush of the backing device failed (%d): dropping link",
+		r);
 	return -EIO;
 }
 

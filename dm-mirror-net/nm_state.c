@@ -78,6 +78,18 @@ void nm_set_error(struct nm_dev *nm, const char *word)
 	spin_unlock_irqrestore(&nm->lock, flags);
 }
 
+/* Does last_error hold @word?  Any context. */
+bool nm_error_is(struct nm_dev *nm, const char *word)
+{
+	unsigned long flags;
+	bool same;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	same = !strcmp(nm->last_error, word);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return same;
+}
+
 void nm_event_work(struct work_struct *w)
 {
 	struct nm_dev *nm = container_of(w, struct nm_dev, event_work);

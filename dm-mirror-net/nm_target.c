@@ -567,6 +567,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	atomic_set(&nm->peer_pages, 0);
 	atomic_set(&nm->pending, 0);
 	strscpy(nm->last_error, "-", sizeof(nm->last_error));
+	ratelimit_state_init(&nm->fail_rs, 5 * HZ, 10);
 
 	as.argc = argc;
 	as.argv = argv;
