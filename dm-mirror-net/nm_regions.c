@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/log2.h>
+#include <linux/string.h>
 #endif
 #include "nm_regions.h"
 
@@ -34,31 +35,38 @@ u64 nm_regions_bytes(u64 sectors, u32 region_sectors, bool meta)
  */
 #define NM_RG_GFP (GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
+/* The bitmaps of @rg, oos .. active, into @maps. */
+static void nm_regions_maps(struct nm_regions *rg,
+			    unsigned long **maps[NM_REGIONS_MAPS])
+{
+	unsigned long **m[] = {
+		&rg->oos, &rg->rs_busy, &rg->touched, &rg->cand,
+		&rg->rs_dirty, &rg->rs_writing, &rg->rs_hold, &rg->rs_failed,
+		&rg->sent, &rg->syncing, &rg->lost, &rg->active,
+	};
+
+	static_assert(ARRAY_SIZE(m) == NM_REGIONS_MAPS,
+		      "every bitmap of struct nm_regions is named here");
+	memcpy(maps, m, sizeof(m));
+}
+
 int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 {
+	unsigned long **maps[NM_REGIONS_MAPS];
 	unsigned long words;
+	bool ok = true;
+	unsigned int i;
 
+	nm_regions_maps(rg, maps);
 	rg->shift = ilog2(region_sectors);
 	rg->nr = (sectors + region_sectors - 1) >> rg->shift;
 	words = BITS_TO_LONGS(rg->nr);
-	rg->oos = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->rs_busy = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->touched = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->cand = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->rs_dirty = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->rs_writing = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->rs_hold = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->rs_failed = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->sent = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->syncing = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->lost = kvcalloc(words, sizeof(long), NM_RG_GFP);
-	rg->active = kvcalloc(words, sizeof(long), NM_RG_GFP);
+	for (i = 0; i < NM_REGIONS_MAPS; i++) {
+		*maps[i] = kvcalloc(words, sizeof(long), NM_RG_GFP);
+		ok = ok && *maps[i];
+	}
 	rg->inflight = kvcalloc(rg->nr, sizeof(u32), NM_RG_GFP);
-	if (!rg->oos || !rg->rs_busy || !rg->touched || !rg->cand ||
-	    !rg->rs_dirty || !rg->rs_writing || !rg->rs_hold ||
-	    !rg->rs_failed || !rg->sent ||
-	    !rg->syncing ||
-	    !rg->lost || !rg->active || !rg->inflight) {
+	if (!ok || !rg->inflight) {
 		nm_regions_exit(rg);
 		return -ENOMEM;
 	}
@@ -67,32 +75,16 @@ int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors)
 
 void nm_regions_exit(struct nm_regions *rg)
 {
+	unsigned long **maps[NM_REGIONS_MAPS];
+	unsigned int i;
+
+	nm_regions_maps(rg, maps);
 	kvfree(rg->inflight);
-	kvfree(rg->active);
-	kvfree(rg->lost);
-	kvfree(rg->syncing);
-	kvfree(rg->sent);
-	kvfree(rg->rs_failed);
-	kvfree(rg->rs_hold);
-	kvfree(rg->rs_writing);
-	kvfree(rg->rs_dirty);
-	kvfree(rg->cand);
-	kvfree(rg->touched);
-	kvfree(rg->rs_busy);
-	kvfree(rg->oos);
-	rg->oos = NULL;
-	rg->rs_busy = NULL;
-	rg->touched = NULL;
-	rg->cand = NULL;
-	rg->rs_dirty = NULL;
-	rg->rs_writing = NULL;
-	rg->rs_hold = NULL;
-	rg->rs_failed = NULL;
-	rg->sent = NULL;
-	rg->syncing = NULL;
-	rg->lost = NULL;
-	rg->active = NULL;
 	rg->inflight = NULL;
+	for (i = 0; i < NM_REGIONS_MAPS; i++) {
+		kvfree(*maps[i]);
+		*maps[i] = NULL;
+	}
 }
 
 bool nm_regions_range(const struct nm_regions *rg, u64 sector, u32 sectors,

@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <errno.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef uint32_t u32;
 typedef uint64_t u64;
