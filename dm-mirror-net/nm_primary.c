@@ -1276,8 +1276,7 @@ int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len)
 	}
 	if (!r)
 		r = nm_rx_trailer(nm);
-	if (!r)
-		atomic64_add(len, &nm->bytes_received);
+	/* bytes_received: nm_dispatch() counted the whole packet */
 	nm_req_peer_done(found, !r && !a->status);
 	return r;
 }
