@@ -5,17 +5,18 @@
 # drain; C: drain, none), checks <P>/<a>-<b>/...:
 #   refused-a, refused-b   last_error ordering_mismatch on both nodes
 #                          within 20 s, and named in the kernel log with
-#                          both orderings (logged-a: "peer <b>, ours <a>")
+#                          both orderings (logged-a: "peer <b>, ours <a>",
+#                          logged-b the other way)
 #   never-connected        neither was connected meanwhile (polled)
 #   writes-local           a write on the refused primary completes (it is
 #                          standalone: out of sync, not lost)
 #   matched-synced         the secondary reloaded with the primary's
 #                          ordering: both connect and resync
 #   identical              both backing devices equal
-# Then a crowd (crowd/...): 8 pairs at once, each refused for its
-# ordering; every one of the 16 devices must name its own refusal in the
-# kernel log (logged-<dev>, the line names the device major:minor) by the
-# time all 16 report it.  Up to 1.17.4 the line went through DMERR_LIMIT,
+# Then a crowd (crowd/...): 8 pairs at once, under protocols A, B and C
+# in turn, each refused for its ordering; every one of the 16 devices must
+# name its own refusal in the kernel log (logged-<dev>, the line names the
+# device major:minor) by the time all 16 report it.  Up to 1.17.4 the line went through DMERR_LIMIT,
 # one limit (10 lines in 5 s) per call site shared by every device: the
 # others' repeats hid a device's first refusal (8 of 16 unlogged), and the
 # single-pair check above failed now and then.
@@ -54,6 +55,7 @@ for P in $(nm_protos); do
 	check_eq refused-a "$(nm_status nma last_error)" ordering_mismatch
 	check_eq refused-b "$(nm_status nmb last_error)" ordering_mismatch
 	check logged-a sh -c "dmesg | grep -q 'refusing peer: ordering_mismatch (peer $ob, ours $oa)'"
+	check logged-b sh -c "dmesg | grep -q 'refusing peer: ordering_mismatch (peer $oa, ours $ob)'"
 	check_eq never-connected "$conn" no
 	check writes-local $DD if=/dev/urandom of=/dev/mapper/nma bs=64k seek=10 count=4 oflag=direct conv=notrunc status=none
 	dmsetup suspend nmb && dmsetup load nmb --table "$(tb $oa)" && dmsetup resume nmb ||
@@ -76,8 +78,9 @@ done
 dmesg -c > /dev/null
 for i in $(seq 0 $((N - 1))); do
 	pb=$((7800 + 2 * i)); pa=$((pb + 1))
-	dmsetup create crb$i --table "0 $seg netmirror /dev/mapper/crl$((2 * i + 1)) 127.0.0.1:$pa C none 2 listen 127.0.0.1:$pb" &&
-	dmsetup create cra$i --table "0 $seg netmirror /dev/mapper/crl$((2 * i)) 127.0.0.1:$pb C flush 4 listen 127.0.0.1:$pa role primary" ||
+	cp=$(echo A B C | cut -d' ' -f$((i % 3 + 1)))
+	dmsetup create crb$i --table "0 $seg netmirror /dev/mapper/crl$((2 * i + 1)) 127.0.0.1:$pa $cp none 2 listen 127.0.0.1:$pb" &&
+	dmsetup create cra$i --table "0 $seg netmirror /dev/mapper/crl$((2 * i)) 127.0.0.1:$pb $cp flush 4 listen 127.0.0.1:$pa role primary" ||
 		fail "create pair $i"
 done
 crowd_refused() {
