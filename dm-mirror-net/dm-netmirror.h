@@ -278,6 +278,7 @@ struct nm_dev {
 	u32 gen_seq;			/* generations begun (nm_gen_save) */
 	bool discard_my_data;		/* give up our changes at a split */
 	bool gen_handover;		/* P_RS_DONE sent, not yet confirmed */
+	u64 gen_exposed;		/* diskless: generation of the data exposed */
 	struct bio_list gen_wait;	/* writes waiting for a new generation */
 	bool frozen;			/* fencing: writes held (nm_freeze) */
 	bool suspending;		/* presuspend ran, no resume since */
@@ -685,6 +686,7 @@ void nm_event_work(struct work_struct *w);
 bool nm_detach(struct nm_dev *nm, int err);
 int nm_attach(struct nm_dev *nm, bool *drop);
 void nm_peer_attached(struct nm_dev *nm);
+void nm_peer_detached(struct nm_dev *nm);
 int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 		char *result, unsigned int maxlen);
 void __nm_gen_new(struct nm_dev *nm, bool primary_before);

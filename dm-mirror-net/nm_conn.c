@@ -19,6 +19,20 @@
 #include <linux/lockdep.h>
 #include "dm-netmirror.h"
 
+/*
+ * Under nm->lock: a due P_STATE can go now.  A demotion waits for our
+ * writes still in flight on the local disk (nm_req_complete wakes the
+ * sender after the last): the peer, promoted, could otherwise write the
+ * same blocks, which our disk would take in either order.
+ */
+static bool __nm_state_due(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	return nm->send_state &&
+	       !(nm->role == NM_ROLE_SECONDARY && !list_empty(&nm->active) &&
+		 nm->disk == nm->sent_disk);
+}
+
 static bool nm_send_pending(struct nm_dev *nm)
 {
 	unsigned long flags;
@@ -27,7 +41,7 @@ static bool nm_send_pending(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, flags);
 	work = nm->cstate >= NM_C_CONNECTED &&
 	       (!list_empty(&nm->send_q) || !list_empty(&nm->ack_q) ||
-		!list_empty(&nm->ctrl_q) || nm->send_state ||
+		!list_empty(&nm->ctrl_q) || __nm_state_due(nm) ||
 		nm->send_bitmap);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	return work;
@@ -36,9 +50,11 @@ static bool nm_send_pending(struct nm_dev *nm)
 /*
  * P_STATE, our role and disk.  A promotion goes out before the writes of
  * the new primary (@before_data), a demotion only after every request
- * queued before it: the peer must not become primary while our writes are
- * still on their way (it refuses writes as primary), and it serves our
- * queued reads only while it sees us primary.  A disk change does not wait
+ * queued before it and every write in flight on our disk: the peer must
+ * not become primary while our writes are still on their way (it refuses
+ * writes as primary) or still going to our disk (its own writes would
+ * race them there), and it serves our queued reads only while it sees us
+ * primary.  A disk change does not wait
  * for them: while a demotion waits, a new disk state goes out with the
  * role the peer knows (a detached primary's queued reads need it first,
  * nm_send_one).  Only a change of role starts a new epoch sequence.
@@ -58,7 +74,8 @@ static void nm_send_state(struct nm_dev *nm, bool before_data)
 	role = nm->role;
 	disk = nm->disk;
 	if (role == NM_ROLE_SECONDARY &&
-	    (before_data || !list_empty(&nm->send_q))) {
+	    (before_data || !list_empty(&nm->send_q) ||
+	     !list_empty(&nm->active))) {
 		if (disk == nm->sent_disk)
 			goto out_unlock;
 		role = nm->sent_role;	/* the disk now, the role later */
@@ -373,6 +390,9 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 	nm_info(nm, "connected to %s",  nm->peer_str);
 	if (READ_ONCE(nm->frozen))
 		queue_work(nm->wq, &nm->thaw_work);
+	/* before any packet of the peer's is read (nm_peer_detached) */
+	if (READ_ONCE(nm->peer_disk) == NM_DISK_DISKLESS)
+		nm_peer_detached(nm);
 	dm_table_event(nm->ti->table);
 	wake_up(&nm->send_wq);
 }

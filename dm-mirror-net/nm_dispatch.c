@@ -50,7 +50,7 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 {
 	u32 role = nm_h32(p->state.role), disk = nm_h32(p->state.disk);
 	unsigned long flags;
-	bool changed, attached;
+	bool changed, attached, detached;
 	int r = 0;
 
 	if (role == NM_ROLE_SECONDARY &&
@@ -63,8 +63,14 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	attached = nm->peer_disk == NM_DISK_DISKLESS &&
 		   disk == NM_DISK_INCONSISTENT &&
 		   nm->peer_proto >= NM_PROTO_ATTACH;
+	detached = nm->peer_disk != NM_DISK_DISKLESS &&
+		   disk == NM_DISK_DISKLESS;
 	nm->peer_role = role;
 	nm->peer_disk = disk;
+	/* diskless, we expose the peer's data (nm_gen_verdict) */
+	if (nm->disk == NM_DISK_DISKLESS && disk == NM_DISK_UPTODATE &&
+	    nm_h64(p->state.gen))
+		nm->gen_exposed = nm_h64(p->state.gen);
 	if (nm->peer_role == NM_ROLE_PRIMARY && nm->role == NM_ROLE_PRIMARY)
 		r = -EBUSY;
 	spin_unlock_irqrestore(&nm->lock, flags);
@@ -72,6 +78,8 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		nm_peer_reset(nm);	/* a new primary: a new epoch sequence */
 	if (attached)
 		nm_peer_attached(nm);
+	if (detached)
+		nm_peer_detached(nm);
 	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 	if (r) {

@@ -66,7 +66,7 @@ static void nm_req_complete(struct nm_req *req)
 {
 	struct nm_dev *nm = req->nm;
 	unsigned long flags, f, l;
-	bool wake = false, hold;
+	bool wake = false, hold, demote = false;
 
 	if (test_bit(NM_REQ_READ, &req->flags)) {
 		req->bio->bi_status = req->status;
@@ -83,6 +83,9 @@ static void nm_req_complete(struct nm_req *req)
 		list_del(&req->active);
 		if (!bio_list_empty(&nm->overlap_wait))
 			queue_work(nm->wq, &nm->overlap_work);
+		/* a demotion's P_STATE waited for the last one (nm_send_state) */
+		demote = nm->send_state && nm->role == NM_ROLE_SECONDARY &&
+			 list_empty(&nm->active);
 	}
 	req->bio->bi_status = req->status;
 	/* fencing: not acknowledged until the peer is fenced or back */
@@ -102,6 +105,8 @@ static void nm_req_complete(struct nm_req *req)
 	}
 	if (wake)
 		nm_sync_kick(nm);
+	if (demote)
+		wake_up(&nm->send_wq);
 	if (!hold)
 		bio_endio(req->bio);
 }
@@ -977,15 +982,18 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 	return r;
 }
 
-/* After nm_tx_req, tx_mutex dropped: a failure or protocol A ends the peer part. */
+/*
+ * After nm_tx_req, tx_mutex dropped: protocol A ends the peer part of a
+ * write that left.  A failed send leaves @req on wait_q: nm_tx_req shut
+ * the socket down, and the teardown gives the peer part up after it froze
+ * the device and started a new data generation (nm_teardown).  Given up
+ * here, before those, the write would complete as if the peer had it.
+ */
 static void nm_tx_done(struct nm_dev *nm, struct nm_req *req, int r)
 {
-	if (r) {
-		if (nm_req_unqueue(nm, req))
-			nm_req_peer_done(req, false);
-	} else if (nm->protocol == NM_PROTO_A &&
-		   !test_bit(NM_REQ_READ, &req->flags) &&
-		   !test_bit(NM_REQ_ACK_DISK, &req->flags)) {
+	if (!r && nm->protocol == NM_PROTO_A &&
+	    !test_bit(NM_REQ_READ, &req->flags) &&
+	    !test_bit(NM_REQ_ACK_DISK, &req->flags)) {
 		if (nm_req_unqueue(nm, req))
 			nm_req_peer_done(req, true);
 	}
@@ -1024,9 +1032,16 @@ bool nm_send_one(struct nm_dev *nm)
 	/*
 	 * A read goes only when the peer sees us primary and not uptodate
 	 * (else it refuses it): a due P_STATE saying so goes first (a
-	 * detach's); a due demotion waits for the read (nm_send_state).
+	 * detach's); a due demotion waits for the read (nm_send_state).  A
+	 * due disk change or promotion goes before any write: the peer
+	 * records a detach before the writes that reach its disk only
+	 * (nm_peer_detached), and starts the new primary's epochs before its
+	 * first write.
 	 */
 	if (!req || nm->cstate < NM_C_CONNECTED ||
+	    (nm->send_state && (nm->disk != nm->sent_disk ||
+				(nm->role == NM_ROLE_PRIMARY &&
+				 nm->sent_role != NM_ROLE_PRIMARY))) ||
 	    (test_bit(NM_REQ_READ, &req->flags) && nm->send_state &&
 	     (nm->sent_role != NM_ROLE_PRIMARY ||
 	      nm->sent_disk == NM_DISK_UPTODATE))) {

@@ -110,6 +110,8 @@ bool nm_detach(struct nm_dev *nm, int err)
 		__nm_state_set(nm, NM_ST_DISK, NM_DISK_DISKLESS);
 		nm->send_state = true;
 		first = true;
+		/* the data we expose from here is the peer's (nm_h_state) */
+		nm->gen_exposed = nm->gen.cur;
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (first) {
@@ -260,6 +262,84 @@ void nm_peer_attached(struct nm_dev *nm)
 		nm_meta_commit(nm->meta);
 	nm_info(nm, "the peer attached its disk: every region out of sync there");
 	nm_sync_kick(nm);
+}
+
+/*
+ * Receiver: the peer's disk is gone (its P_STATE, or its P_HELLO at the
+ * handshake, says diskless) while ours is uptodate.  From here this node
+ * holds the only copy of every write either node makes: a diskless
+ * primary's go to our disk only, and nothing records them on the peer.
+ * So, as DRBD's secondary does ("we have the only disk of the cluster"),
+ * every region becomes out of sync and, unless we have a bitmap
+ * generation already, our data a new generation, both on the metadata
+ * before the next packet is read (a write that follows is acknowledged
+ * only after it).  The peer, back on its repaired disk without "attach"
+ * (a reboot, a crash, a remove and create), then meets this node as newer
+ * and is resynced whole, instead of passing for an equal.  Our P_STATE
+ * carries the generation: a diskless peer takes it as the one of the data
+ * it exposes (gen_exposed, nm_h_state).  nm_conn thread, may sleep.
+ */
+void nm_peer_detached(struct nm_dev *nm)
+{
+	unsigned long flags;
+	bool gen = false;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->disk != NM_DISK_UPTODATE) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return;
+	}
+	bitmap_fill(nm->rg.oos, nm->rg.nr);
+	if (nm->meta)
+		nm_meta_set_bits(nm->meta, nm->rg.oos);
+	if (nm->gen.cur && !nm->gen.bitmap) {
+		__nm_gen_new(nm, nm->role == NM_ROLE_PRIMARY);
+		gen = true;
+	}
+	nm->send_state = true;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (nm->meta && nm_gen_save(nm))
+		nm_err(nm, "the peer detached: cannot record it on the metadata");
+	nm_warn(nm, "the peer's disk is detached: every region out of sync there%s",
+		gen ? ", a new data generation here" : "");
+	wake_up(&nm->send_wq);
+	dm_table_event(nm->ti->table);
+}
+
+/*
+ * nm_gen_verdict with a side diskless: that side has no data of its own,
+ * so no resync goes either way and nothing is compared, nor changed on
+ * the metadata (a diskless node's generation must stay the one of its
+ * disk's data, for the day it returns).  Only a diskless primary connects
+ * to nothing but the data it was exposing (gen_exposed), as DRBD's
+ * diskless primary to its exposed UUID: else its readers would see the
+ * data change under them.  Returns the refusal, or NULL.
+ */
+static const char *nm_gen_verdict_diskless(struct nm_dev *nm,
+					   const struct nm_gens *peer)
+{
+	unsigned long flags;
+	u64 exposed = 0;
+	bool stale;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	stale = nm->disk == NM_DISK_DISKLESS &&
+		nm->role == NM_ROLE_PRIMARY && nm->gen_exposed &&
+		peer->cur && peer->cur != nm->gen_exposed;
+	if (stale) {
+		nm->want_connect = false;
+		exposed = nm->gen_exposed;
+	} else {
+		nm->gen_cmp = NM_GC_UNKNOWN;
+		nm->eq_marks = 0;
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!stale)
+		return NULL;
+	nm_err(nm, "refusing %s: this diskless primary exposes data of generation %016llx, the peer's is %016llx (changed meanwhile): make this node secondary first",
+	       nm->peer_str, exposed, peer->cur);
+	return "stale_primary";
 }
 
 /*
@@ -572,6 +652,11 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	spin_lock_irqsave(&nm->lock, flags);
 	mine = nm->discard_my_data;
 	cmp = nm_gens_compare(&nm->gen, peer);
+	if (cmp != NM_GC_OTHER_PAIR && (nm->disk == NM_DISK_DISKLESS ||
+					nm->peer_disk == NM_DISK_DISKLESS)) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return nm_gen_verdict_diskless(nm, peer);
+	}
 	n = nm_regions_oos_count(&nm->rg);
 	split = cmp == NM_GC_SPLIT;
 	if (split && mine != discard) {

@@ -1,0 +1,102 @@
+# A primary whose disk failed (`detach`) and that then restarts without
+# `attach` (removed and created again, as after a reboot or a crash, its
+# disk repaired) must not come back `uptodate` with the data it missed.
+# While it was diskless every write it acknowledged went to the peer only;
+# the peer must remember that (a new data generation and every region out
+# of sync on its metadata, as DRBD's secondary does when its primary loses
+# its disk: "we have the only disk of the cluster"), so the handshake makes
+# the returning node the resync target.  Up to 1.17.5 nothing recorded the
+# detach: the restarted node's metadata still said consistent, both had
+# the same generation, and the pair said in sync with the diskless
+# period's writes on one disk only (and a region the failed node had
+# marked was resynced from its stale disk over the peer's good copy).
+# Fails on 1.17.5 (f828518): 15 of 51 checks, under A, B and C (peer-marked,
+# identical; in part ab not-source, kept, kept-block).
+#
+# One VM, both nodes on loopback, 32 MiB devices, metadata on both, nma's
+# disk a dm-linear swapped for an always-failing dm-flakey to detach it.
+# For each protocol A, B, C and each restart (part a: nma only; part ab:
+# nmb, then nma, so the peer's record must be on its metadata): a failed
+# write detaches nma, the disk is repaired, 8 MiB are written through the
+# diskless primary, then the restart(s), nma without `role primary`.
+# Checks <P>/<part>/...:
+#   detached        nma's disk diskless after the failing write
+#   diskless-write  the writes through the diskless primary succeeded
+#   diskless-write2 so did a rewrite of the block whose failure detached it
+#   peer-marked     nmb counts every region out of sync (part a)
+#   not-source      nma, created again, is not the resync source (its log
+#                   has no "resync started" line)
+#   resynced        both uptodate/uptodate and in sync (N/N)
+#   kept            the diskless period's data reads back on nmb's disk
+#   kept-block      and so does the rewritten block
+#   identical       both backing devices equal
+# vms: 1
+# disks: none
+# timeout: 600
+load_netmirror
+. /tests/nmlib.sh
+. /tests/dur-lib.sh
+modprobe dm-flakey || fail "modprobe dm-flakey"
+S=65536
+
+table() { # a|b [sec]
+	local P=$P
+	if [ "$1" = a ]; then
+		echo "0 $S netmirror /dev/mapper/lowa 127.0.0.1:7790 $P flush $([ -n "${2:-}" ] && echo 4 || echo 6) listen 127.0.0.1:7789 $([ -n "${2:-}" ] || echo role primary) meta /dev/ram2"
+	else
+		echo "0 $S netmirror /dev/mapper/lowb 127.0.0.1:7789 $P flush 4 listen 127.0.0.1:7790 meta /dev/ram3"
+	fi
+}
+
+scenario() { # part
+	local part=$1 since mma
+	NM_CHECK_PREFIX=$P/$part/
+	brd_setup 32 4
+	nm_zero /dev/ram2 /dev/ram3
+	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
+	dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
+	dmsetup create nmb --table "$(table b)" || fail "create nmb"
+	dmsetup create nma --table "$(table a)" || fail "create nma"
+	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "first sync: $(dmsetup status nma)"
+	pattern write /dev/mapper/nma 1 32M --size 32M --direct --quiet || fail "first write"
+	lower bad lowa /dev/ram0
+	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
+	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
+	lower ok lowa /dev/ram0
+	check diskless-write pattern write /dev/mapper/nma 2 8M --size 8M --offset 8M --direct --quiet
+	# the failed block, written again through the diskless primary
+	check diskless-write2 pattern write /dev/mapper/nma 3 4k --size 4k --offset 400k --direct --quiet
+	if [ "$part" = a ]; then
+		check_wait peer-marked 10 "[ \"\$(nm_status nmb in_sync_regions)\" = 0 ]"
+	fi
+	log "$P/$part: before the restart: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
+	dmsetup remove nma || fail "remove nma"
+	if [ "$part" = ab ]; then
+		dmsetup remove nmb || fail "remove nmb"
+		dmsetup create nmb --table "$(table b)" || fail "create nmb again"
+	fi
+	since=$(dmesg | wc -l)
+	dmsetup create nma --table "$(table a sec)" || fail "create nma again"
+	mma=$(dmsetup info -c --noheadings -o major,minor --separator : nma | tr -d ' ')
+	if nm_wait_synced nma 60 && nm_wait_synced nmb 30 &&
+		wait_eval "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ] && [ \"\$(nm_status nmb disks)\" = uptodate/uptodate ]" 30; then
+		check_ok resynced
+	else
+		check_bad resynced "nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
+	fi
+	log "$P/$part: log: $(dmesg | tail -n +$((since + 1)) | grep -E 'netmirror: .*(resync|generation|marked)' | tail -n 6 | tr '\n' ';')"
+	check not-source eval "! dmesg | tail -n +$((since + 1)) | grep -q \"netmirror: \$mma: resync started\""
+	check kept pattern verify /dev/ram1 2 8M --size 8M --offset 8M --direct --quiet
+	check kept-block pattern verify /dev/ram1 3 4k --size 4k --offset 400k --direct --quiet
+	dur_settled_same identical 60 /dev/ram0 /dev/ram1
+	nm_local_unpair
+	dmsetup remove lowa || fail "remove lowa"
+	dmsetup remove lowb || fail "remove lowb"
+}
+
+for P in $(nm_protos); do
+	scenario a
+	scenario ab
+done
+NM_CHECK_PREFIX=
+exit 0

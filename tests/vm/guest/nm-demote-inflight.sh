@@ -1,0 +1,80 @@
+# A demoted primary's writes still on their way to its own disk keep the
+# peer from becoming primary until they are done.  Up to 1.17.5 the
+# demotion's P_STATE waited only for the writes queued to the peer: the
+# peer could be promoted while the old primary's write was still going to
+# its disk, and the new primary's write of the same blocks, applied on
+# the old primary as a secondary, could then land before or after it
+# there (the disk orders concurrent writes as it likes): the two disks
+# would differ with status in sync.  (dm-delay keeps its writes in order,
+# so the test checks the precondition, the promotion's moment, not the
+# reordering itself.)  Fails on 1.17.5 (f828518): not-before-write under
+# A, B and C (nmb primary 600-630 ms after the write started).
+#
+# One VM, both nodes on loopback, 32 MiB devices, no resync (sync none);
+# nma's disk behind dm-delay with 3 s writes.  For each protocol A, B, C:
+# one 4 KiB O_DIRECT write to nma starts (its peer part is done at once,
+# its local one after 3 s), half a second later nma is made secondary,
+# and nmb is asked to become primary every 100 ms until it accepts.
+# Checks <P>/...:
+#   demoted          `secondary` on nma succeeds
+#   promoted         nmb becomes primary within 15 s
+#   not-before-write nmb became primary no sooner than 2.5 s after the
+#                    write started (its local part takes 3 s)
+#   write-ok         the write succeeded
+#   identical        after a write through nmb and the delay lifted, both
+#                    backing devices equal
+# vms: 1
+# disks: none
+# timeout: 400
+load_netmirror
+. /tests/nmlib.sh
+. /tests/dur-lib.sh
+modprobe dm-delay || fail "modprobe dm-delay"
+
+scenario() {
+	local t0 tp i rc S
+	NM_CHECK_PREFIX=$P/
+	brd_setup 32 2
+	dur_delay slow /dev/ram0 0
+	nm_local_pair "$P" flush "" /dev/mapper/slow /dev/ram1 "sync none" "sync none"
+	S=$(( $(dev_size /dev/ram0) / 512 ))
+	dmsetup load slow --table "0 $S delay /dev/ram0 0 0 /dev/ram0 0 3000 /dev/ram0 0 0" &&
+		dmsetup suspend slow && dmsetup resume slow || fail "slow writes"
+	t0=$(now_ms)
+	( $DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=10 count=1 oflag=direct conv=notrunc status=none
+	  echo $? > /tmp/w.rc ) &
+	wp=$!
+	sleep 0.5
+	check demoted dmsetup message nma 0 secondary
+	i=0 tp=""
+	while [ $i -lt 150 ]; do
+		if dmsetup message nmb 0 primary 2> /dev/null; then
+			tp=$(now_ms)
+			break
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wait $wp
+	rc=$(cat /tmp/w.rc)
+	log "$P: write started at $t0 ms, ended rc $rc at $(now_ms) ms; nmb primary at ${tp:-never} ms"
+	check promoted [ -n "$tp" ]
+	if [ -n "$tp" ]; then
+		check_eq not-before-write "$([ $((tp - t0)) -ge 2500 ] && echo yes || echo "after $((tp - t0)) ms")" yes
+	fi
+	check_eq write-ok "$rc" 0
+	dmsetup load slow --table "0 $S delay /dev/ram0 0 0 /dev/ram0 0 0 /dev/ram0 0 0" &&
+		dmsetup suspend slow && dmsetup resume slow || fail "lift the delay"
+	if [ -n "$tp" ]; then
+		pattern write /dev/mapper/nmb 9 1M --size 1M --direct --quiet || fail "write through nmb"
+	fi
+	dur_settled_same identical 60 /dev/ram0 /dev/ram1
+	nm_local_unpair
+	dmsetup remove slow || fail "remove slow"
+}
+
+for P in $(nm_protos); do
+	scenario
+done
+NM_CHECK_PREFIX=
+exit 0
