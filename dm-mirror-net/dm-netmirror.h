@@ -278,7 +278,7 @@ struct nm_dev {
 	u32 gen_seq;			/* generations begun (nm_gen_save) */
 	bool discard_my_data;		/* give up our changes at a split */
 	bool gen_handover;		/* P_RS_DONE sent, not yet confirmed */
-	u64 gen_exposed;		/* diskless: generation of the data exposed */
+	u64 gen_exposed;		/* not uptodate: the peer's data's generation */
 	struct bio_list gen_wait;	/* writes waiting for a new generation */
 	bool frozen;			/* fencing: writes held (nm_freeze) */
 	bool suspending;		/* presuspend ran, no resume since */

@@ -67,8 +67,9 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		   disk == NM_DISK_DISKLESS;
 	nm->peer_role = role;
 	nm->peer_disk = disk;
-	/* diskless, we expose the peer's data (nm_gen_verdict) */
-	if (nm->disk == NM_DISK_DISKLESS && disk == NM_DISK_UPTODATE &&
+	/* diskless or being resynced, we expose the peer's data (nm_gen_verdict) */
+	if ((nm->disk == NM_DISK_DISKLESS ||
+	     nm->disk == NM_DISK_INCONSISTENT) && disk == NM_DISK_UPTODATE &&
 	    nm_h64(p->state.gen))
 		nm->gen_exposed = nm_h64(p->state.gen);
 	if (nm->peer_role == NM_ROLE_PRIMARY && nm->role == NM_ROLE_PRIMARY)

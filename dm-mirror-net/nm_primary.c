@@ -66,7 +66,7 @@ static void nm_req_complete(struct nm_req *req)
 {
 	struct nm_dev *nm = req->nm;
 	unsigned long flags, f, l;
-	bool wake = false, hold, demote = false;
+	bool wake = false, hold, demote = false, peer_ok;
 
 	if (test_bit(NM_REQ_READ, &req->flags)) {
 		req->bio->bi_status = req->status;
@@ -98,8 +98,10 @@ static void nm_req_complete(struct nm_req *req)
 	} else if (hold) {
 		bio_list_add(&nm->frozen_done, req->bio);
 	}
+	/* a held bio (and @req in it) may be ended by nm_thaw once unlocked */
+	peer_ok = test_bit(NM_REQ_PEER_OK, &req->flags);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (test_bit(NM_REQ_PEER_OK, &req->flags)) {
+	if (peer_ok) {
 		nm_lat_add(nm, NM_LAT_p_queue, req->t_map, req->t_sent);
 		nm_lat_add(nm, NM_LAT_p_total, req->t_map, nm_clock_ns());
 	}

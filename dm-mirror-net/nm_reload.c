@@ -42,6 +42,7 @@ struct nm_reload_entry {
 	enum nm_disk disk;
 	struct nm_gens gen;
 	bool gen_fresh;
+	u64 gen_exposed;		/* not its disk's: the peer's data */
 	bool gen_unsaved;		/* not on the metadata (a failed commit) */
 	bool frozen;			/* fencing: writes were held */
 	unsigned long *oos;
@@ -111,6 +112,7 @@ void nm_reload_save(struct nm_dev *nm)
 		e->disk = nm->disk;
 		e->gen = nm->gen;
 		e->gen_fresh = nm->gen_fresh;
+		e->gen_exposed = nm->gen_exposed;
 		e->gen_unsaved = nm->gen_unsaved;
 		e->frozen = nm->frozen;
 		spin_unlock_irqrestore(&nm->lock, flags);
@@ -195,6 +197,7 @@ int nm_reload_adopt(struct nm_dev *nm)
 	/* the predecessor's history is ours (also kept on the metadata) */
 	nm->gen = found->gen;
 	nm->gen_fresh = found->gen_fresh;
+	nm->gen_exposed = found->gen_exposed;
 	/* not on the metadata yet: the next write commits it first */
 	nm->gen_unsaved = found->gen_unsaved && nm->meta;
 	/* still unfenced: the successor holds writes too (if it fences) */

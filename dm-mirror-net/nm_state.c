@@ -692,7 +692,14 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 		why = "other_pair";
 		break;
 	case NM_GC_TARGET:
-		if (nm->role == NM_ROLE_PRIMARY)
+		/*
+		 * A primary being resynced after "attach" (inconsistent)
+		 * exposes the peer's data: it may be the target of the data
+		 * it was exposing (nm_gen_verdict_diskless), of nothing else.
+		 */
+		if (nm->role == NM_ROLE_PRIMARY &&
+		    !(nm->disk == NM_DISK_INCONSISTENT && nm->gen_exposed &&
+		      nm->gen_exposed == peer->cur))
 			why = "stale_primary";
 		break;
 	default:
