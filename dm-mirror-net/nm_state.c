@@ -299,8 +299,11 @@ void nm_peer_detached(struct nm_dev *nm)
 	}
 	nm->send_state = true;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta && nm_gen_save(nm))
+	if (nm->meta && nm_meta_commit(nm->meta))
 		nm_err(nm, "the peer detached: cannot record it on the metadata");
+	/* a primary's writes wait for the generation: nm_gen_work saves it */
+	if (gen && nm->meta)
+		queue_work(nm->wq, &nm->gen_work);
 	nm_warn(nm, "the peer's disk is detached: every region out of sync there%s",
 		gen ? ", a new data generation here" : "");
 	wake_up(&nm->send_wq);

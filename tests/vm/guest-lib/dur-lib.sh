@@ -19,6 +19,20 @@
 
 DUR_RS=524288	# bytes per region (the default region_size 1024)
 
+# NAME TABLE: create nma again with TABLE, then the check NAME that the
+# pair resynced and settled (dur_settle); SINCE is where nma's kernel log
+# begins, MMA its number (the log names a device by it)
+dur_recreate_nma() {
+	SINCE=$(dmesg | wc -l)
+	dmsetup create nma --table "$2" || fail "create nma again: $2"
+	MMA=$(nm_devno nma)
+	if dur_settle 60; then
+		check_ok "$1"
+	else
+		check_bad "$1" "nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
+	fi
+}
+
 dur_settle() {
 	local secs=${1:-90}
 	nm_wait_synced nma "$secs" && nm_wait_synced nmb 30 &&

@@ -203,11 +203,15 @@ lose_link() {
 	nm_wait_conn nma connecting 20 || fail "nma did not notice"
 }
 
+# DEV's major:minor, as the kernel log names a dm device
+nm_devno() {
+	dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' '
+}
+
 # DEV: "reads writes" completed on dm device DEV (its /sys stat)
 dm_ios() {
 	local mm
-	mm=$(dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' ') ||
-		fail "dmsetup info $1"
+	mm=$(nm_devno "$1") || fail "dmsetup info $1"
 	awk '{ print $1, $5 }' "/sys/dev/block/$mm/stat" || fail "no stat for $1 ($mm)"
 }
 

@@ -61,7 +61,7 @@ table_a() {
 }
 
 scenario() {
-	local t0 since st mma
+	local t0 st
 	NM_CHECK_PREFIX=$P/
 	nl_create nla $MB
 	nl_create nlb $MB
@@ -90,22 +90,13 @@ scenario() {
 	nl_power nla 1
 	nl_power nlma 1
 	check writer-wrote [ "$W1" -gt 0 ]
-	since=$(dmesg | wc -l)
-	dmsetup create nma --table "$(table_a sec)" || fail "create nma again: $(table_a sec)"
-	# the kernel log names a device by its number
-	mma=$(dmsetup info -c --noheadings -o major,minor --separator : nma | tr -d ' ')
-	if nm_wait_synced nma 60 && nm_wait_synced nmb 30 &&
-		wait_eval "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ] && [ \"\$(nm_status nmb disks)\" = uptodate/uptodate ]" 30; then
-		check_ok resynced
-	else
-		check_bad resynced "nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
-	fi
+	dur_recreate_nma resynced "$(table_a sec)"
 	# the scenario's premise (nobody promotes here), not a check
 	[ "$(nm_status nma role)/$(nm_status nmb role)" = secondary/secondary ] ||
 		fail "$P: a node is primary: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
-	log "$P: log: $(dmesg | tail -n +$((since + 1)) | grep -E 'netmirror: [0-9:]*: .*(resync|generation|marked)' | tail -n 4 | tr '\n' ';')"
-	check from-crashed eval "dmesg | tail -n +$((since + 1)) | grep -q \"netmirror: \$mma: resync started\""
+	log "$P: log: $(dmesg | tail -n +$((SINCE + 1)) | grep -E 'netmirror: [0-9:]*: .*(resync|generation|marked)' | tail -n 4 | tr '\n' ';')"
+	check from-crashed eval "dmesg | tail -n +$((SINCE + 1)) | grep -q \"netmirror: \$MMA: resync started\""
 	[ "$W1" -gt 0 ] && nm_check_sync_rounds acked-on-nlb /dev/nlb
 	dur_same identical /dev/nla /dev/nlb
 	check failover dmsetup message nmb 0 primary

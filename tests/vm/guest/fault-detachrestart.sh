@@ -49,7 +49,7 @@ table() { # a|b [sec]
 }
 
 scenario() { # part
-	local part=$1 since mma
+	local part=$1
 	NM_CHECK_PREFIX=$P/$part/
 	brd_setup 32 4
 	nm_zero /dev/ram2 /dev/ram3
@@ -75,17 +75,9 @@ scenario() { # part
 		dmsetup remove nmb || fail "remove nmb"
 		dmsetup create nmb --table "$(table b)" || fail "create nmb again"
 	fi
-	since=$(dmesg | wc -l)
-	dmsetup create nma --table "$(table a sec)" || fail "create nma again"
-	mma=$(dmsetup info -c --noheadings -o major,minor --separator : nma | tr -d ' ')
-	if nm_wait_synced nma 60 && nm_wait_synced nmb 30 &&
-		wait_eval "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ] && [ \"\$(nm_status nmb disks)\" = uptodate/uptodate ]" 30; then
-		check_ok resynced
-	else
-		check_bad resynced "nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
-	fi
-	log "$P/$part: log: $(dmesg | tail -n +$((since + 1)) | grep -E 'netmirror: .*(resync|generation|marked)' | tail -n 6 | tr '\n' ';')"
-	check not-source eval "! dmesg | tail -n +$((since + 1)) | grep -q \"netmirror: \$mma: resync started\""
+	dur_recreate_nma resynced "$(table a sec)"
+	log "$P/$part: log: $(dmesg | tail -n +$((SINCE + 1)) | grep -E 'netmirror: .*(resync|generation|marked)' | tail -n 6 | tr '\n' ';')"
+	check not-source eval "! dmesg | tail -n +$((SINCE + 1)) | grep -q \"netmirror: \$MMA: resync started\""
 	check kept pattern verify /dev/ram1 2 8M --size 8M --offset 8M --direct --quiet
 	check kept-block pattern verify /dev/ram1 3 4k --size 4k --offset 400k --direct --quiet
 	dur_settled_same identical 60 /dev/ram0 /dev/ram1
