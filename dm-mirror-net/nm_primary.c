@@ -1035,15 +1035,18 @@ bool nm_send_one(struct nm_dev *nm)
 	 * A read goes only when the peer sees us primary and not uptodate
 	 * (else it refuses it): a due P_STATE saying so goes first (a
 	 * detach's); a due demotion waits for the read (nm_send_state).  A
-	 * due disk change or promotion goes before any write: the peer
-	 * records a detach before the writes that reach its disk only
+	 * due detach or promotion goes before any request: the peer records
+	 * a detach before the writes that reach its disk only
 	 * (nm_peer_detached), and starts the new primary's epochs before its
-	 * first write.
+	 * first write.  Not a disk that became uptodate: the peer serves no
+	 * read to an uptodate primary, and reads may still be queued.
 	 */
 	if (!req || nm->cstate < NM_C_CONNECTED ||
-	    (nm->send_state && (nm->disk != nm->sent_disk ||
-				(nm->role == NM_ROLE_PRIMARY &&
-				 nm->sent_role != NM_ROLE_PRIMARY))) ||
+	    (nm->send_state &&
+	     ((nm->disk == NM_DISK_DISKLESS &&
+	       nm->sent_disk != NM_DISK_DISKLESS) ||
+	      (nm->role == NM_ROLE_PRIMARY &&
+	       nm->sent_role != NM_ROLE_PRIMARY))) ||
 	    (test_bit(NM_REQ_READ, &req->flags) && nm->send_state &&
 	     (nm->sent_role != NM_ROLE_PRIMARY ||
 	      nm->sent_disk == NM_DISK_UPTODATE))) {
