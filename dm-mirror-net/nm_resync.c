@@ -616,6 +616,8 @@ static void nm_rs_finish(struct nm_dev *nm)
 {
 	struct nm_p_rs_done d;
 	unsigned long fl;
+	u32 gen;
+	int r;
 	u64 v;
 
 	spin_lock_irqsave(&nm->lock, fl);
@@ -629,16 +631,22 @@ static void nm_rs_finish(struct nm_dev *nm)
 	}
 	d.pair = cpu_to_be64(nm->gen.pair);
 	d.cur = cpu_to_be64(nm->gen.cur);
-	spin_unlock_irqrestore(&nm->lock, fl);
-	if (nm_send_ctrl(nm, NM_P_RS_DONE, &d, sizeof(d)))
-		return;		/* the link is gone: the next one decides */
 	/*
 	 * Our bitmap generation stays until the target confirms it took
 	 * ours (its P_STATE uptodate, nm_gen_handed_over): a lost P_RS_DONE
-	 * must not leave two nodes with no generation in common.
+	 * must not leave two nodes with no generation in common.  Noted
+	 * (and on the metadata) before it is sent: the target's answer can
+	 * be read before this thread runs again, and a confirmation that
+	 * found no offer would leave every region the resync sent marked
+	 * (gen-handover).  A link that drops from here ends the offer
+	 * (nm_sync_link_down); the offered generation stays in the history,
+	 * and nothing goes on a newer link.
 	 */
-	spin_lock_irqsave(&nm->lock, fl);
-	nm->gen_cmp = NM_GC_EQUAL;
+	if (!nm->sock || nm->cstate < NM_C_CONNECTED) {
+		spin_unlock_irqrestore(&nm->lock, fl);
+		return;		/* the link is gone: the next one decides */
+	}
+	gen = nm->conn_gen;
 	nm->gen_handover = true;
 	nm_gens_offered(&nm->gen);
 	if (nm->meta)
@@ -646,6 +654,16 @@ static void nm_rs_finish(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
+	mutex_lock(&nm->tx_mutex);
+	r = nm->sock && READ_ONCE(nm->conn_gen) == gen ?
+	    __nm_send_ctrl(nm, NM_P_RS_DONE, &d, sizeof(d)) : -ENOTCONN;
+	mutex_unlock(&nm->tx_mutex);
+	if (r)
+		return;		/* the link is gone: the next one decides */
+	spin_lock_irqsave(&nm->lock, fl);
+	if (nm->conn_gen == gen)
+		nm->gen_cmp = NM_GC_EQUAL;
+	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_info(nm, "resync finished: the peer takes generation %016llx",
 		be64_to_cpu(d.cur));
 	dm_table_event(nm->ti->table);
