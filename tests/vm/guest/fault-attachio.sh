@@ -16,6 +16,7 @@
 #   attach        the message succeeds
 #   resynced      nma uptodate and in sync again
 #   no-io-error   neither the reader nor the writer saw an error
+#   no-link-drop  no node dropped the link for a packet it refused
 #   rounds        both ran at least one round across the attach
 #   last-write    the writer's last round reads back
 #   identical     both backing devices equal
@@ -68,6 +69,7 @@ for P in $(nm_protos); do
 	sleep 2
 	r0=$(cat /tmp/rd.n 2> /dev/null || echo 0)
 	w0=$(cat /tmp/wr.n 2> /dev/null || echo 0)
+	d0=$(dmesg | grep -c "dropping link")
 	check attach dmsetup message nma 0 attach
 	check resynced nm_wait_synced nma 120
 	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
@@ -78,6 +80,10 @@ for P in $(nm_protos); do
 	w1=$(cat /tmp/wr.n 2> /dev/null || echo 0)
 	log "$P: reader rounds $r0 -> $r1, writer rounds $w0 -> $w1; errors: $(wc -l < /tmp/ioerr 2> /dev/null || echo 0), the first: $($HEAD -n 3 /tmp/ioerr 2> /dev/null | tr '\n' ';')"
 	check_eq no-io-error "$($HEAD -n 3 /tmp/ioerr 2> /dev/null)" ""
+	# neither node refused a packet: the peer serves no read to an
+	# uptodate primary, so P_STATE(uptodate) after the resync must not
+	# overtake reads still queued on nma
+	check_eq no-link-drop "$(dmesg | grep "dropping link" | tail -n +$((d0 + 1)) | $HEAD -n 2)" ""
 	check_eq rounds "$([ "$r1" -gt "$r0" ] && [ "$w1" -gt "$w0" ] && echo yes)" yes
 	check last-write pattern verify /dev/mapper/nma $((100 + w1)) 4M --size 4M --offset 16M --direct --quiet
 	dur_settled_same identical 60 /dev/ram0 /dev/ram1
