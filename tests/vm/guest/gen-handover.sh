@@ -18,8 +18,8 @@
 # the primary's metadata must mark nothing: the confirmation clears the
 # marks before the status shows it; the race left them to the primary's
 # lazy clearing pass, a second later (polled every 50 ms here, so it can
-# hide a round, not a run), and to nothing at all on a secondary resync
-# source.  Then the primary, re-created alone at once, reports every
+# hide a round, not a run), and on a secondary resync source (no lazy
+# pass) to its next resync or promotion.  Then the primary, re-created alone at once, reports every
 # region in sync and both backing devices are identical.
 # Fails on 37d0bf8's kernel: 5 of 12 checks (A/B/C resync: 8, 11 and 9
 # of 15 rounds left marks; B/C reloaded-in-sync 31/32).
