@@ -19,10 +19,12 @@
 # marks before the status shows it; the race left them to the primary's
 # lazy clearing pass, a second later (polled every 50 ms here, so it can
 # hide a round, not a run), and on a secondary resync source (no lazy
-# pass) to its next resync or promotion.  Then the primary, re-created alone at once, reports every
-# region in sync and both backing devices are identical.
-# Fails on 37d0bf8's kernel: 5 of 12 checks (A/B/C resync: 8, 11 and 9
-# of 15 rounds left marks; B/C reloaded-in-sync 31/32).
+# pass) to its next resync or promotion.  Then the primary, re-created
+# alone at once, reports every region in sync and both backing devices
+# are identical.
+# Fails on 37d0bf8's kernel: 6 of 12 checks (A initial 1 of 3 rounds;
+# A/B/C resync 7, 7 and 8 of 8 rounds left marks; A/B reloaded-in-sync
+# 31/32).
 # vms: 1
 # disks: none
 # smp: 1
