@@ -710,6 +710,10 @@ int __nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n);
 int __nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
 int nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len);
+int nm_send_vec_gen(struct nm_dev *nm, u32 gen, u16 type, struct kvec *vec,
+		    int n);
+int nm_send_ctrl_gen(struct nm_dev *nm, u32 gen, u16 type, const void *p,
+		     u32 len);
 int nm_read_local(struct nm_dev *nm, struct page **pages, sector_t sector,
 		  u32 bytes);
 int nm_recv_full(struct socket *sock, void *buf, size_t len);

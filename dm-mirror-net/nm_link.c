@@ -415,6 +415,34 @@ int nm_send_vec(struct nm_dev *nm, u16 type, struct kvec *vec, int n)
 	return r;
 }
 
+/*
+ * As nm_send_vec, but only on the link @gen (conn_gen, read under
+ * nm->lock when the packet was decided): -ENOTCONN once that link is gone,
+ * so that nothing decided for one link is sent on the next.  A new link
+ * takes tx_mutex to set conn_gen, so the check holds for the whole send.
+ */
+int nm_send_vec_gen(struct nm_dev *nm, u32 gen, u16 type, struct kvec *vec,
+		    int n)
+{
+	int r = -ENOTCONN;
+
+	might_sleep();
+	mutex_lock(&nm->tx_mutex);
+	if (nm->sock && READ_ONCE(nm->conn_gen) == gen)
+		r = __nm_send_vec(nm, type, vec, n);
+	mutex_unlock(&nm->tx_mutex);
+	return r;
+}
+
+/* As nm_send_ctrl, only on the link @gen (nm_send_vec_gen). */
+int nm_send_ctrl_gen(struct nm_dev *nm, u32 gen, u16 type, const void *p,
+		     u32 len)
+{
+	struct kvec vec = { .iov_base = (void *)p, .iov_len = len };
+
+	return nm_send_vec_gen(nm, gen, type, &vec, 1);
+}
+
 /* A packet with a fixed payload; caller holds tx_mutex. */
 int __nm_send_ctrl(struct nm_dev *nm, u16 type, const void *p, u32 len)
 {

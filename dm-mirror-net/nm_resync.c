@@ -654,10 +654,7 @@ static void nm_rs_finish(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
-	mutex_lock(&nm->tx_mutex);
-	r = nm->sock && READ_ONCE(nm->conn_gen) == gen ?
-	    __nm_send_ctrl(nm, NM_P_RS_DONE, &d, sizeof(d)) : -ENOTCONN;
-	mutex_unlock(&nm->tx_mutex);
+	r = nm_send_ctrl_gen(nm, gen, NM_P_RS_DONE, &d, sizeof(d));
 	if (r)
 		return;		/* the link is gone: the next one decides */
 	spin_lock_irqsave(&nm->lock, fl);

@@ -243,15 +243,8 @@ int nm_csum_send(struct nm_dev *nm, sector_t sector, u32 bytes, u16 alg,
 		{ .iov_base = nm->ov_digests,
 		  .iov_len = nm_csum_blocks(bytes) * nm_csum_len(alg) },
 	};
-	int r;
 
-	mutex_lock(&nm->tx_mutex);
-	if (!nm->sock || READ_ONCE(nm->conn_gen) != gen)
-		r = -ENOTCONN;
-	else
-		r = __nm_send_vec(nm, NM_P_CSUM_REQ, vec, 2);
-	mutex_unlock(&nm->tx_mutex);
-	return r;
+	return nm_send_vec_gen(nm, gen, NM_P_CSUM_REQ, vec, 2);
 }
 
 static void nm_ov_finish(struct nm_dev *nm)
