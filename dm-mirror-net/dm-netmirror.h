@@ -82,6 +82,16 @@ enum nm_cstate { NM_CSTATE_WORDS(NM_C_ENUM_ROW) NM_C_COUNT };
 #define NM_TX_BOUNCE		(64 * 1024)	/* a summed payload's copy */
 /* secondary: at most this many writes' acks held for the next packet */
 #define NM_ACK_BATCH		16
+/*
+ * Answers queued for the sender thread, at most (a peer that floods valid
+ * packets and reads slowly grew them without bound, fault-flood): over
+ * NM_CTRL_Q_MAX a receiver sends its P_PING_ACK or P_CSUM_REPLY waiting;
+ * with NM_ACK_Q_MAX acks queued a secondary reads no further write until
+ * the sender has sent some.  A peer that follows the protocol never has
+ * that many outstanding (a ping per interval, a verify window of 8).
+ */
+#define NM_CTRL_Q_MAX		256
+#define NM_ACK_Q_MAX		NM_PEER_MAX_INFLIGHT
 #define NM_POOL_PAGES		512	/* secondary: free pages kept for writes */
 #define NM_OV_LOG_MAX		16	/* differing blocks logged per verify */
 
@@ -222,6 +232,7 @@ struct nm_dev {
 	struct list_head wait_q;	/* sent, awaiting the protocol's ack */
 	unsigned long answered_at;	/* jiffies: the peer last answered one */
 	struct list_head ack_q;		/* secondary: write acks to send */
+	unsigned int ack_q_len;		/* entries on ack_q (nm->lock) */
 	struct list_head active;	/* primary: writes in flight */
 	struct list_head peer_reqs;	/* secondary: writes on the disk */
 	u64 next_id;
@@ -238,6 +249,7 @@ struct nm_dev {
 	bool send_state;		/* a P_STATE is due */
 	bool send_bitmap;		/* sender: our bitmap is due */
 	struct list_head ctrl_q;	/* receivers' packets left to the sender */
+	unsigned int ctrl_q_len;	/* entries on ctrl_q (nm->lock) */
 	u32 conn_gen;			/* bumped at each new connection */
 	struct nm_regions rg;		/* region state */
 	struct bio_list rs_wait;	/* writes waiting for a resync region */
@@ -281,6 +293,12 @@ struct nm_dev {
 	u64 gen_exposed;		/* not uptodate: the peer's data's generation */
 	struct bio_list gen_wait;	/* writes waiting for a new generation */
 	bool frozen;			/* fencing: writes held (nm_freeze) */
+	/*
+	 * A demotion ended the freeze (nm_thaw): the writes still in flight
+	 * whose peer part is not confirmed end with this status, as the held
+	 * ones did; 0 again at the next freeze or promotion.
+	 */
+	blk_status_t thaw_fail;
 	bool suspending;		/* presuspend ran, no resume since */
 	struct bio_list frozen_new;	/* held before they started */
 	struct bio_list frozen_done;	/* done locally, held before endio */

@@ -319,9 +319,12 @@ struct nm_ctrl_pkt {
  * A receiver's answer whose order against the other packets does not
  * matter (P_PING_ACK, P_CSUM_REPLY): sent now if nm_tx_trylock allows and
  * nothing is left queued, else queued on ctrl_q for the sender thread
- * (nm_send_ctrl_q), which sends it between its writes.  A receiver never
- * waits to send (review F25).  With no memory for the queue entry it
- * sends waiting, as the receivers did up to 1.17.1.
+ * (nm_send_ctrl_q), which sends it between its writes.  A receiver does
+ * not wait to send (review F25) while fewer than NM_CTRL_Q_MAX answers
+ * are queued, which a peer that follows the protocol never reaches; past
+ * that (a peer that floods pings and reads slowly, fault-flood), or with
+ * no memory for the queue entry, it sends waiting, as the receivers did up
+ * to 1.17.1, and so reads nothing more until the peer reads.
  */
 int nm_send_ctrl_rx(struct nm_dev *nm, u16 type, const void *p, u32 len)
 {
@@ -336,6 +339,8 @@ int nm_send_ctrl_rx(struct nm_dev *nm, u16 type, const void *p, u32 len)
 		mutex_unlock(&nm->tx_mutex);
 		return r;
 	}
+	if (READ_ONCE(nm->ctrl_q_len) >= NM_CTRL_Q_MAX)
+		return nm_send_ctrl(nm, type, p, len);
 	c = kmalloc(struct_size(c, data, len), GFP_NOIO);
 	if (!c)
 		return nm_send_ctrl(nm, type, p, len);
@@ -345,6 +350,7 @@ int nm_send_ctrl_rx(struct nm_dev *nm, u16 type, const void *p, u32 len)
 	spin_lock_irqsave(&nm->lock, flags);
 	c->gen = nm->conn_gen;
 	list_add_tail(&c->list, &nm->ctrl_q);
+	nm->ctrl_q_len++;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	atomic64_inc(&nm->acks_deferred);
 	nm_conn_kick(nm);
@@ -369,6 +375,7 @@ void nm_send_ctrl_q(struct nm_dev *nm)
 	mutex_lock(&nm->tx_mutex);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ctrl_q, &list);
+	nm->ctrl_q_len = 0;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	list_for_each_entry_safe(c, tmp, &list, list) {
 		if (c->gen == nm->conn_gen)
@@ -396,6 +403,7 @@ void nm_ctrl_q_drop(struct nm_dev *nm)
 
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ctrl_q, &list);
+	nm->ctrl_q_len = 0;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	list_for_each_entry_safe(c, tmp, &list, list) {
 		list_del(&c->list);

@@ -97,6 +97,10 @@ static void nm_req_complete(struct nm_req *req)
 		req->bio->bi_status = nm_suspend_status(nm);
 	} else if (hold) {
 		bio_list_add(&nm->frozen_done, req->bio);
+	} else if (nm->thaw_fail && test_bit(NM_REQ_HAD_PEER, &req->flags) &&
+		   !test_bit(NM_REQ_PEER_OK, &req->flags)) {
+		/* in flight when a demotion failed the held ones: so is it */
+		req->bio->bi_status = nm->thaw_fail;
 	}
 	/* a held bio (and @req in it) may be ended by nm_thaw once unlocked */
 	peer_ok = test_bit(NM_REQ_PEER_OK, &req->flags);
@@ -311,6 +315,7 @@ void __nm_freeze(struct nm_dev *nm)
 	if (!nm->fencing || nm->role != NM_ROLE_PRIMARY || nm->frozen)
 		return;
 	nm->frozen = true;
+	nm->thaw_fail = 0;
 	nm_warn(nm, "fencing: link lost, writes are held until the peer is fenced (resume_io) or back");
 }
 
@@ -318,7 +323,9 @@ void __nm_freeze(struct nm_dev *nm)
  * Release the held writes.  @st: 0 = the peer is fenced or back: unfreeze,
  * complete the held ones, start the new ones; else end them all with @st
  * and stay frozen (suspend: BLK_STS_DM_REQUEUE or BLK_STS_IOERR) or
- * unfreeze (demotion: BLK_STS_IOERR).  Process context.
+ * unfreeze (demotion: BLK_STS_IOERR; the writes still in flight then,
+ * whose peer part is not confirmed, end with it too: thaw_fail).  Process
+ * context.
  */
 void nm_thaw(struct nm_dev *nm, blk_status_t st)
 {
@@ -333,8 +340,10 @@ void nm_thaw(struct nm_dev *nm, blk_status_t st)
 		spin_unlock_irqrestore(&nm->lock, fl);
 		return;
 	}
-	if (!nm->suspending)
+	if (!nm->suspending) {
 		nm->frozen = false;
+		nm->thaw_fail = st;
+	}
 	done = nm->frozen_done;
 	new = nm->frozen_new;
 	bio_list_init(&nm->frozen_done);

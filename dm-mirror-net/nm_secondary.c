@@ -117,17 +117,37 @@ static void nm_peer_free_pages(struct nm_peer_req *pr)
 /*
  * May the reader take a write of @nr pages?  Not while NM_PEER_MAX_INFLIGHT
  * writes are on the disk, nor while the pages held would pass max_buffers
- * (a write larger than that is taken alone).  Otherwise it waits, reads
- * nothing meanwhile, and TCP holds the primary back (review F17: under A
- * and B nothing else does).  Only the stream's one reader adds pages; any
- * context drops them (nm_peer_free_pages), nm_peer_end wakes peer_wq.
+ * (a write larger than that is taken alone), nor while NM_ACK_Q_MAX acks
+ * wait for the sender (a peer that sends writes and reads our acks slowly
+ * would have each write's request kept until its ack left, fault-flood).
+ * Otherwise it waits, reads nothing meanwhile, and TCP holds the primary
+ * back (review F17: under A and B nothing else does).  Only the stream's
+ * one reader adds pages; any context drops them (nm_peer_free_pages),
+ * nm_peer_end and the acks' sender wake peer_wq.
  */
 static bool nm_peer_room(struct nm_dev *nm, unsigned int nr)
 {
 	unsigned int held = atomic_read(&nm->peer_pages);
 
 	return atomic_read(&nm->peer_inflight) < NM_PEER_MAX_INFLIGHT &&
+	       READ_ONCE(nm->ack_q_len) < NM_ACK_Q_MAX &&
 	       (!held || held + nr <= nm->max_buffers / (PAGE_SIZE >> 10));
+}
+
+/*
+ * The reader waits for room (nm_peer_room).  Acks it holds (ack_batch) or
+ * that wait for the sender are released first: they are what frees room
+ * when the disk is not the reason.  A link shut down meanwhile (the
+ * watchdog, a disconnect) ends the wait: the sender's failed sends empty
+ * ack_q then, and the reader's next read fails.
+ */
+static void nm_peer_wait_room(struct nm_dev *nm, unsigned int nr)
+{
+	if (nm_peer_room(nm, nr))
+		return;
+	nm_peer_release_acks(nm, U32_MAX);
+	nm_conn_kick(nm);
+	wait_event(nm->peer_wq, nm_peer_room(nm, nr));
 }
 
 /*
@@ -173,8 +193,10 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 				nm_meta_clear(nm->meta, region);
 		}
 	}
-	if (ack)
+	if (ack) {
 		list_add_tail(&pr->list, &nm->ack_q);
+		nm->ack_q_len++;
+	}
 	/*
 	 * The count drops under nm->lock, and nm_peer_drain() takes the lock
 	 * after it saw zero: nm is not freed before we are done with it.
@@ -246,6 +268,7 @@ static void nm_peer_ack_now(struct nm_dev *nm, struct nm_peer_req *pr,
 	nm_peer_free_pages(pr);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_add_tail(&pr->list, &nm->ack_q);
+	nm->ack_q_len++;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	wake_up(&nm->send_wq);
 }
@@ -466,7 +489,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		return -EPROTO;
 	}
 
-	wait_event(nm->peer_wq, nm_peer_room(nm, nr));
+	nm_peer_wait_room(nm, nr);
 
 	pr = kzalloc(struct_size(pr, pages, nr), GFP_NOIO);
 	if (!pr)
@@ -767,6 +790,7 @@ static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 	unsigned long flags;
 	LIST_HEAD(list);
 	unsigned int n = 0;
+	bool full;
 	int r = 0;
 
 	might_sleep();
@@ -777,7 +801,11 @@ static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 		goto defer;
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);
+	full = nm->ack_q_len >= NM_ACK_Q_MAX;
+	nm->ack_q_len = 0;
 	spin_unlock_irqrestore(&nm->lock, flags);
+	if (full)
+		wake_up(&nm->peer_wq);	/* a reader in nm_peer_wait_room */
 	/*
 	 * A and B acknowledge only failures, and the writes sent with
 	 * NM_DF_ACK_DISK: drop the others first
@@ -832,6 +860,7 @@ static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 requeue:
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice(&list, &nm->ack_q);	/* at the head: the order is kept */
+	nm->ack_q_len += n;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	mutex_unlock(&nm->ack_mutex);
 defer:
@@ -877,6 +906,7 @@ void nm_peer_drain(struct nm_dev *nm)
 	/* the last nm_peer_endio still holds the lock: wait for it */
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice_init(&nm->ack_q, &list);
+	nm->ack_q_len = 0;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	nm->acks_held = 0;	/* the receiver is not running (nm_conn) */
 	list_for_each_entry_safe(pr, tmp, &list, list) {

@@ -444,6 +444,8 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 	}
 	__nm_state_set(nm, NM_ST_ROLE, role);
 	nm->send_state = true;
+	if (role == NM_ROLE_PRIMARY)
+		nm->thaw_fail = 0;	/* a new primary's writes are held again */
 	if (role == NM_ROLE_PRIMARY && nm->cstate < NM_C_CONNECTED) {
 		/* promoted alone: new data from here, a "younger primary" */
 		__nm_gen_new(nm, false);

@@ -19,6 +19,18 @@
  *              its trailer right / one data byte flipped after the crc
  *       no-trailer: a ping without its trailer, then another ping
  *   nmhostile addkey DESC SECRET            add a "logon" key to @u
+ *   nmhostile flood HOST PORT KIND SECONDS  (review of 1.17.7, finding 1)
+ *       after a valid handshake, valid packets as fast as the node reads
+ *       them for SECONDS, while reading its answers slowly (our receive
+ *       buffer 4 KiB, at most 2 KiB every 250 ms: the node's sends go on,
+ *       slowly, so nothing times out): KIND ping (P_PING), or data
+ *       (512-byte P_DATA in one epoch, for a secondary: each is answered
+ *       under C).  A node that queues an answer for every packet without
+ *       bound grows its kernel memory with the flood; one that stops
+ *       reading when its answers back up does not.  Prints
+ *         NMH flood kind=K accepted=0|1 packets=N sunreclaim_kb=B A
+ *       with the kernel's SUnreclaim (/proc/meminfo) right after the
+ *       handshake (B) and at the end of the flood, the link still open (A).
  *
  * Each case prints one line:
  *   NMH case=NAME accepted=0|1 packets=N bytes=N closed_ms=N|-1 [note=...]
@@ -60,6 +72,7 @@
 
 static const char *g_host;
 static int g_port;
+static int g_rcvbuf;	/* SO_RCVBUF of our socket, 0: the default */
 static unsigned long long n_pkts, n_bytes, t_pkts, t_bytes;
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -100,6 +113,10 @@ static int conn_start(void)
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
+	if (g_rcvbuf) {
+		/* before connect(): the window offered to the node stays small */
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &g_rcvbuf, sizeof(g_rcvbuf));
+	}
 	if (getenv("NMH_SRC")) {
 		/* connect from another local address (NMH_SRC=127.0.0.2) */
 		struct sockaddr_in src;
@@ -1509,6 +1526,118 @@ out:
 	return 0;
 }
 
+/* SUnreclaim of /proc/meminfo in kB, or -1 */
+static long long sunreclaim_kb(void)
+{
+	char line[128];
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SUnreclaim: %lld kB", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
+ * flood: valid packets as fast as the node takes them, our reads throttled
+ * (see the top of the file).  Each packet is built whole in @out and sent
+ * without blocking, so the slow reads keep their schedule.
+ */
+static int cmd_flood(const char *kind, int seconds)
+{
+	static char out[sizeof(struct nm_hdr) + sizeof(struct nm_p_data) + 512];
+	static char in[2048];
+	struct node n;
+	struct nm_p_hello m;
+	int accepted = 0, data = !strcmp(kind, "data"), fd;
+	long long end, next_read, before, after;
+	size_t off = 0, len = 0;
+	uint32_t seq = 2;
+	uint64_t i = 0, span;
+
+	if (!data && strcmp(kind, "ping")) {
+		fprintf(stderr, "nmhostile: flood KIND is ping or data\n");
+		return 2;
+	}
+	g_rcvbuf = 4096;
+	fd = conn(0);
+	if (fd < 0) {
+		fprintf(stderr, "nmhostile: cannot connect to %s:%d: %s\n",
+			g_host, g_port, strerror(errno));
+		return 2;
+	}
+	memset(&m, 0, sizeof(m));
+	if (hostile_hello(fd, &n, &m, &accepted) || !accepted) {
+		printf("NMH flood kind=%s accepted=0 packets=0 sunreclaim_kb=-1 -1\n",
+		       kind);
+		close(fd);
+		return 0;
+	}
+	/* 4 KiB apart, over at most 4 MiB of the device: none overlaps one in flight */
+	span = dev_sectors(&n) / 8;
+	if (span > 1024)
+		span = 1024;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	before = sunreclaim_kb();
+	end = now_ms() + seconds * 1000LL;
+	next_read = now_ms();
+	while (now_ms() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		long long t = now_ms();
+		ssize_t r;
+
+		if (t >= next_read) {
+			r = recv(fd, in, sizeof(in), MSG_DONTWAIT);
+			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+				break;	/* the node closed the link */
+			next_read = t + 250;
+		}
+		if (off == len) {	/* the next packet */
+			struct nm_hdr *h = (struct nm_hdr *)out;
+
+			if (data) {
+				struct nm_p_data *d = (struct nm_p_data *)(h + 1);
+
+				mkdata(d, (i % span) * 8, 512, 0);
+				d->id = nm_be64(i + 1);
+				memset(d + 1, (int)i, 512);
+				nm_hdr_fill(h, NM_P_DATA, sizeof(*d) + 512, seq);
+				len = sizeof(*h) + sizeof(*d) + 512;
+			} else {
+				struct nm_p_ping *pg = (struct nm_p_ping *)(h + 1);
+
+				pg->cookie = nm_be64(i);
+				nm_hdr_fill(h, NM_P_PING, sizeof(*pg), seq);
+				len = sizeof(*h) + sizeof(*pg);
+			}
+			off = 0;
+			seq++;
+			i++;
+			n_pkts++;
+		}
+		r = send(fd, out + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r > 0) {
+			off += r;
+			n_bytes += r;
+			continue;
+		}
+		if (r < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		t = next_read - now_ms();
+		poll(&p, 1, t > 0 ? (int)t : 0);
+	}
+	after = sunreclaim_kb();
+	printf("NMH flood kind=%s accepted=1 packets=%llu sunreclaim_kb=%lld %lld\n",
+	       kind, n_pkts, before, after);
+	fflush(stdout);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int i, ncase = 0, rc = 0, j, found;
@@ -1543,8 +1672,13 @@ int main(int argc, char **argv)
 			return cmd_auth(argv[4], argv[5]);
 		return cmd_crc(argv[4], strtoull(argv[5], NULL, 0));
 	}
+	if (argc == 6 && !strcmp(argv[1], "flood")) {
+		g_host = argv[2];
+		g_port = atoi(argv[3]);
+		return cmd_flood(argv[4], atoi(argv[5]));
+	}
 	if (argc < 5 || strcmp(argv[1], "run")) {
-		fprintf(stderr, "usage: nmhostile list | run HOST PORT CASE... | auth HOST PORT MODE SECRET | crc HOST PORT MODE SECTOR | addkey DESC SECRET\n");
+		fprintf(stderr, "usage: nmhostile list | run HOST PORT CASE... | auth HOST PORT MODE SECRET | crc HOST PORT MODE SECTOR | addkey DESC SECRET | flood HOST PORT ping|data SECONDS\n");
 		return 2;
 	}
 	g_host = argv[2];
