@@ -182,10 +182,15 @@ static void nm_local_endio(struct bio *clone)
 
 		spin_lock_irqsave(&nm->lock, flags);
 		if (detached && test_bit(NM_REQ_HAD_PEER, &req->flags)) {
-			/* detached: the peer's copy, if it gets one, stands */
+			/*
+			 * detached: the peer's copy, if it gets one, stands;
+			 * not on a disk that is not uptodate itself (a resync
+			 * target): no copy to keep has it (fault-nogood)
+			 */
 			set_bit(NM_REQ_LOCAL_FAILED, &req->flags);
-			if (!test_bit(NM_REQ_PEER, &req->flags) &&
-			    !test_bit(NM_REQ_PEER_OK, &req->flags))
+			if ((!test_bit(NM_REQ_PEER, &req->flags) &&
+			     !test_bit(NM_REQ_PEER_OK, &req->flags)) ||
+			    nm->peer_disk != NM_DISK_UPTODATE)
 				req->status = clone->bi_status;
 		} else {
 			req->status = clone->bi_status;
@@ -473,6 +478,21 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		nm_err_limit(nm, "write refused: the disk is %s and the peer is not connected",
 			     nm_disk_name(nm->disk));
 		return DM_MAPIO_KILL;	/* no good copy and no peer */
+	}
+	/*
+	 * Nor with a peer whose disk is not uptodate either (a diskless
+	 * primary whose resync source it was, or whose peer is outdated): no
+	 * node holds the data to keep, and nothing would record the write
+	 * (a diskless node marks nothing).  As reads (nm_read_from_peer) and
+	 * DRBD's "no access to good data": EIO (fault-nogood).
+	 */
+	if (nm->disk != NM_DISK_UPTODATE &&
+	    nm->peer_disk != NM_DISK_UPTODATE) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		nm_err_limit(nm, "write refused: no uptodate disk (this node %s, the peer %s)",
+			     nm_disk_name(nm->disk),
+			     nm_disk_name(nm->peer_disk));
+		return DM_MAPIO_KILL;
 	}
 	/*
 	 * The first write the peer will not get starts a new generation,

@@ -277,7 +277,12 @@ void nm_peer_attached(struct nm_dev *nm)
  * (a reboot, a crash, a remove and create), then meets this node as newer
  * and is resynced whole, instead of passing for an equal.  Our P_STATE
  * carries the generation: a diskless peer takes it as the one of the data
- * it exposes (gen_exposed, nm_h_state).  nm_conn thread, may sleep.
+ * it exposes (gen_exposed, nm_h_state).  A disk that is not uptodate (a
+ * resync target whose source detached, an outdated one) gets every region
+ * marked too, and no generation: the write that detached the peer's disk
+ * may have reached ours only, and the peer, back on its repaired disk,
+ * must resync all of this one, not only what either bitmap knew
+ * (fault-nogood).  nm_conn thread, may sleep.
  */
 void nm_peer_detached(struct nm_dev *nm)
 {
@@ -286,14 +291,14 @@ void nm_peer_detached(struct nm_dev *nm)
 
 	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->disk != NM_DISK_UPTODATE) {
+	if (nm->disk == NM_DISK_DISKLESS) {
 		spin_unlock_irqrestore(&nm->lock, flags);
 		return;
 	}
 	bitmap_fill(nm->rg.oos, nm->rg.nr);
 	if (nm->meta)
 		nm_meta_set_bits(nm->meta, nm->rg.oos);
-	if (nm->gen.cur && !nm->gen.bitmap) {
+	if (nm->disk == NM_DISK_UPTODATE && nm->gen.cur && !nm->gen.bitmap) {
 		__nm_gen_new(nm, nm->role == NM_ROLE_PRIMARY);
 		gen = true;
 	}

@@ -2,7 +2,7 @@
 # grow the node's kernel memory without bound (review of 1.17.7, finding 1,
 # the same class as review F17).  nmhostile flood (tests/vm/src/nmhostile.c)
 # completes a valid handshake with a lone node listening for its peer, then
-# sends for FLOOD_S seconds, as fast as the node reads them, either
+# sends for FLOOD_S seconds (8), as fast as the node reads them, either
 #   ping: P_PINGs, each answered by a P_PING_ACK, or
 #   data: 512-byte P_DATAs (one epoch, 4 KiB apart), each answered under C
 #         by a P_WRITE_ACK,
@@ -26,7 +26,7 @@ load_netmirror
 . /tests/nmlib.sh
 brd_setup 16 2
 S=$(( $(dev_size /dev/ram0) / 512 ))
-FLOOD_S=${FLOOD_S:-15}
+FLOOD_S=${FLOOD_S:-8}
 LIMIT_KB=${LIMIT_KB:-8192}
 
 sunreclaim() { sed -n 's/^SUnreclaim: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
