@@ -226,6 +226,7 @@ struct nm_dev {
 	enum nm_disk peer_disk;
 	u32 peer_proto;			/* both speak up to this (handshake) */
 	bool want_connect;
+	bool conn_stopping;		/* nm_conn_stop runs: not a lost link */
 	bool peer_nonce_known;
 	u64 peer_nonce;
 	struct list_head send_q;	/* writes not yet sent */

@@ -230,8 +230,13 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	nm_link_keys_drop(nm);
 
 	spin_lock_irqsave(&nm->lock, flags);
-	/* lost, not dropped by our own disconnect or suspend: fence */
-	lost = nm->want_connect && !kthread_should_stop();
+	/*
+	 * lost, not dropped by our own disconnect or suspend: fence.  Our
+	 * stop is known before nm_conn_stop shuts the socket (conn_stopping):
+	 * kthread_should_stop() is set only after, and this thread, woken by
+	 * the shutdown, may get here first (gen-suspendrace).
+	 */
+	lost = nm->want_connect && !nm->conn_stopping && !kthread_should_stop();
 	if (lost)
 		__nm_freeze(nm);
 	__nm_state_set(nm, NM_ST_CSTATE,
@@ -482,6 +487,19 @@ static int nm_conn_thread(void *arg)
 	return 0;
 }
 
+/*
+ * Our own stop of the link's threads (a suspend, a reload, dtr) begins or
+ * is over: nm_teardown tells it from a lost link by this.
+ */
+static void nm_conn_stopping(struct nm_dev *nm, bool on)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->conn_stopping = on;
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
 int nm_conn_start(struct nm_dev *nm)
 {
 	struct task_struct *t;
@@ -489,6 +507,7 @@ int nm_conn_start(struct nm_dev *nm)
 
 	if (nm->conn_task)
 		return 0;
+	nm_conn_stopping(nm, false);
 	t = kthread_run(nm_sender, nm, "nm_send/%s", name);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
@@ -513,6 +532,7 @@ void nm_conn_stop(struct nm_dev *nm)
 	might_sleep();
 	nm_sync_stop(nm);
 	if (nm->conn_task) {
+		nm_conn_stopping(nm, true);	/* before the shutdown wakes it */
 		nm_conn_drop(nm);
 		wake_up(&nm->conn_wq);
 		kthread_stop(nm->conn_task);
