@@ -35,6 +35,7 @@
 #                         background; running TAG / ended_ok TAG /
 #                         ended_failed TAG tell how it is doing (fencing)
 #   lose_link             nmb disconnects: nmb standalone, nma connecting
+#   nm_kpid NAME          the pid of the kernel thread NAME (renice it)
 #   nm_detach_lowa BACKING   nma (on lowa over BACKING) detached by a
 #                         failing write (check detached), lowa healthy again
 #   nm_reattach_paused BACKING   nma detached (nm_detach_lowa) and
@@ -201,6 +202,18 @@ lose_link() {
 	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
 	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
 	nm_wait_conn nma connecting 20 || fail "nma did not notice"
+}
+
+# the pid of the kernel thread NAME (e.g. nm_conn/253:0), for renice
+nm_kpid() {
+	local f
+	for f in /proc/[0-9]*/comm; do
+		[ "$(cat "$f" 2>/dev/null)" = "$1" ] || continue
+		f=${f#/proc/}
+		echo "${f%/comm}"
+		return 0
+	done
+	return 1
 }
 
 # DEV's major:minor, as the kernel log names a dm device

@@ -46,29 +46,17 @@ marks() {
 		for (v = $i; v; v = int(v / 2)) n += v % 2 } END { print n + 0 }'
 }
 
-# the pid of the kernel thread NAME
-kpid() {
-	local f
-	for f in /proc/[0-9]*/comm; do
-		[ "$(cat "$f" 2>/dev/null)" = "$1" ] || continue
-		f=${f#/proc/}
-		echo "${f%/comm}"
-		return 0
-	done
-	return 1
-}
-
 # the primary's resync thread last, every receiver first
 prio() {
 	local a b p
 	a=$(nm_devno nma) || fail "no nma"
-	p=$(kpid "nm_sync/$a") || fail "no nm_sync/$a thread"
+	p=$(nm_kpid "nm_sync/$a") || fail "no nm_sync/$a thread"
 	renice -n 19 -p "$p" > /dev/null || fail "renice nm_sync/$a"
-	p=$(kpid "nm_conn/$a") || fail "no nm_conn/$a thread"
+	p=$(nm_kpid "nm_conn/$a") || fail "no nm_conn/$a thread"
 	renice -n -20 -p "$p" > /dev/null || fail "renice nm_conn/$a"
 	dmsetup info nmb > /dev/null 2>&1 || return 0
 	b=$(nm_devno nmb)
-	p=$(kpid "nm_conn/$b") || fail "no nm_conn/$b thread"
+	p=$(nm_kpid "nm_conn/$b") || fail "no nm_conn/$b thread"
 	renice -n -20 -p "$p" > /dev/null || fail "renice nm_conn/$b"
 }
 

@@ -36,18 +36,6 @@ brd_setup 16 4
 S=$(( $(dev_size /dev/ram0) / 512 ))
 ROUNDS=${NM_SUSPEND_ROUNDS:-8}
 
-# the pid of the kernel thread NAME
-kpid() {
-	local f
-	for f in /proc/[0-9]*/comm; do
-		[ "$(cat "$f" 2>/dev/null)" = "$1" ] || continue
-		f=${f#/proc/}
-		echo "${f%/comm}"
-		return 0
-	done
-	return 1
-}
-
 scenario() {
 	local i g0 g1 io a p badgen=0 badio=0 badsync=0
 	NM_CHECK_PREFIX=$P/
@@ -58,7 +46,7 @@ scenario() {
 	i=0
 	while [ $i -lt "$ROUNDS" ]; do
 		i=$((i + 1))
-		p=$(kpid "nm_conn/$a") || fail "$P: no nm_conn/$a thread"
+		p=$(nm_kpid "nm_conn/$a") || fail "$P: no nm_conn/$a thread"
 		renice -n -20 -p "$p" > /dev/null || fail "$P: renice nm_conn/$a"
 		pattern write /dev/mapper/nma $((i + 40)) 1M --size 1M --offset $((i % 8))M --direct --quiet ||
 			fail "$P: write round $i"
