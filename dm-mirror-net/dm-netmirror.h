@@ -594,7 +594,8 @@ void nm_fast_init(struct nm_dev *nm);
 /* nm_dispatch.c: read one packet and run its handler (the stream's owner) */
 int nm_rx_packet(struct nm_dev *nm);
 struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read);
-struct nm_req *nm_ack_take(struct nm_dev *nm, const struct nm_p_ack *a);
+struct nm_req *nm_ack_take(struct nm_dev *nm, u16 type,
+			   const struct nm_p_ack *a);
 
 int nm_rs_slot_alloc(struct nm_dev *nm, unsigned int slot, gfp_t gfp);
 void nm_rs_slot_free(struct nm_dev *nm, unsigned int slot);

@@ -109,8 +109,9 @@ static int nm_fast_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		if (nm->crc_on &&
 		    crc32c(~0U, &p, n - sizeof(__be32)) != be32_to_cpu(p.crc))
 			break;
-		req = nm_ack_take(nm, &p.a);
-		if (!req)
+		/* none, or not the kind it waits for: the thread decides */
+		req = nm_ack_take(nm, want, &p.a);
+		if (IS_ERR_OR_NULL(req))
 			break;
 		WRITE_ONCE(nm->rx_seq, nm->rx_seq + 1);
 		used += n;

@@ -1212,6 +1212,30 @@ long nm_check_stuck(struct nm_dev *nm)
 }
 
 /*
+ * Under nm->lock: the request @id (a read if @read, else a write) on
+ * wait_q, left there; NULL if it is not there.
+ */
+static struct nm_req *__nm_wait_find(struct nm_dev *nm, u64 id, bool read)
+{
+	struct nm_req *req;
+
+	lockdep_assert_held(&nm->lock);
+	list_for_each_entry(req, &nm->wait_q, list)
+		if (req->id == id && test_bit(NM_REQ_READ, &req->flags) == read)
+			return req;
+	return NULL;
+}
+
+/* Under nm->lock: @req, found on wait_q, answered by the peer. */
+static void __nm_wait_del(struct nm_dev *nm, struct nm_req *req)
+{
+	lockdep_assert_held(&nm->lock);
+	clear_bit(NM_REQ_QUEUED, &req->flags);
+	list_del_init(&req->list);
+	nm->answered_at = jiffies;	/* nm_check_stuck */
+}
+
+/*
  * Under nm->lock: take the request @id (a read if @read, else a write) off
  * wait_q; NULL if it is not there.  The receiver thread and the fast ack
  * path (nm_fastack.c) match acks and replies with it: the peer's answer,
@@ -1219,34 +1243,51 @@ long nm_check_stuck(struct nm_dev *nm)
  */
 struct nm_req *__nm_wait_take(struct nm_dev *nm, u64 id, bool read)
 {
-	struct nm_req *req;
+	struct nm_req *req = __nm_wait_find(nm, id, read);
 
-	lockdep_assert_held(&nm->lock);
-	list_for_each_entry(req, &nm->wait_q, list) {
-		if (req->id == id && test_bit(NM_REQ_READ, &req->flags) == read) {
-			clear_bit(NM_REQ_QUEUED, &req->flags);
-			list_del_init(&req->list);
-			nm->answered_at = jiffies;	/* nm_check_stuck */
-			return req;
-		}
-	}
-	return NULL;
+	if (req)
+		__nm_wait_del(nm, req);
+	return req;
 }
 
 /*
- * The write (or empty flush) a P_RECV_ACK or P_WRITE_ACK @a is for, taken
- * off wait_q; NULL if there is none.  Under C, counts the peer's volatile
- * state: an ack without NM_AF_STABLE leaves data in the peer's cache; a
- * flush's ack makes stable what was counted when it was mapped.  The
- * receiver thread and the fast ack path both take acks here.
+ * The ack that ends @req's peer part: under C a P_WRITE_ACK; under A and B
+ * a P_WRITE_ACK for a write sent with NM_DF_ACK_DISK (our disk is not
+ * uptodate: only the peer's disk may hold it), else B's P_RECV_ACK; none
+ * for another write under A (it ended when it was sent).
  */
-struct nm_req *nm_ack_take(struct nm_dev *nm, const struct nm_p_ack *a)
+static u16 nm_ack_wanted(struct nm_dev *nm, struct nm_req *req)
+{
+	if (nm->protocol == NM_PROTO_C || test_bit(NM_REQ_ACK_DISK, &req->flags))
+		return NM_P_WRITE_ACK;
+	return nm->protocol == NM_PROTO_B ? NM_P_RECV_ACK : 0;
+}
+
+/*
+ * The write (or empty flush) a P_RECV_ACK or P_WRITE_ACK (@type) @a is
+ * for, taken off wait_q; NULL if there is none; ERR_PTR(-EPROTO), the
+ * write left on wait_q, if @type is not the ack it waits for
+ * (nm_ack_wanted): the peer broke the protocol, the link drops, and the
+ * teardown deals with the write as with any unanswered one.  Under C,
+ * counts the peer's volatile state: an ack without NM_AF_STABLE leaves
+ * data in the peer's cache; a flush's ack makes stable what was counted
+ * when it was mapped.  The receiver thread and the fast ack path both take
+ * acks here, so both check the kind (fault-ackkind).
+ */
+struct nm_req *nm_ack_take(struct nm_dev *nm, u16 type,
+			   const struct nm_p_ack *a)
 {
 	struct nm_req *req;
 	unsigned long flags;
 
 	spin_lock_irqsave(&nm->lock, flags);
-	req = __nm_wait_take(nm, nm_h64(a->id), false);
+	req = __nm_wait_find(nm, nm_h64(a->id), false);
+	if (req && nm_ack_wanted(nm, req) != type) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return ERR_PTR(-EPROTO);
+	}
+	if (req)
+		__nm_wait_del(nm, req);
 	if (req && nm->protocol == NM_PROTO_C && !a->status) {
 		if (test_bit(NM_REQ_DATA, &req->flags)) {
 			if (!(nm_h32(a->flags) & NM_AF_STABLE))
@@ -1263,26 +1304,14 @@ struct nm_req *nm_ack_take(struct nm_dev *nm, const struct nm_p_ack *a)
 void nm_handle_ack(struct nm_dev *nm, u16 type,
 		   const struct nm_p_ack *a, int *err)
 {
-	struct nm_req *found;
-	/* A, B: a P_WRITE_ACK answers a write sent with NM_DF_ACK_DISK */
-	bool disk_ack = nm->protocol != NM_PROTO_C && type == NM_P_WRITE_ACK;
-	bool want = (nm->protocol == NM_PROTO_B && type == NM_P_RECV_ACK) ||
-		    (nm->protocol == NM_PROTO_C && type == NM_P_WRITE_ACK) ||
-		    (disk_ack && nm->peer_proto >= NM_PROTO_ACK_DISK);
+	struct nm_req *found = nm_ack_take(nm, type, a);
 
-	if (!want) {
-		*err = -EPROTO;
+	if (IS_ERR(found)) {
+		*err = PTR_ERR(found);
 		return;
 	}
-	found = nm_ack_take(nm, a);
 	if (!found) {
 		*err = -ENOENT;
-		return;
-	}
-	if (nm->protocol != NM_PROTO_C &&
-	    disk_ack != test_bit(NM_REQ_ACK_DISK, &found->flags)) {
-		nm_req_peer_done(found, false);	/* the wrong kind of ack */
-		*err = -EPROTO;
 		return;
 	}
 	if (a->status)

@@ -31,6 +31,20 @@
  *         NMH flood kind=K accepted=0|1 packets=N sunreclaim_kb=B A
  *       with the kernel's SUnreclaim (/proc/meminfo) right after the
  *       handshake (B) and at the end of the flood, the link still open (A).
+ *   nmhostile ackkind HOST PORT right|wrong SECONDS  (review of 1.17.8)
+ *       after a valid handshake as the node's secondary, uptodate, with the
+ *       node's own data generations echoed back (the same data: no resync),
+ *       answer each P_DATA and P_ZERO of the node as the secondary would:
+ *       nothing for a plain write under A, a P_RECV_ACK for one under B, a
+ *       P_WRITE_ACK under C and for a write sent with NM_DF_ACK_DISK (the
+ *       node has no good copy of its own) -- except that "wrong" sends a
+ *       P_RECV_ACK wherever a P_WRITE_ACK is due.  Answers the node's pings
+ *       and P_SYNCs, and acks each region of a resync into it (NMH_DEBUG
+ *       set: each packet's type on stderr);
+ *       runs for SECONDS or until the node closes the link.  Prints
+ *         NMH ackkind kind=K linked          once the link is up, then
+ *         NMH ackkind kind=K accepted=0|1 writes=N ackdisk=N closed=0|1
+ *       writes: P_DATA/P_ZERO seen; ackdisk: of them with NM_DF_ACK_DISK.
  *
  * Each case prints one line:
  *   NMH case=NAME accepted=0|1 packets=N bytes=N closed_ms=N|-1 [note=...]
@@ -326,6 +340,8 @@ static int read_node_hello(int fd, struct node *n)
 	return 0;
 }
 
+static int g_secondary;	/* ackkind: we are the node's secondary */
+
 /* a P_HELLO the node accepts: its protocol, region size, a bigger device */
 static void good_hello(const struct node *n, struct nm_p_hello *m)
 {
@@ -334,7 +350,7 @@ static void good_hello(const struct node *n, struct nm_p_hello *m)
 	m->proto_max = nm_be32(NM_PROTO_MAX);
 	m->dev_sectors = nm_be64(nm_h64(n->h.dev_sectors) + 8);
 	m->nonce = nm_be64(~0ull);
-	m->role = nm_be32(nm_h32(n->h.role) == NM_ROLE_PRIMARY ?
+	m->role = nm_be32(nm_h32(n->h.role) == NM_ROLE_PRIMARY || g_secondary ?
 			  NM_ROLE_SECONDARY : NM_ROLE_PRIMARY);
 	m->disk = nm_be32(NM_DISK_UPTODATE);
 	m->protocol = n->h.protocol;
@@ -1638,6 +1654,139 @@ static int cmd_flood(const char *kind, int seconds)
 	return 0;
 }
 
+/*
+ * A whole packet in one send, as a node sends an ack: a node's fast ack
+ * path (nm_fastack.c) hands a packet that arrives in pieces to its thread.
+ */
+static int spkt_whole(int fd, uint16_t type, uint32_t seq, const void *p,
+		      uint32_t len)
+{
+	unsigned char b[sizeof(struct nm_hdr) + 64];
+	struct nm_hdr h;
+
+	if (len > sizeof(b) - sizeof(h))
+		return -1;
+	nm_hdr_fill(&h, type, len, seq);
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + sizeof(h), p, len);
+	n_pkts++;
+	return sraw(fd, b, sizeof(h) + len);
+}
+
+/*
+ * ackkind: a secondary that answers a write with a P_RECV_ACK where a
+ * P_WRITE_ACK is due ("wrong"), or as it should ("right").  See the top of
+ * the file.
+ */
+static int cmd_ackkind(const char *kind, int seconds)
+{
+	static char buf[NM_BITMAP_MAX_BITS / 8 + 64 + NM_MAX_DATA];
+	int wrong = !strcmp(kind, "wrong"), closed = 0, fd;
+	struct nm_p_count c = { .count = 0 };
+	unsigned long long writes = 0, ackdisk = 0;
+	struct nm_p_hello m;
+	struct nm_p_gens g;
+	struct nm_hdr h;
+	struct node n;
+	uint32_t seq = 2, proto;
+	long long end;
+
+	if (!wrong && strcmp(kind, "right")) {
+		fprintf(stderr, "nmhostile: ackkind KIND is right or wrong\n");
+		return 2;
+	}
+	fd = conn(0);
+	if (fd < 0) {
+		fprintf(stderr, "nmhostile: cannot connect to %s:%d: %s\n",
+			g_host, g_port, strerror(errno));
+		return 2;
+	}
+	g_secondary = 1;
+	if (read_node_hello(fd, &n))
+		goto refused;
+	good_hello(&n, &m);
+	proto = nm_h32(n.h.protocol);
+	/* the node sends its P_GENS right after the hellos: echo it */
+	if (spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m)) ||
+	    rfull(fd, &h, sizeof(h), 5000) || nm_h16(h.type) != NM_P_GENS ||
+	    nm_h32(h.length) != sizeof(g) || rfull(fd, &g, sizeof(g), 2000) ||
+	    spkt(fd, NM_P_GENS, 0, sizeof(g), 1, &g, sizeof(g)) ||
+	    !wait_live(fd))
+		goto refused;
+	/* our bitmap: nothing out of sync here */
+	if (spkt(fd, NM_P_BITMAP_DONE, 0, sizeof(c), seq++, &c, sizeof(c)))
+		closed = 1;
+	printf("NMH ackkind kind=%s linked\n", kind);
+	fflush(stdout);
+	end = now_ms() + seconds * 1000LL;
+	while (!closed && now_ms() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint32_t len;
+		uint16_t t;
+
+		if (poll(&p, 1, (int)(end - now_ms())) != 1)
+			break;	/* SECONDS over, the link still open */
+		if (rfull(fd, &h, sizeof(h), 3000)) {
+			closed = 1;
+			break;
+		}
+		len = nm_h32(h.length) + g_trailer;
+		t = nm_h16(h.type);
+		if (len > sizeof(buf) || rfull(fd, buf, len, 3000)) {
+			closed = 1;
+			break;
+		}
+		if (getenv("NMH_DEBUG"))
+			fprintf(stderr, "nmhostile: type %u length %u\n", t,
+				nm_h32(h.length));
+		if (t == NM_P_PING || t == NM_P_SYNC) {
+			/* a ping, or a flush request: stable at once here */
+			if (spkt_whole(fd, t == NM_P_PING ? NM_P_PING_ACK :
+					   NM_P_SYNC_ACK, seq++, buf,
+					   sizeof(struct nm_p_ping)))
+				closed = 1;
+		} else if (t == NM_P_RS_DATA || t == NM_P_RS_ZERO) {
+			/* a resync into us (the node may resync its peer
+			 * first): each region taken as written */
+			struct nm_p_data *d = (struct nm_p_data *)buf;
+			struct nm_p_rs_ack ra;
+
+			memset(&ra, 0, sizeof(ra));
+			ra.sector = d->sector;
+			ra.size = d->size;
+			if (spkt_whole(fd, NM_P_RS_ACK, seq++, &ra, sizeof(ra)))
+				closed = 1;
+		} else if (t == NM_P_DATA || t == NM_P_ZERO) {
+			/* P_ZERO carries a struct nm_p_data too */
+			struct nm_p_data *d = (struct nm_p_data *)buf;
+			int disk = !!(nm_h32(d->flags) & NM_DF_ACK_DISK);
+			uint16_t at = 0;
+			struct nm_p_ack a;
+
+			writes++;
+			ackdisk += disk;
+			if (proto == NM_PROTO_C || disk)
+				at = wrong ? NM_P_RECV_ACK : NM_P_WRITE_ACK;
+			else if (proto == NM_PROTO_B)
+				at = NM_P_RECV_ACK;
+			memset(&a, 0, sizeof(a));
+			a.id = d->id;
+			if (at && spkt_whole(fd, at, seq++, &a, sizeof(a)))
+				closed = 1;
+		}
+	}
+	printf("NMH ackkind kind=%s accepted=1 writes=%llu ackdisk=%llu closed=%d\n",
+	       kind, writes, ackdisk, closed);
+	fflush(stdout);
+	close(fd);
+	return 0;
+refused:
+	printf("NMH ackkind kind=%s accepted=0 writes=0 ackdisk=0 closed=1\n",
+	       kind);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int i, ncase = 0, rc = 0, j, found;
@@ -1677,8 +1826,13 @@ int main(int argc, char **argv)
 		g_port = atoi(argv[3]);
 		return cmd_flood(argv[4], atoi(argv[5]));
 	}
+	if (argc == 6 && !strcmp(argv[1], "ackkind")) {
+		g_host = argv[2];
+		g_port = atoi(argv[3]);
+		return cmd_ackkind(argv[4], atoi(argv[5]));
+	}
 	if (argc < 5 || strcmp(argv[1], "run")) {
-		fprintf(stderr, "usage: nmhostile list | run HOST PORT CASE... | auth HOST PORT MODE SECRET | crc HOST PORT MODE SECTOR | addkey DESC SECRET | flood HOST PORT ping|data SECONDS\n");
+		fprintf(stderr, "usage: nmhostile list | run HOST PORT CASE... | auth HOST PORT MODE SECRET | crc HOST PORT MODE SECTOR | addkey DESC SECRET | flood HOST PORT ping|data SECONDS | ackkind HOST PORT right|wrong SECONDS\n");
 		return 2;
 	}
 	g_host = argv[2];
