@@ -288,6 +288,8 @@ struct nm_dev {
 	unsigned long ov_t0;		/* jiffies at the start */
 	bool gen_fresh;			/* a generation begun since the link */
 	bool gen_unsaved;		/* it is not on the metadata yet */
+	u32 disk_seq;			/* disk state changes noted for the metadata */
+	u32 disk_saved;			/* the last of them known on it */
 	u32 gen_seq;			/* generations begun (nm_gen_save) */
 	bool discard_my_data;		/* give up our changes at a split */
 	bool gen_handover;		/* P_RS_DONE sent, not yet confirmed */
@@ -711,7 +713,7 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 		char *result, unsigned int maxlen);
 void __nm_gen_new(struct nm_dev *nm, bool primary_before);
 void __nm_go_inconsistent(struct nm_dev *nm);
-void nm_go_inconsistent(struct nm_dev *nm);
+int nm_go_inconsistent(struct nm_dev *nm);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			   bool discard, u64 peer_changed);
 int nm_discard_my_data(struct nm_dev *nm);

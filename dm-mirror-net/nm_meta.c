@@ -166,6 +166,7 @@ static int nm_meta_write_sb(struct nm_meta *m)
 	struct nm_meta_sb *sb = page_address(m->page);
 	struct nm_meta_sb2 *sb2 = page_address(m->page) + NM_SB2_OFFSET;
 	unsigned long fl;
+	int r;
 
 	memset(sb, 0, NM_BLOCK);
 	sb->magic = cpu_to_le64(NM_META_MAGIC);
@@ -190,8 +191,14 @@ static int nm_meta_write_sb(struct nm_meta *m)
 	sb->nr_regions = cpu_to_le64(m->nr_regions);
 	sb->events = cpu_to_le64(++m->events);
 	sb->csum = cpu_to_le32(nm_sb_csum(sb));
-	return nm_meta_rw(m, 0, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
-			  REQ_FUA);
+	r = nm_meta_rw(m, 0, REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH | REQ_FUA);
+	if (r) {
+		/* not on the disk: the next commit writes it again */
+		spin_lock_irqsave(&m->lock, fl);
+		m->sb_dirty = true;
+		spin_unlock_irqrestore(&m->lock, fl);
+	}
+	return r;
 }
 
 /*

@@ -297,7 +297,9 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 	/*
 	 * Regions to come: this disk lacks data from now on, durably (not
 	 * promoted, no peer reads) until P_RS_DONE, even if the resync is
-	 * paused or the link drops before the first region.
+	 * paused or the link drops before the first region.  If the
+	 * metadata cannot say so (pass_on), the first region tries again
+	 * and is refused.
 	 */
 	if (count)
 		nm_go_inconsistent(nm);

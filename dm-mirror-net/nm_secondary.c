@@ -519,14 +519,16 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->sector = nm_h64(d->sector);
 	pr->sectors = size >> SECTOR_SHIFT;
 
-	if (resync)
-		nm_go_inconsistent(nm);	/* before the first resync write */
-	if (resync && READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
+	/* durably inconsistent before the first resync write */
+	if (resync && (nm_go_inconsistent(nm) ||
+		       READ_ONCE(nm->disk) == NM_DISK_DISKLESS)) {
 		/*
 		 * Our disk failed during the resync (review F24), or its
 		 * metadata could not record that it lacks data: the data
 		 * already on the wire are refused, the disk stays detached
-		 * (not inconsistent again, and not written).
+		 * (not inconsistent again, and not written); under pass_on
+		 * attached, and not written while its metadata says it is
+		 * consistent.
 		 */
 		nm_peer_ack_now(nm, pr, -EIO);
 		return 0;

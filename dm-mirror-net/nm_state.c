@@ -125,6 +125,50 @@ bool nm_detach(struct nm_dev *nm, int err)
 }
 
 /*
+ * Under nm->lock: a disk state noted for the metadata device (the caller
+ * commits).  Until a commit made after it succeeded (nm_disk_state_save),
+ * the metadata may still hold the previous state: nm_disk_unsaved.
+ */
+static void __nm_disk_noted(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	if (nm->meta)
+		nm->disk_seq++;
+}
+
+static bool __nm_disk_unsaved(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	return nm->disk_seq != nm->disk_saved;
+}
+
+/*
+ * Commit the metadata; on success the disk states noted before it are on
+ * it.  0 or the commit's error.  Process context.
+ */
+static int nm_disk_state_save(struct nm_dev *nm)
+{
+	unsigned long flags;
+	u32 seq;
+	int err;
+
+	might_sleep();
+	if (!nm->meta)
+		return 0;
+	spin_lock_irqsave(&nm->lock, flags);
+	seq = nm->disk_seq;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	err = nm_meta_commit(nm->meta);
+	if (err)
+		return err;
+	spin_lock_irqsave(&nm->lock, flags);
+	if ((s32)(seq - nm->disk_saved) > 0)
+		nm->disk_saved = seq;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return 0;
+}
+
+/*
  * The local disk becomes inconsistent: the regions still out of sync stay
  * marked on the metadata device, which says so (the caller commits it).
  * Caller holds nm->lock.
@@ -136,37 +180,41 @@ void __nm_go_inconsistent(struct nm_dev *nm)
 	if (nm->meta) {
 		nm_meta_set_bits(nm->meta, nm->rg.oos);
 		nm_meta_set_flags(nm->meta, 0, NM_MF_CONSISTENT | NM_MF_OUTDATED);
+		__nm_disk_noted(nm);
 	}
 }
 
 /*
  * As __nm_go_inconsistent, taking nm->lock, and durable before it returns
- * (the first resync write, or the start of a resync into this node: from
- * then on it is not promoted, and serves no peer reads).  A metadata that
- * cannot say so is a disk error: with on_io_error detach the disk is
- * detached (the caller writes nothing to it then), as in nm_mark_work.
- * Process context.
+ * 0: a resync target calls it before its first resync write lands.  A
+ * metadata write that fails is a local disk error (nm_detach); under
+ * on_io_error pass_on the disk stays attached, inconsistent in memory
+ * while its metadata may still say consistent, and this returns the error:
+ * the caller writes no resync data, and the next call tries the metadata
+ * again (fault-metaerror, sec-pass_on).  0 also for a detached disk, which
+ * stays detached (review F24): the caller checks.
  */
-void nm_go_inconsistent(struct nm_dev *nm)
+int nm_go_inconsistent(struct nm_dev *nm)
 {
 	unsigned long flags;
 	int err;
 
 	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
-	/* a detached disk stays detached (review F24) */
-	if (nm->disk == NM_DISK_INCONSISTENT ||
-	    nm->disk == NM_DISK_DISKLESS) {
+	if (nm->disk == NM_DISK_DISKLESS ||
+	    (nm->disk == NM_DISK_INCONSISTENT && !__nm_disk_unsaved(nm))) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		return;
+		return 0;
 	}
-	__nm_go_inconsistent(nm);
+	if (nm->disk != NM_DISK_INCONSISTENT)
+		__nm_go_inconsistent(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (!nm->meta)
-		return;
-	err = nm_meta_commit(nm->meta);
-	if (err)
-		nm_detach(nm, err);
+	err = nm_disk_state_save(nm);
+	if (!err || nm_detach(nm, err))
+		return 0;
+	nm_err_limit(nm, "cannot record the disk as inconsistent (%d): refusing resync data",
+		     err);
+	return err;
 }
 
 /*
@@ -196,8 +244,10 @@ static void __nm_go_outdated(struct nm_dev *nm)
 		return;
 	__nm_state_set(nm, NM_ST_DISK, NM_DISK_OUTDATED);
 	nm->send_state = true;
-	if (nm->meta)
+	if (nm->meta) {
 		nm_meta_set_flags(nm->meta, NM_MF_OUTDATED, 0);
+		__nm_disk_noted(nm);
+	}
 }
 
 /*
@@ -230,8 +280,7 @@ int nm_attach(struct nm_dev *nm, bool *drop)
 		  READ_ONCE(nm->sent_disk) == NM_DISK_DISKLESS);
 	nm->send_state = true;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta)
-		nm_meta_commit(nm->meta);
+	nm_disk_state_save(nm);	/* failed: the first resync write retries */
 	nm_info(nm, "disk attached, inconsistent: resyncing from the peer%s",
 		*drop ? " (new handshake)" : "");
 	wake_up(&nm->send_wq);
@@ -379,7 +428,7 @@ int nm_invalidate(struct nm_dev *nm)
 	bitmap_zero(nm->rg.rs_dirty, nm->rg.nr);
 	__nm_go_inconsistent(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta && nm_meta_commit(nm->meta)) {
+	if (nm_disk_state_save(nm)) {
 		nm_err(nm, "invalidate: cannot write the metadata device");
 		return -EIO;
 	}
@@ -753,8 +802,8 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 		}
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (!why && nm->meta)
-		nm_meta_commit(nm->meta);
+	if (!why)
+		nm_disk_state_save(nm);
 
 	if (split) {
 		nm_log_changed(nm, n);
@@ -872,14 +921,22 @@ int nm_outdate(struct nm_dev *nm)
 		nm_err(nm, "outdate: only a disconnected secondary");
 		return -EBUSY;
 	}
-	if (nm->disk != NM_DISK_UPTODATE) {
+	/*
+	 * Outdated or worse already: that is what the caller wants, once it
+	 * is on the metadata.  A fence handler that saw the commit fail asks
+	 * again: the commit is tried again, not taken as done (up to 1.17.8
+	 * the second "outdate" returned 0 with the metadata still saying
+	 * uptodate, and a reboot brought the node back promotable:
+	 * fault-metaerror, outdate).
+	 */
+	if (nm->disk == NM_DISK_DISKLESS ||
+	    (nm->disk != NM_DISK_UPTODATE && !__nm_disk_unsaved(nm))) {
 		spin_unlock_irqrestore(&nm->lock, flags);
-		/* outdated or worse already: that is what the caller wants */
 		return nm->disk == NM_DISK_DISKLESS ? -EBUSY : 0;
 	}
 	__nm_go_outdated(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (nm->meta && nm_meta_commit(nm->meta)) {
+	if (nm_disk_state_save(nm)) {
 		nm_err(nm, "outdate: cannot write the metadata device");
 		return -EIO;
 	}

@@ -27,6 +27,19 @@
 #   sec/<P>/not-written   nothing was resynced onto nmb's disk
 #   sec/<P>/attach, resynced, uptodate, peer-has-write, identical   after
 #                     the repair
+# The same with on_io_error pass_on on the secondary (review of 1.17.8):
+# it keeps its disk, which cannot be recorded as inconsistent, so no
+# resync data may land on it.  Up to 1.17.8 the failed record was left
+# in memory only, and the resync wrote the whole disk while its metadata
+# said consistent; a repaired metadata device then also missed the
+# record, as a superblock whose write failed was not written again.
+#   sec-pass_on/<P>/inconsistent   nmb attached, inconsistent (in memory)
+#   sec-pass_on/<P>/not-written    the resync wrote nothing onto nmb's disk
+#   sec-pass_on/<P>/target         nma's resync paused, the metadata
+#                     repaired, nmb connects again: sync_target
+#   sec-pass_on/<P>/md-inconsistent   nmb's superblock on the repaired
+#                     device says not consistent before any data arrive
+#   sec-pass_on/<P>/resynced, uptodate, peer-has-write, identical
 # Then under C with on_io_error pass_on:
 #   pass_on/write-fails   the write gets EIO (the error goes to the writer)
 #   pass_on/uptodate      nma keeps its disk
@@ -35,7 +48,7 @@
 #   pass_on/identical both backing devices equal
 # vms: 1
 # disks: none
-# timeout: 300
+# timeout: 600
 load_netmirror
 . /tests/nmlib.sh
 brd_setup 32 4
@@ -119,6 +132,104 @@ for P in $(nm_protos); do
 	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
 	check peer-has-write w2 verify /dev/ram1
 	same identical
+	nm_local_unpair
+	dmsetup remove metab || fail "remove metab"
+done
+
+# the flags of the superblock on /dev/ram3 (metab): bit 0 consistent,
+# bit 2 outdated
+md_flags() {
+	$DD if=/dev/ram3 bs=512 count=1 iflag=direct 2>/dev/null | od -An -tu4 -j12 -N4 | tr -d ' '
+}
+
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=sec-pass_on/$P/
+	nm_zero /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	dmsetup create metab --table "0 $MS linear /dev/ram3 0" || fail "create metab"
+	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" \
+		"meta /dev/mapper/metab on_io_error pass_on"
+	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
+	lose_link
+	w2 write /dev/mapper/nma || fail "write while disconnected"
+	dmsetup reload metab --table "0 $MS error" && dmsetup resume metab || fail "metab: error"
+	dmsetup message nmb 0 connect || fail "connect"
+	# the resync tries its regions (refused, it tries again a few
+	# seconds later), or (up to 1.17.8) writes them all and ends
+	wait_for "[ \"\$(nm_status nma connection)\" = sync_source ]" 20 ||
+		log "$P: nma not seen as sync_source"
+	sleep 3
+	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	check_eq inconsistent "$(nm_status nmb disk)" inconsistent
+	check_fail not-written w2 verify /dev/ram1
+	# held before the repair: no region lands before the next link
+	dmsetup message nma 0 pause_resync || fail "pause_resync"
+	sleep 1
+	dmsetup reload metab --table "0 $MS linear /dev/ram3 0" && dmsetup resume metab || fail "metab: linear"
+	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
+	dmsetup message nmb 0 connect || fail "connect nmb"
+	check_wait target 20 "[ \"\$(nm_status nmb connection)\" = sync_target ]"
+	log "$P: superblock flags $(md_flags); nmb $(dmsetup status nmb)"
+	check_eq md-inconsistent "$(( $(md_flags) & 1 ))" 0
+	dmsetup message nma 0 resume_resync || fail "resume_resync"
+	check resynced nm_wait_synced nma 90
+	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
+	check peer-has-write w2 verify /dev/ram1
+	same identical
+	nm_local_unpair
+	dmsetup remove metab || fail "remove metab"
+done
+
+# A lone primary under pass_on whose metadata device fails at its first
+# write alone: the new data generation cannot be recorded, so that write
+# fails; repaired, the next write records it first.  Up to 1.17.8 a
+# superblock write that failed was not written again (nm_meta_write_sb
+# cleared sb_dirty before the write): the retry "succeeded" without a
+# write, and the node wrote data under a generation its metadata lacked
+# (a crash then returns it with the older one: a split brain unseen).
+#   pass_on-gen/<P>/write-fails   the first write alone gets EIO
+#   pass_on-gen/<P>/write-after-repair   the next succeeds
+#   pass_on-gen/<P>/gen-on-disk   the superblock on /dev/ram2 holds the
+#                     generation status shows
+ondisk_gen() {
+	$DD if=/dev/ram2 bs=4096 count=1 iflag=direct 2>/dev/null | od -An -tx8 -j528 -N8 | tr -d ' '
+}
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=pass_on-gen/$P/
+	setup "$P" "on_io_error pass_on"
+	lose_link
+	meta_bad
+	check_fail write-fails w2 write /dev/mapper/nma
+	meta_ok
+	check write-after-repair w2 write /dev/mapper/nma
+	log "$P: status generation $(nm_status nma generation), on disk $(ondisk_gen)"
+	check_eq gen-on-disk "$(ondisk_gen)" "$(nm_status nma generation)"
+	teardown
+done
+
+# "outdate" (what a fence handler runs on the disconnected secondary)
+# while nmb's metadata device fails: it must fail, and when asked again
+# after the repair, write the outdated state.  Up to 1.17.8 the second
+# "outdate" returned 0 (the disk was outdated in memory) with the
+# metadata still saying uptodate, and even a commit tried again did not
+# write a superblock whose write had failed once: the fence handler was
+# told the peer was outdated, and a reboot brought it back promotable.
+#   outdate/<P>/first-fails     the first "outdate" fails (EIO)
+#   outdate/<P>/second-ok       after the repair the second one succeeds
+#   outdate/<P>/md-outdated     nmb's superblock on /dev/ram3 says outdated
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=outdate/$P/
+	nm_zero /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	dmsetup create metab --table "0 $MS linear /dev/ram3 0" || fail "create metab"
+	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" \
+		"meta /dev/mapper/metab on_io_error pass_on"
+	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
+	lose_link
+	dmsetup reload metab --table "0 $MS error" && dmsetup resume metab || fail "metab: error"
+	check_fail first-fails dmsetup message nmb 0 outdate
+	dmsetup reload metab --table "0 $MS linear /dev/ram3 0" && dmsetup resume metab || fail "metab: linear"
+	check second-ok dmsetup message nmb 0 outdate
+	log "$P: superblock flags $(md_flags); nmb $(dmsetup status nmb)"
+	check_eq md-outdated "$(( $(md_flags) & 4 ))" 4
 	nm_local_unpair
 	dmsetup remove metab || fail "remove metab"
 done
