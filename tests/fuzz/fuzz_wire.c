@@ -94,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 			    size > (type == NM_P_ZERO ? NM_MAX_ZERO :
 				    NM_MAX_DATA) ||
 			    sector + size / 512 > DEV_SECTORS ||
-			    (nm_h32(d.flags) & ~NM_DF_ZERO_ALL) ||
+			    (nm_h32(d.flags) &
+			     ~(NM_DF_ZERO_ALL | NM_DF_ACK_DISK)) ||
 			    (type == NM_P_RS_ZERO && d.flags))
 				abort();
 		} else if (type == NM_P_CSUM_REQ) {
