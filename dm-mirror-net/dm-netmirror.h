@@ -341,6 +341,7 @@ struct nm_dev {
 	u32 rx_crc;
 	struct nm_mac *rx_mac;		/* secret: this link's receive MAC */
 	u8 link_keys[2][32];		/* from nm_auth: send, receive */
+	u32 link_seq;			/* the link's first packet (nm_handshake) */
 	u32 hello_role;			/* role in our last P_HELLO */
 	u32 hello_disk;			/* disk in our last P_HELLO */
 	u32 peer_epoch;			/* secondary: the epoch being applied */

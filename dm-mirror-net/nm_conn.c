@@ -474,8 +474,8 @@ static int nm_conn_thread(void *arg)
 			continue;
 		}
 		backoff = 100;
-		/* HELLO 0, [AUTH 1, 2], GENS; then the link's packets */
-		nm_go_connected(nm, s, nm->secret_desc[0] ? 4 : 2);
+		/* the link's packets: after the handshake's (nm_handshake) */
+		nm_go_connected(nm, s, nm->link_seq);
 		r = nm_receive(nm, s);
 		if (r == -EAGAIN) {
 			nm_err(nm, "peer timed out");

@@ -739,15 +739,19 @@ static int nm_link_addrs(struct socket *s, struct nm_link_addrs *a)
 
 /*
  * HMAC-SHA256 under the secret over @label || @c1 || @c2 || nonce @a ||
- * nonce @b || address @ia || address @ib (@c2 may be NULL).  The response
- * (label "NMAUTH2") binds the challenge to both nonces and both addresses,
- * as the responder sees them: a relay between the nodes sees other
- * addresses and its responses do not verify.  The link keys (label
- * "NMKEY2") add both challenges.
+ * nonce @b || address @ia || address @ib || P_HELLO @ha || P_HELLO @hb
+ * (@c2, @ha and @hb may be NULL).  The response (label "NMAUTH2", or
+ * "NMAUTH3" with both P_HELLOs from wire version 9) binds the challenge to
+ * both nonces and both addresses, as the responder sees them: a relay
+ * between the nodes sees other addresses and its responses do not verify;
+ * with the P_HELLOs, a rewritten one does not either.  The link keys
+ * (label "NMKEY2") add both challenges.
  */
 static int nm_auth_mac(struct crypto_shash *tfm, const char *label,
 		       const u8 *c1, const u8 *c2, u64 a, u64 b,
-		       const u8 *ia, const u8 *ib, u8 *out)
+		       const u8 *ia, const u8 *ib,
+		       const struct nm_p_hello *ha,
+		       const struct nm_p_hello *hb, u8 *out)
 {
 	SHASH_DESC_ON_STACK(desc, tfm);
 	__be64 na = cpu_to_be64(a), nb = cpu_to_be64(b);
@@ -769,6 +773,10 @@ static int nm_auth_mac(struct crypto_shash *tfm, const char *label,
 		r = crypto_shash_update(desc, ia, 16);
 	if (!r)
 		r = crypto_shash_update(desc, ib, 16);
+	if (!r && ha)
+		r = crypto_shash_update(desc, (const u8 *)ha, sizeof(*ha));
+	if (!r && hb)
+		r = crypto_shash_update(desc, (const u8 *)hb, sizeof(*hb));
 	if (!r)
 		r = crypto_shash_final(desc, out);
 	shash_desc_zero(desc);
@@ -811,12 +819,21 @@ static int nm_hs_recv(struct socket *s, u16 type, u32 seq, void *p, u32 len,
  * Challenge-response with the shared secret (a "logon" key): each side
  * proves it holds the key by MACing the other's fresh challenge together
  * with both nonces.  A replayed response does not match a new challenge.
+ * From wire version 9 (@bind: the peer's P_HELLO @theirs says 9 or more)
+ * the responses also cover both P_HELLOs (@mine as sent); to a peer shown
+ * below 9 our challenge ends with NM_AUTH_DOWN, and one that ends so from
+ * the peer means it was shown our P_HELLO below 9: rewritten on the way.
  */
 static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
-		   unsigned long deadline)
+		   const struct nm_p_hello *mine,
+		   const struct nm_p_hello *theirs, unsigned long deadline)
 {
 	u8 chal[NM_AUTH_LEN], pchal[NM_AUTH_LEN], mac[NM_AUTH_LEN];
 	u8 pmac[NM_AUTH_LEN], want[NM_AUTH_LEN];
+	bool bind = nm_h32(theirs->proto_max) >= NM_PROTO_BIND;
+	const char *label = bind ? "NMAUTH3" : "NMAUTH2";
+	const struct nm_p_hello *hm = bind ? mine : NULL;
+	const struct nm_p_hello *ht = bind ? theirs : NULL;
 	struct nm_link_addrs ad;
 	const struct user_key_payload *ukp;
 	struct crypto_shash *tfm;
@@ -841,30 +858,41 @@ static int nm_auth(struct nm_dev *nm, struct socket *s, u64 peer_nonce,
 	if (r)
 		goto out;
 	get_random_bytes(chal, sizeof(chal));
+	if (!bind)
+		memcpy(chal + NM_AUTH_LEN - NM_AUTH_DOWN_LEN, NM_AUTH_DOWN,
+		       NM_AUTH_DOWN_LEN);
 	r = nm_hs_send(s, NM_P_AUTH_CHALLENGE, 1, chal, sizeof(chal));
 	if (!r)
 		r = nm_hs_recv(s, NM_P_AUTH_CHALLENGE, 1, pchal, sizeof(pchal),
 			       deadline);
+	if (!r && !memcmp(pchal + NM_AUTH_LEN - NM_AUTH_DOWN_LEN,
+			  NM_AUTH_DOWN, NM_AUTH_DOWN_LEN)) {
+		nm_err(nm, "handshake: the peer was shown our P_HELLO below version %u: rewritten on the way",
+		       NM_PROTO_BIND);
+		r = -EKEYREJECTED;
+	}
 	if (!r)
-		r = nm_auth_mac(tfm, "NMAUTH2", pchal, NULL, nm->nonce,
-				peer_nonce, ad.me, ad.peer, mac);
+		r = nm_auth_mac(tfm, label, pchal, NULL, nm->nonce,
+				peer_nonce, ad.me, ad.peer, hm, ht, mac);
 	if (!r)
 		r = nm_hs_send(s, NM_P_AUTH_RESPONSE, 2, mac, sizeof(mac));
 	if (!r)
 		r = nm_hs_recv(s, NM_P_AUTH_RESPONSE, 2, pmac, sizeof(pmac),
 			       deadline);
 	if (!r)
-		r = nm_auth_mac(tfm, "NMAUTH2", chal, NULL, peer_nonce,
-				nm->nonce, ad.peer, ad.me, want);
+		r = nm_auth_mac(tfm, label, chal, NULL, peer_nonce,
+				nm->nonce, ad.peer, ad.me, ht, hm, want);
 	if (!r && crypto_memneq(want, pmac, sizeof(want)))
 		r = -EKEYREJECTED;
 	/* this link's packet keys: [0] what we send, [1] what we receive */
 	if (!r)
 		r = nm_auth_mac(tfm, "NMKEY2", chal, pchal, nm->nonce,
-				peer_nonce, ad.me, ad.peer, nm->link_keys[0]);
+				peer_nonce, ad.me, ad.peer, NULL, NULL,
+				nm->link_keys[0]);
 	if (!r)
 		r = nm_auth_mac(tfm, "NMKEY2", pchal, chal, peer_nonce,
-				nm->nonce, ad.peer, ad.me, nm->link_keys[1]);
+				nm->nonce, ad.peer, ad.me, NULL, NULL,
+				nm->link_keys[1]);
 	if (r)
 		nm_fail(nm, "auth_failed", "peer authentication failed (%d)",
 			r);
@@ -876,6 +904,61 @@ out:
 }
 
 /*
+ * HMAC under the link's packet MAC @m (its state left ready for the next
+ * packet) of "NMGENS3" || @a || @b: the confirmation of both P_GENS.
+ */
+static int nm_gens_mac(struct nm_mac *m, const struct nm_p_gens *a,
+		       const struct nm_p_gens *b, u8 *out)
+{
+	static const char label[] = "NMGENS3";
+	int r;
+
+	r = crypto_shash_update(&m->desc, label, sizeof(label) - 1);
+	if (!r)
+		r = crypto_shash_update(&m->desc, (const u8 *)a, sizeof(*a));
+	if (!r)
+		r = crypto_shash_update(&m->desc, (const u8 *)b, sizeof(*b));
+	if (!r)
+		r = crypto_shash_final(&m->desc, out);
+	if (!r)
+		r = crypto_shash_init(&m->desc);
+	return r;
+}
+
+/*
+ * Wire version 9 with a secret: both P_GENS as each side saw them, MACed
+ * with the link's keys (packet @seq) and checked, before any verdict.  A
+ * P_GENS rewritten on the way (a resync turned around) ends the link.
+ */
+static int nm_gens_confirm(struct nm_dev *nm, struct socket *s, u32 seq,
+			   const struct nm_p_gens *out,
+			   const struct nm_p_gens *in, unsigned long deadline)
+{
+	u8 mac[SHA256_DIGEST_SIZE], want[SHA256_DIGEST_SIZE];
+	u8 pmac[NM_AUTH_LEN];
+	int r;
+
+	mutex_lock(&nm->tx_mutex);
+	r = nm_gens_mac(nm->tx_mac, out, in, mac);
+	mutex_unlock(&nm->tx_mutex);
+	if (!r)
+		r = nm_hs_send(s, NM_P_AUTH_RESPONSE, seq, mac, NM_AUTH_LEN);
+	if (!r)
+		r = nm_hs_recv(s, NM_P_AUTH_RESPONSE, seq, pmac, sizeof(pmac),
+			       deadline);
+	if (!r)
+		r = nm_gens_mac(nm->rx_mac, in, out, want);
+	if (!r && crypto_memneq(want, pmac, NM_AUTH_LEN)) {
+		nm_fail(nm, "auth_failed",
+			"handshake: the data generations were changed on the way: dropping link");
+		r = -EKEYREJECTED;
+	}
+	memzero_explicit(mac, sizeof(mac));
+	memzero_explicit(want, sizeof(want));
+	return r;
+}
+
+/*
  * P_GENS both ways (packet @seq), then the verdict (nm_state.c).  With
  * @ord (both speak NM_PROTO_ORD) each carries its sender's ordering, and
  * nodes that name different ones are refused before any verdict: a
@@ -883,7 +966,7 @@ out:
  * link at the primary's first write.
  */
 static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
-			    bool ord, unsigned long deadline)
+			    bool ord, bool bind, unsigned long deadline)
 {
 	struct nm_p_gens out, in;
 	struct nm_gens peer;
@@ -919,6 +1002,11 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 		nm_fail(nm, "bad_handshake",
 			"handshake: no valid data generations (%d)", r);
 		return r;
+	}
+	if (bind) {
+		r = nm_gens_confirm(nm, s, seq + 1, &out, &in, deadline);
+		if (r)
+			return r;
 	}
 	peer_ord = (nm_h32(in.flags) & NM_GF_ORD_MASK) >> NM_GF_ORD_SHIFT;
 	if (ord && peer_ord != nm->ordering) {
@@ -963,7 +1051,7 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 	const char *why = NULL;
 	unsigned long deadline = jiffies + 5 * HZ;	/* whole handshake */
 	long rcvtimeo;
-	bool larger;
+	bool larger, bind;
 	int r;
 
 	might_sleep();
@@ -1038,8 +1126,10 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		return -EPROTO;
 	}
 
+	bind = nm->secret_desc[0] &&
+	       nm_h32(in.m.proto_max) >= NM_PROTO_BIND;
 	if (nm->secret_desc[0]) {
-		r = nm_auth(nm, s, peer_nonce, deadline);
+		r = nm_auth(nm, s, peer_nonce, &out.m, &in.m, deadline);
 		if (r)
 			return r;
 	}
@@ -1065,10 +1155,14 @@ int nm_handshake(struct nm_dev *nm, struct socket *s, bool initiator)
 		return r;
 	}
 
-	/* the data generations decide the resync, or refuse the link */
+	/*
+	 * the data generations decide the resync, or refuse the link; the
+	 * link's packets follow: HELLO 0, [AUTH 1, 2], GENS, [its MAC]
+	 */
+	nm->link_seq = nm->secret_desc[0] ? (bind ? 5 : 4) : 2;
 	return nm_gens_exchange(nm, s, nm->secret_desc[0] ? 3 : 1,
 				min_t(u32, nm_h32(in.m.proto_max), NM_PROTO_MAX) >=
-				NM_PROTO_ORD, deadline);
+				NM_PROTO_ORD, bind, deadline);
 }
 
 /*

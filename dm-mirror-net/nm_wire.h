@@ -70,13 +70,25 @@
  *    uptodate asks, under A and B too, for a P_WRITE_ACK once the write
  *    is on the peer's disk (its own copy is on a disk the resync
  *    overwrites).
+ * 9: with a secret the whole handshake is authenticated.  The challenge-
+ *    response (label "NMAUTH3") also covers both P_HELLO payloads, each
+ *    side's as sent and the peer's as received; after the P_GENS (seq 3)
+ *    each side sends a P_AUTH_RESPONSE (seq 4): HMAC-SHA256 under its
+ *    link packet key of "NMGENS3", its P_GENS payload and the peer's as
+ *    received, and a node takes no verdict before the peer's checked.
+ *    The link's packets then start at seq 5.  A node that sees the peer's
+ *    P_HELLO below 9 ends its challenge with NM_AUTH_DOWN; a node of 9
+ *    or more that receives such a challenge refuses the link: its own
+ *    P_HELLO was rewritten on the way (a downgrade).  Without a secret
+ *    nothing changes.
  */
 #define NM_PROTO_MIN		5
-#define NM_PROTO_MAX		8
+#define NM_PROTO_MAX		9
 #define NM_PROTO_ORD		6	/* the first that carries the ordering */
 #define NM_PROTO_ATTACH		7	/* attach without a new handshake */
 #define NM_PROTO_RS_STOP	8	/* P_RS_STOP */
 #define NM_PROTO_ACK_DISK	8	/* NM_DF_ACK_DISK */
+#define NM_PROTO_BIND		9	/* the handshake under the secret */
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -152,6 +164,10 @@ enum nm_ordering { NM_ORD_FLUSH = 0, NM_ORD_DRAIN = 1, NM_ORD_NONE = 2 };
 #define NM_AUTH_LEN		32
 /* With "secret": the packet trailer, HMAC-SHA256 truncated (version 3). */
 #define NM_MAC_LEN		16
+
+/* the last bytes of a version-9 challenge to a peer shown below 9 */
+#define NM_AUTH_DOWN		"NMDOWN<9"
+#define NM_AUTH_DOWN_LEN	8
 
 struct nm_p_auth {
 	__u8 bytes[NM_AUTH_LEN];

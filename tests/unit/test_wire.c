@@ -476,8 +476,15 @@ int main(void)
 	/* version 7: attach keeps the link (a P_STATE, no new packet) */
 	check(NM_PROTO_ATTACH == 7, "attach_version");
 	/* version 8: P_RS_STOP, a count of the regions left out of sync */
-	check(NM_PROTO_MAX == 8 && NM_PROTO_RS_STOP == 8 &&
+	check(NM_PROTO_RS_STOP == 8 &&
 	      NM_P_RS_STOP == 29 && NM_P_MAX == 30, "rs_stop_numbers");
+	/*
+	 * version 9: the handshake under the secret; no new packet type,
+	 * the marker of a challenge to a peer shown below 9 is 8 bytes
+	 */
+	check(NM_PROTO_MAX == 9 && NM_PROTO_BIND == 9 &&
+	      sizeof(NM_AUTH_DOWN) - 1 == NM_AUTH_DOWN_LEN &&
+	      NM_AUTH_DOWN_LEN < NM_AUTH_LEN, "bind_version");
 	{
 		struct nm_p_count c = { nm_be64(1) };
 

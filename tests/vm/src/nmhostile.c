@@ -1064,6 +1064,12 @@ static int cmd_auth(const char *mode, const char *secret)
 		goto out;
 	}
 	good_hello(&n, &m);
+	/*
+	 * a peer of wire version 8: its challenge-response ("NMAUTH2") does
+	 * not cover the P_HELLOs, and a node of 9 ends its challenge to it
+	 * with NM_AUTH_DOWN, which such a peer ignores
+	 */
+	m.proto_max = nm_be32(NM_PROTO_BIND - 1);
 	m.features = nm_be64(strcmp(mode, "none") ? NM_FEAT_AUTH : 0);
 	rsend(fd, NM_P_HELLO, 0, &m, sizeof(m));
 	if (!strcmp(mode, "none")) {
