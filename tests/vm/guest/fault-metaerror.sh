@@ -107,33 +107,53 @@ for P in $(nm_protos); do
 	teardown
 done
 
+# the secondary's metadata device: a dm-linear over /dev/ram3 (metab)
+sec_setup() {	# P OPTS_B: the pair, nmb's metadata on metab, 4 MiB written
+	nm_zero /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	dmsetup create metab --table "0 $MS linear /dev/ram3 0" || fail "create metab"
+	nm_local_pair "$1" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" \
+		"meta /dev/mapper/metab${2:+ $2}"
+	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
+}
+
+metab() {	# ok|bad
+	local t="0 $MS linear /dev/ram3 0"
+	[ "$1" = bad ] && t="0 $MS error"
+	dmsetup reload metab --table "$t" && dmsetup resume metab || fail "metab: $1"
+}
+
+sec_resynced() {	# the resync from nma ends, nmb has the write
+	check resynced nm_wait_synced nma 90
+	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
+	check peer-has-write w2 verify /dev/ram1
+	same identical
+}
+
+sec_teardown() {
+	nm_local_unpair
+	dmsetup remove metab || fail "remove metab"
+}
+
 # The secondary's metadata device fails before a resync into it: it
 # cannot record that its disk lacks data, so it detaches (up to 1.17.0 it
 # became sync_target with its metadata saying consistent, and a crash
 # during the resync left a half-written disk that claimed to be a copy).
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=sec/$P/
-	nm_zero /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
-	dmsetup create metab --table "0 $MS linear /dev/ram3 0" || fail "create metab"
-	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" "meta /dev/mapper/metab"
-	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
+	sec_setup "$P" ""
 	lose_link
 	w2 write /dev/mapper/nma || fail "write while disconnected"
-	dmsetup reload metab --table "0 $MS error" && dmsetup resume metab || fail "metab: error"
+	metab bad
 	dmsetup message nmb 0 connect || fail "connect"
 	check_wait diskless 20 "[ \"\$(nm_status nmb disk)\" = diskless ]"
 	check_eq last-error "$(nm_status nmb last_error)" disk_failed
 	check_wait connected 20 "[ \"\$(nm_status nma connection)\" = connected ]"
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	check_fail not-written w2 verify /dev/ram1
-	dmsetup reload metab --table "0 $MS linear /dev/ram3 0" && dmsetup resume metab || fail "metab: linear"
+	metab ok
 	check attach dmsetup message nmb 0 attach
-	check resynced nm_wait_synced nma 90
-	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
-	check peer-has-write w2 verify /dev/ram1
-	same identical
-	nm_local_unpair
-	dmsetup remove metab || fail "remove metab"
+	sec_resynced
+	sec_teardown
 done
 
 # the flags of the superblock on /dev/ram3 (metab): bit 0 consistent,
@@ -144,14 +164,10 @@ md_flags() {
 
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=sec-pass_on/$P/
-	nm_zero /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
-	dmsetup create metab --table "0 $MS linear /dev/ram3 0" || fail "create metab"
-	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" \
-		"meta /dev/mapper/metab on_io_error pass_on"
-	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
+	sec_setup "$P" "on_io_error pass_on"
 	lose_link
 	w2 write /dev/mapper/nma || fail "write while disconnected"
-	dmsetup reload metab --table "0 $MS error" && dmsetup resume metab || fail "metab: error"
+	metab bad
 	dmsetup message nmb 0 connect || fail "connect"
 	# the resync tries its regions (refused, it tries again a few
 	# seconds later), or (up to 1.17.8) writes them all and ends
@@ -164,19 +180,15 @@ for P in $(nm_protos); do
 	# held before the repair: no region lands before the next link
 	dmsetup message nma 0 pause_resync || fail "pause_resync"
 	sleep 1
-	dmsetup reload metab --table "0 $MS linear /dev/ram3 0" && dmsetup resume metab || fail "metab: linear"
+	metab ok
 	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
 	dmsetup message nmb 0 connect || fail "connect nmb"
 	check_wait target 20 "[ \"\$(nm_status nmb connection)\" = sync_target ]"
 	log "$P: superblock flags $(md_flags); nmb $(dmsetup status nmb)"
 	check_eq md-inconsistent "$(( $(md_flags) & 1 ))" 0
 	dmsetup message nma 0 resume_resync || fail "resume_resync"
-	check resynced nm_wait_synced nma 90
-	check_wait uptodate 30 "[ \"\$(nm_status nma disks)\" = uptodate/uptodate ]"
-	check peer-has-write w2 verify /dev/ram1
-	same identical
-	nm_local_unpair
-	dmsetup remove metab || fail "remove metab"
+	sec_resynced
+	sec_teardown
 done
 
 # A lone primary under pass_on whose metadata device fails at its first
@@ -218,20 +230,15 @@ done
 #   outdate/<P>/md-outdated     nmb's superblock on /dev/ram3 says outdated
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=outdate/$P/
-	nm_zero /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
-	dmsetup create metab --table "0 $MS linear /dev/ram3 0" || fail "create metab"
-	nm_local_pair "$P" flush "$S" /dev/ram0 /dev/ram1 "meta /dev/ram2" \
-		"meta /dev/mapper/metab on_io_error pass_on"
-	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
+	sec_setup "$P" "on_io_error pass_on"
 	lose_link
-	dmsetup reload metab --table "0 $MS error" && dmsetup resume metab || fail "metab: error"
+	metab bad
 	check_fail first-fails dmsetup message nmb 0 outdate
-	dmsetup reload metab --table "0 $MS linear /dev/ram3 0" && dmsetup resume metab || fail "metab: linear"
+	metab ok
 	check second-ok dmsetup message nmb 0 outdate
 	log "$P: superblock flags $(md_flags); nmb $(dmsetup status nmb)"
 	check_eq md-outdated "$(( $(md_flags) & 4 ))" 4
-	nm_local_unpair
-	dmsetup remove metab || fail "remove metab"
+	sec_teardown
 done
 
 NM_CHECK_PREFIX=pass_on/
