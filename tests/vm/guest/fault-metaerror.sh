@@ -193,11 +193,11 @@ done
 
 # A lone primary under pass_on whose metadata device fails at its first
 # write alone: the new data generation cannot be recorded, so that write
-# fails; repaired, the next write records it first.  Up to 1.17.8 a
-# superblock write that failed was not written again (nm_meta_write_sb
-# cleared sb_dirty before the write): the retry "succeeded" without a
-# write, and the node wrote data under a generation its metadata lacked
-# (a crash then returns it with the older one: a split brain unseen).
+# fails; repaired, the next write records it first.  A guard next to the
+# "outdate" case below: up to 1.17.8 a superblock write that failed was
+# not written again (nm_meta_write_sb cleared sb_dirty before the write),
+# but this path passed there too, as its retry begins yet another
+# generation, which marks the superblock dirty again.
 #   pass_on-gen/<P>/write-fails   the first write alone gets EIO
 #   pass_on-gen/<P>/write-after-repair   the next succeeds
 #   pass_on-gen/<P>/gen-on-disk   the superblock on /dev/ram2 holds the
