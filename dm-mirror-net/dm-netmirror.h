@@ -715,6 +715,7 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 void __nm_gen_new(struct nm_dev *nm, bool primary_before);
 void __nm_go_inconsistent(struct nm_dev *nm);
 int nm_go_inconsistent(struct nm_dev *nm);
+void nm_disk_adopt(struct nm_dev *nm, enum nm_disk disk);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			   bool discard, u64 peer_changed);
 int nm_discard_my_data(struct nm_dev *nm);

@@ -215,10 +215,9 @@ int nm_reload_adopt(struct nm_dev *nm)
 		bitmap_fill(nm->rg.oos, nm->rg.nr);
 		disk = NM_DISK_INCONSISTENT;
 	}
-	if (disk == NM_DISK_UPTODATE || disk == NM_DISK_INCONSISTENT ||
-	    disk == NM_DISK_OUTDATED)
-		__nm_state_set(nm, NM_ST_DISK, disk);
 	spin_unlock_irqrestore(&nm->lock, flags);
+	/* in memory and on the metadata */
+	nm_disk_adopt(nm, disk);
 	nm->resumed = true;
 	nm_info(nm, "reload: took over the region state of the previous table (%lu regions out of sync)",
 		nm_regions_oos_count(&nm->rg));

@@ -218,6 +218,37 @@ int nm_go_inconsistent(struct nm_dev *nm)
 }
 
 /*
+ * A table reload (nm_reload_adopt) takes the predecessor's disk state
+ * @disk.  This instance's metadata was just re-read from the device, which
+ * may not hold that state: the predecessor's record of it failed (pass_on),
+ * or it never made one (a detached disk comes back inconsistent).  So the
+ * state is noted for the metadata and saved here; a save that fails stays
+ * unsaved, and nm_go_inconsistent / nm_outdate try it again (up to 1.17.9
+ * the state was taken in memory only: fault-metaerror, outdate-reload).
+ * Process context, before the link starts.
+ */
+void nm_disk_adopt(struct nm_dev *nm, enum nm_disk disk)
+{
+	unsigned long flags;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	if (disk == NM_DISK_INCONSISTENT) {
+		__nm_go_inconsistent(nm);
+	} else if (disk == NM_DISK_OUTDATED) {
+		__nm_state_set(nm, NM_ST_DISK, NM_DISK_OUTDATED);
+		if (nm->meta) {
+			nm_meta_set_flags(nm->meta, NM_MF_OUTDATED, 0);
+			__nm_disk_noted(nm);
+		}
+	} else if (disk == NM_DISK_UPTODATE) {
+		__nm_state_set(nm, NM_ST_DISK, disk);
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_disk_state_save(nm);
+}
+
+/*
  * An outdated disk whose data is the peer's after all (the same
  * generation): uptodate again, on the metadata too.  Caller holds
  * nm->lock and commits.

@@ -17,6 +17,10 @@
 # Checks per protocol (A, B, C) and kind:
 #   <P>/<kind>-linked     the handshake was accepted, nmc connected to an
 #                         uptodate peer
+#   B/<kind>-fastpath     under B the fast ack path took the first
+#                         write's P_RECV_ACK (armed: only under B does
+#                         the wrong ack below meet it; A has no fast path,
+#                         and under C it waits for P_WRITE_ACK only)
 #   <P>/<kind>-detached   nmc diskless after the failed write
 #   <P>/right-ok          the write after the detach completed with success
 #   <P>/wrong-fails       it failed: no disk confirmed it
@@ -57,6 +61,9 @@ one_kind() {	# KIND
 	lower bad lowc /dev/ram0
 	rc=$(w4k 1 /tmp/ak1.rc)
 	log "$P $k: the failing write: rc=$rc; $(dmsetup status nmc); $(fastacks)"
+	# under B the fast path took that write's P_RECV_ACK: it is armed,
+	# so the wrong ack below meets it, not only the thread
+	[ "$P" = B ] && check "$k-fastpath" test "$(fastacks | sed -n 's/.*count=\([0-9]*\).*/\1/p')" -ge 1
 	check_wait "$k-detached" 15 "[ \"\$(nm_status nmc disk)\" = diskless ]"
 	rc=$(w4k 2 /tmp/ak2.rc)
 	log "$P $k: the write after the detach: rc=$rc; $(dmsetup status nmc); $(fastacks)"

@@ -35,6 +35,9 @@
 # record, as a superblock whose write failed was not written again.
 #   sec-pass_on/<P>/inconsistent   nmb attached, inconsistent (in memory)
 #   sec-pass_on/<P>/not-written    the resync wrote nothing onto nmb's disk
+#   sec-pass_on/<P>/md-inconsistent-link   the metadata device repaired,
+#                     the same link's next resync region records the state
+#                     before it lands: the superblock says not consistent
 #   sec-pass_on/<P>/target         nma's resync paused, the metadata
 #                     repaired, nmb connects again: sync_target
 #   sec-pass_on/<P>/md-inconsistent   nmb's superblock on the repaired
@@ -177,10 +180,20 @@ for P in $(nm_protos); do
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	check_eq inconsistent "$(nm_status nmb disk)" inconsistent
 	check_fail not-written w2 verify /dev/ram1
-	# held before the repair: no region lands before the next link
-	dmsetup message nma 0 pause_resync || fail "pause_resync"
-	sleep 1
+	# repaired on the same link, the resync slowed to 256 KiB/s (a
+	# region in 2 s): the next region records the state first, then
+	# lands; the superblock says so while the others are still to come
+	insync=$(nm_status nmb regions | cut -d/ -f1)
+	dmsetup message nma 0 resync_rate 256 || fail "resync_rate"
 	metab ok
+	wait_for "[ \$(nm_status nmb regions | cut -d/ -f1) -gt $insync ]" 30 ||
+		log "$P: no region landed after the repair"
+	log "$P: after the repair: superblock flags $(md_flags); nmb $(dmsetup status nmb)"
+	check_eq md-inconsistent-link "$(( $(md_flags) & 1 ))" 0
+	# the rest held: no region lands before the next link
+	dmsetup message nma 0 pause_resync || fail "pause_resync"
+	dmsetup message nma 0 resync_rate 0 || fail "resync_rate 0"
+	sleep 1
 	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
 	dmsetup message nmb 0 connect || fail "connect nmb"
 	check_wait target 20 "[ \"\$(nm_status nmb connection)\" = sync_target ]"
@@ -235,6 +248,27 @@ for P in $(nm_protos); do
 	metab bad
 	check_fail first-fails dmsetup message nmb 0 outdate
 	metab ok
+	check second-ok dmsetup message nmb 0 outdate
+	log "$P: superblock flags $(md_flags); nmb $(dmsetup status nmb)"
+	check_eq md-outdated "$(( $(md_flags) & 4 ))" 4
+	sec_teardown
+done
+
+# The same with a table reload between the failed "outdate" and the
+# repair (review of 1.18.0): the new instance takes the predecessor's
+# disk state, and up to 1.17.9 only in memory; its metadata, re-read from
+# the device, still said uptodate, and the second "outdate" returned 0
+# without writing.  The reload comes after the repair (a new instance
+# reads its metadata device when it is constructed).
+#   outdate-reload/<P>/first-fails, reloaded, second-ok, md-outdated
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=outdate-reload/$P/
+	sec_setup "$P" "on_io_error pass_on"
+	lose_link
+	metab bad
+	check_fail first-fails dmsetup message nmb 0 outdate
+	metab ok
+	check reloaded sh -c 'dmsetup reload nmb --table "$(dmsetup table nmb)" && dmsetup resume nmb'
 	check second-ok dmsetup message nmb 0 outdate
 	log "$P: superblock flags $(md_flags); nmb $(dmsetup status nmb)"
 	check_eq md-outdated "$(( $(md_flags) & 4 ))" 4
