@@ -223,8 +223,8 @@ int nm_go_inconsistent(struct nm_dev *nm)
  * may not hold that state: the predecessor's record of it failed (pass_on),
  * or it never made one (a detached disk comes back inconsistent).  So the
  * state is noted for the metadata and saved here; a save that fails stays
- * unsaved, and nm_go_inconsistent / nm_outdate try it again (up to 1.17.9
- * the state was taken in memory only: fault-metaerror, outdate-reload).
+ * unsaved, and nm_go_inconsistent / nm_outdate try it again (up to 1.18.0
+ * the state was taken in memory only: fault-detachreload).
  * Process context, before the link starts.
  */
 void nm_disk_adopt(struct nm_dev *nm, enum nm_disk disk)

@@ -242,12 +242,13 @@ for P in $(nm_protos); do
 	sec_teardown
 done
 
-# The same with a table reload between the failed "outdate" and the
-# repair (review of 1.18.0): the new instance takes the predecessor's
-# disk state, and up to 1.17.9 only in memory; its metadata, re-read from
-# the device, still said uptodate, and the second "outdate" returned 0
-# without writing.  The reload comes after the repair (a new instance
-# reads its metadata device when it is constructed).
+# The same with a table reload after the failed "outdate" (review of
+# 1.18.0): the new instance takes the predecessor's disk state, up to
+# 1.18.0 in memory only (nm_disk_adopt).  A guard: it passes on 1.18.0
+# too, as the reload must come after the repair (a new instance reads its
+# metadata device when it is constructed, and again at its first resume)
+# and the replaced table's commit at its suspend then writes the state;
+# fault-detachreload shows the adoption itself.
 #   outdate-reload/<P>/first-fails, reloaded, second-ok, md-outdated
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=outdate-reload/$P/
