@@ -260,6 +260,7 @@ struct nm_dev {
 	bool bm_peer_done;		/* the peer's bitmap arrived */
 	bool rs_ran;			/* a resync started on this link */
 	bool rs_stopped;		/* source: it ended incomplete ... */
+	bool rs_refused;		/* source: the peer refused a region */
 	unsigned long rs_retry_at;	/* ... and starts again then */
 	unsigned long rs_hold_at;	/* target: jiffies, last rs_hold set */
 	bool rs_holding;		/* target: rs_hold may have bits */

@@ -23,7 +23,9 @@
  *     writes to it wait for the next, so that it cannot be refused
  *     forever).
  *   - rs_failed is the source's: a region its disk could not read in this
- *     link's resync (on_io_error pass_on), skipped until the next link.
+ *     resync (on_io_error pass_on), or whose data the target refused (it
+ *     could not record itself inconsistent, or its disk failed the write
+ *     under pass_on), skipped until the resync starts again.
  *   - sent/syncing are the primary's transfer log, by region: a write sent
  *     to the peer is in "sent" until a stable point (P_SYNC) is sent after
  *     it, then in "syncing" until that P_SYNC_ACK confirms it is on the
@@ -50,7 +52,7 @@ struct nm_regions {
 	unsigned long *rs_dirty;	/* target: app-written during resync */
 	unsigned long *rs_writing;	/* target: resync write in flight */
 	unsigned long *rs_hold;		/* target: refused, writes wait */
-	unsigned long *rs_failed;	/* source: unreadable this link */
+	unsigned long *rs_failed;	/* source: unreadable or refused */
 	unsigned long *sent;		/* primary: sent since the stable point */
 	unsigned long *syncing;		/* primary: awaiting P_SYNC_ACK */
 	unsigned long *lost;		/* conn thread: scratch at link loss */

@@ -229,11 +229,24 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 		nm->rs_inflight--;
 		__nm_rs_slot_put(nm, region);
 		nm->answered_at = jiffies;	/* nm_check_stuck */
-		if (!status)
+		if (!status) {
 			__clear_bit(region, nm->rg.oos);
-		/* refused: the target holds writes to it until we resend */
-		else if (status == EAGAIN && region < nm->rs_cursor)
-			nm->rs_cursor = region;
+		} else if (status == EAGAIN) {
+			/* the target holds writes to it until we resend */
+			if (region < nm->rs_cursor)
+				nm->rs_cursor = region;
+		} else {
+			/*
+			 * The target could not take it (its metadata cannot
+			 * say it lacks data, or its disk failed the write,
+			 * pass_on): not again until the resync starts again
+			 * (__nm_rs_unreadable_left).  Up to 1.18.1 the
+			 * region was sent again on every pass, the whole
+			 * link's rate for as long as the fault lasted.
+			 */
+			__set_bit(region, nm->rg.rs_failed);
+			nm->rs_refused = true;
+		}
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
 	/* EAGAIN: the target wrote the region meanwhile; send it again */
@@ -389,7 +402,7 @@ int nm_peer_rs_stop(struct nm_dev *nm, u64 count)
 	bitmap_zero(nm->rg.rs_hold, nm->rg.nr);
 	nm->rs_holding = false;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_err_limit(nm, "resync target: %llu regions unreadable on the peer stay out of sync (%s)",
+	nm_err_limit(nm, "resync target: %llu regions stay out of sync: the resync stopped (%s)",
 		     count, nm_disk_name(READ_ONCE(nm->disk)));
 	nm_resubmit_waiting(nm);
 	dm_table_event(nm->ti->table);
@@ -783,10 +796,10 @@ static void nm_rs_unreadable(struct nm_dev *nm, unsigned long region,
 
 /*
  * Under nm->lock, every region sent and acknowledged: is what stays out of
- * sync only regions our disk could not read?  Then the resync ends
- * incomplete (P_RS_STOP) instead of reading them again on each pass; it
- * starts again, on the same link, NM_RS_RETRY later (a disk repaired
- * meanwhile is resynced without a reconnect).  A peer older than
+ * sync only regions our disk could not read, or the target refused?  Then
+ * the resync ends incomplete (P_RS_STOP) instead of sending them again on
+ * each pass; it starts again, on the same link, NM_RS_RETRY later (a disk
+ * repaired meanwhile is resynced without a reconnect).  A peer older than
  * NM_PROTO_RS_STOP cannot be told: with it the source retries them on
  * each pass, as before 1.17.0.
  */
@@ -808,23 +821,33 @@ static bool __nm_rs_unreadable_left(struct nm_dev *nm)
 }
 
 /*
- * Source: the resync ended with regions our disk could not read.  Tell
- * the target, which stays inconsistent; the regions stay out of sync on
- * both nodes (and on the metadata), and the next link tries them again.
+ * Source: the resync of link @gen ended with regions our disk could not
+ * read or the target refused.  Tell the target, which stays inconsistent;
+ * the regions stay out of sync on both nodes (and on the metadata), and
+ * the resync starts again NM_RS_RETRY later.  Only on that link: a newer
+ * one decides its own resync.
  */
-static void nm_rs_stop_unreadable(struct nm_dev *nm)
+static void nm_rs_stop_unreadable(struct nm_dev *nm, u32 gen)
 {
 	struct nm_p_count c;
 	unsigned long fl, n;
+	bool refused;
 
 	spin_lock_irqsave(&nm->lock, fl);
 	n = bitmap_weight(nm->rg.oos, nm->rg.nr);
+	refused = nm->rs_refused;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	c.count = cpu_to_be64(n);
-	nm_send_ctrl(nm, NM_P_RS_STOP, &c, sizeof(c));
-	nm_fail(nm, "resync_unreadable",
-		"resync stopped: %lu unreadable regions stay out of sync; again in %u s",
-		n, NM_RS_RETRY / HZ);
+	if (nm_send_ctrl_gen(nm, gen, NM_P_RS_STOP, &c, sizeof(c)))
+		return;
+	if (refused)
+		nm_fail(nm, "resync_refused",
+			"resync stopped: the peer refused regions; %lu regions stay out of sync; again in %u s",
+			n, NM_RS_RETRY / HZ);
+	else
+		nm_fail(nm, "resync_unreadable",
+			"resync stopped: %lu unreadable regions stay out of sync; again in %u s",
+			n, NM_RS_RETRY / HZ);
 	dm_table_event(nm->ti->table);
 }
 
@@ -836,7 +859,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	bool start = false, done = false, failed = false, zero;
 	const char *lost;
 	sector_t sector;
-	u32 bytes, gen;
+	u32 bytes, gen, stop_gen = 0;
 	int r, slot;
 
 	spin_lock_irqsave(&nm->lock, fl);
@@ -872,11 +895,13 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
 		nm->rs_ran = true;
 		nm->rs_stopped = false;
+		nm->rs_refused = false;
 		nm->rs_cursor = 0;
 		bitmap_zero(nm->rg.rs_failed, nm->rg.nr);
 		c.count = cpu_to_be64(bitmap_weight(nm->rg.oos, nm->rg.nr));
 		nm_rs_count_start(nm, be64_to_cpu(c.count),
 				  test_bit(nm->rg.nr - 1, nm->rg.oos));
+		gen = nm->conn_gen;
 		start = true;
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
@@ -884,7 +909,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		nm_rs_slots_grow(nm);
 		nm_info(nm, "resync started: %llu regions to send",
 			be64_to_cpu(c.count));
-		nm_send_ctrl(nm, NM_P_RS_START, &c, sizeof(c));
+		/* on the link it was decided for (a newer one decides again) */
+		nm_send_ctrl_gen(nm, gen, NM_P_RS_START, &c, sizeof(c));
 		dm_table_event(nm->ti->table);
 	}
 
@@ -932,6 +958,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 					done = true;
 				} else if (__nm_rs_unreadable_left(nm)) {
 					failed = true;
+					stop_gen = nm->conn_gen;
 				} else {
 					nm->rs_cursor = 0;	/* retry */
 				}
@@ -980,7 +1007,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	if (done)
 		nm_rs_finish(nm);
 	if (failed)
-		nm_rs_stop_unreadable(nm);
+		nm_rs_stop_unreadable(nm, stop_gen);
 	return;
 
 stop:	/* under nm->lock */

@@ -33,13 +33,22 @@
 # in memory only, and the resync wrote the whole disk while its metadata
 # said consistent; a repaired metadata device then also missed the
 # record, as a superblock whose write failed was not written again.
+# Up to 1.18.1 the source sent the refused regions again on every pass of
+# its sync thread (about 60 MB/s here) and stayed sync_source.
+#   sec-pass_on/<P>/stopped        nma ends the resync (connected,
+#                     resync_refused) once every region was refused
+#   sec-pass_on/<P>/last-error     nma's last_error is resync_refused
 #   sec-pass_on/<P>/inconsistent   nmb attached, inconsistent (in memory)
 #   sec-pass_on/<P>/not-written    the resync wrote nothing onto nmb's disk
+#   sec-pass_on/<P>/no-resend      nma sends under 9 MiB in the next 3 s
+#                     (at most the retry's one pass of the 8 MiB refused)
 #   sec-pass_on/<P>/target         nma's resync paused, the metadata
-#                     repaired, nmb connects again: sync_target
+#                     repaired: the resync starts again on the same link
+#                     (NM_RS_RETRY), nmb is sync_target
 #   sec-pass_on/<P>/md-inconsistent   nmb's superblock on the repaired
 #                     device says not consistent before any data arrive
 #   sec-pass_on/<P>/resynced, uptodate, peer-has-write, identical
+#   sec-pass_on/<P>/link-kept      no reconnect from the stop to the end
 # Then under C with on_io_error pass_on:
 #   pass_on/write-fails   the write gets EIO (the error goes to the writer)
 #   pass_on/uptodate      nma keeps its disk
@@ -169,26 +178,32 @@ for P in $(nm_protos); do
 	w2 write /dev/mapper/nma || fail "write while disconnected"
 	metab bad
 	dmsetup message nmb 0 connect || fail "connect"
-	# the resync tries its regions (refused, it tries again a few
-	# seconds later), or (up to 1.17.8) writes them all and ends
-	wait_for "[ \"\$(nm_status nma connection)\" = sync_source ]" 20 ||
-		log "$P: nma not seen as sync_source"
-	sleep 3
+	# the resync sends its regions once, each is refused, and it ends
+	# (up to 1.18.1 it sent them again on every pass, or up to 1.17.8
+	# wrote them all and ended)
+	check_wait stopped 20 "[ \"\$(nm_status nma connection)\" = connected ] && [ \"\$(nm_status nma last_error)\" = resync_refused ]"
+	d0=$(drops)
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	check_eq last-error "$(nm_status nma last_error)" resync_refused
 	check_eq inconsistent "$(nm_status nmb disk)" inconsistent
 	check_fail not-written w2 verify /dev/ram1
-	# held before the repair: no region lands before the next link (the
-	# source tries refused regions again only on the next link)
+	b0=$(nm_status nma bytes_sent)
+	sleep 3
+	b1=$(nm_status nma bytes_sent)
+	log "$P: nma bytes_sent $b0 -> $b1 in 3 s"
+	# at most one more pass (the retry, 10 s after the stop) of 8 MiB
+	check no-resend [ $((b1 - b0)) -lt $((9 << 20)) ]
+	# paused before the repair: the resync starts again on the same
+	# link (10 s after it stopped), and nmb's superblock says it lacks
+	# data before any arrive
 	dmsetup message nma 0 pause_resync || fail "pause_resync"
-	sleep 1
 	metab ok
-	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
-	dmsetup message nmb 0 connect || fail "connect nmb"
 	check_wait target 20 "[ \"\$(nm_status nmb connection)\" = sync_target ]"
 	log "$P: superblock flags $(md_flags); nmb $(dmsetup status nmb)"
 	check_eq md-inconsistent "$(( $(md_flags) & 1 ))" 0
 	dmsetup message nma 0 resume_resync || fail "resume_resync"
 	sec_resynced
+	check_eq link-kept "$(drops)" "$d0"
 	sec_teardown
 done
 
