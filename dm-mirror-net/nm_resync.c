@@ -352,6 +352,7 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	if (nm->disk == NM_DISK_UPTODATE && src.cur) {
 		/* our data is the source's now: so is its generation */
 		nm_gens_synced_target(&nm->gen, &src);
+		nm->gen_fresh = false;	/* the next lone change: a new one */
 		nm->gen_cmp = NM_GC_EQUAL;
 		if (nm->meta)
 			nm_meta_set_gens(nm->meta, &nm->gen);
@@ -664,6 +665,14 @@ static void nm_rs_finish(struct nm_dev *nm)
 	gen = nm->conn_gen;
 	nm->gen_handover = true;
 	nm_gens_offered(&nm->gen);
+	/*
+	 * The peer may hold cur from now on: the next change of ours alone
+	 * (a lost link, the peer's disk detached) needs a new generation.
+	 * Up to 1.18.2 gen_fresh stayed set for the rest of the link after
+	 * a peer detach, and a second detach began none (fault-detachrestart,
+	 * part again).
+	 */
+	nm->gen_fresh = false;
 	if (nm->meta)
 		nm_meta_set_gens(nm->meta, &nm->gen);
 	spin_unlock_irqrestore(&nm->lock, fl);

@@ -337,6 +337,13 @@ void nm_peer_attached(struct nm_dev *nm)
 		nm_meta_set_bits(nm->meta, nm->rg.oos);
 	nm->rs_ran = false;
 	nm->rs_stopped = false;
+	/*
+	 * A verify's differences wait for the next link (ov_hold), the
+	 * attached disk does not: its resync covers them too.  Up to 1.18.2
+	 * it stayed inconsistent until a reconnect (fault-detachrestart,
+	 * part verify).
+	 */
+	nm->ov_hold = false;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
@@ -378,7 +385,13 @@ void nm_peer_detached(struct nm_dev *nm)
 	bitmap_fill(nm->rg.oos, nm->rg.nr);
 	if (nm->meta)
 		nm_meta_set_bits(nm->meta, nm->rg.oos);
-	if (nm->disk == NM_DISK_UPTODATE && nm->gen.cur && !nm->gen.bitmap) {
+	/*
+	 * Not if we are ahead of the peer already (a bitmap generation), but
+	 * if that one is only waiting for the peer to confirm the generation
+	 * a resync offered it (offered): the peer may have taken it.
+	 */
+	if (nm->disk == NM_DISK_UPTODATE && nm->gen.cur &&
+	    (!nm->gen.bitmap || nm->gen.offered) && !nm->gen_fresh) {
 		__nm_gen_new(nm, nm->role == NM_ROLE_PRIMARY);
 		gen = true;
 	}
