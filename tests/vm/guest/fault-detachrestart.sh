@@ -32,15 +32,16 @@
 # repair waits for the next link), then the secondary's disk fails, is
 # repaired and attached: the resync of the attached disk starts on this
 # link.  Up to 1.18.2 the verify's hold kept it from starting: nmb stayed
-# inconsistent until a disconnect and connect.  Checks <P>/verify/...:
-# found (the verify found the block), detached, attach, resynced,
-# identical.
+# inconsistent until a disconnect and connect.  Part lone (1.18.3): the
+# same without the verify; once resynced (nmb took nma's generation of
+# the detach), nma writes while disconnected: a new generation.  Up to
+# 1.18.2 none (nma's generation of nmb's detach stayed "fresh" for the
+# rest of the link): a peer promoted meanwhile would have looked newer,
+# and its resync overwritten the write.  Checks <P>/verify/... and
+# <P>/lone/...: found (verify: the verify found the block), detached,
+# attach, resynced, lone-gen (lone), identical.
 # Checks <P>/<part>/...:
 #   detached        nma's disk diskless after the failing write
-#   lone-gen        (part again) after the first attach's resync, a write
-#                   of nma while disconnected begins a new generation
-#                   (up to 1.18.2 none: a peer promoted meanwhile would
-#                   have looked newer, and its resync overwritten it)
 #   new-gen         nmb's generation changes with the detach
 #   refused         (part again) nma, created again as primary, refuses
 #                   the link: its data is older (stale_primary); then it
@@ -94,15 +95,6 @@ scenario() { # part
 		dur_settle 60 || fail "first attach: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
 		wait_for "[ \"\$(nm_status nma generation)\" = \"\$(nm_status nmb generation)\" ]" 30 ||
 			fail "handover: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
-		# then a write of nma alone begins its own generation
-		ga=$(nm_status nma generation)
-		lose_link
-		pattern write /dev/mapper/nma 4 1M --size 1M --offset 20M --direct --quiet || fail "lone write"
-		check lone-gen [ "$(nm_status nma generation)" != "$ga" ]
-		dmsetup message nmb 0 connect || fail "connect nmb"
-		dur_settle 60 || fail "after the lone write: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
-		wait_for "[ \"\$(nm_status nma generation)\" = \"\$(nm_status nmb generation)\" ]" 30 ||
-			fail "handover 2: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
 	fi
 	g0=$(nm_status nmb generation)
 	lower bad lowa /dev/ram0
@@ -149,11 +141,13 @@ scenario() { # part
 	dmsetup remove lowb || fail "remove lowb"
 }
 
-# Part verify: a verify on nma finds a block that differs (written on
-# nmb's disk behind netmirror's back), which holds the repair for the
-# next link (ov_hold); then nmb's disk fails, is repaired and attached.
-verify_attach() {
-	NM_CHECK_PREFIX=$P/verify/
+# nmb's disk fails, is repaired and attached (nma, primary, the source).
+# Part verify: first a verify on nma finds a block that differs (written
+# on nmb's disk behind netmirror's back), which holds the repair for the
+# next link (ov_hold).  Part lone: after the resync, nma writes while
+# disconnected.
+peer_attach() { # verify|lone
+	NM_CHECK_PREFIX=$P/$1/
 	brd_setup 32 4
 	nm_zero /dev/ram2 /dev/ram3
 	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
@@ -162,9 +156,11 @@ verify_attach() {
 	dmsetup create nma --table "$(table a)" || fail "create nma"
 	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "first sync: $(dmsetup status nma)"
 	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
-	$DD if=/dev/urandom of=/dev/ram1 bs=4k seek=2000 count=1 oflag=direct status=none || fail "behind its back"
-	nmsetup verify nma --wait > /tmp/verify.out 2>&1 || true
-	check_eq found "$(nm_status nma verify_diffs)" 1 || log "$(cat /tmp/verify.out)"
+	if [ "$1" = verify ]; then
+		$DD if=/dev/urandom of=/dev/ram1 bs=4k seek=2000 count=1 oflag=direct status=none || fail "behind its back"
+		nmsetup verify nma --wait > /tmp/verify.out 2>&1 || true
+		check_eq found "$(nm_status nma verify_diffs)" 1 || log "$(cat /tmp/verify.out)"
+	fi
 	lower bad lowb /dev/ram1
 	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
 	check_wait detached 10 "[ \"\$(nm_status nmb disk)\" = diskless ]"
@@ -174,6 +170,15 @@ verify_attach() {
 		check_ok resynced
 	else
 		check_bad resynced "nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
+	fi
+	if [ "$1" = lone ]; then
+		wait_for "[ \"\$(nm_status nma generation)\" = \"\$(nm_status nmb generation)\" ]" 30 ||
+			fail "handover: nma $(dmsetup status nma) | nmb $(dmsetup status nmb)"
+		ga=$(nm_status nma generation)
+		lose_link
+		pattern write /dev/mapper/nma 4 1M --size 1M --offset 20M --direct --quiet || fail "lone write"
+		check lone-gen [ "$(nm_status nma generation)" != "$ga" ]
+		dmsetup message nmb 0 connect || fail "connect nmb"
 	fi
 	dur_settled_same identical 60 /dev/ram0 /dev/ram1
 	nm_local_unpair
@@ -185,7 +190,8 @@ for P in $(nm_protos); do
 	scenario a
 	scenario ab
 	scenario again
-	verify_attach
+	peer_attach lone
+	peer_attach verify
 done
 NM_CHECK_PREFIX=
 exit 0
