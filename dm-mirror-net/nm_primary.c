@@ -1301,6 +1301,24 @@ struct nm_req *nm_ack_take(struct nm_dev *nm, u16 type,
 	return req;
 }
 
+/*
+ * The peer failed a write or a flush of ours and the link stays (its disk
+ * under on_io_error pass_on): a failed flush leaves every write it has not
+ * confirmed stable in doubt there, so their regions go out of sync, as at
+ * a link loss.  Up to 1.18.3 only the failed request's own sectors were
+ * marked, none for an empty flush: the pair said in sync while the peer
+ * had lost what its failed flush should have made stable (fault-flushfail).
+ * Any context.
+ */
+static void nm_peer_failed(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	nm_regions_unconfirmed_oos(&nm->rg);
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
 void nm_handle_ack(struct nm_dev *nm, u16 type,
 		   const struct nm_p_ack *a, int *err)
 {
@@ -1314,10 +1332,12 @@ void nm_handle_ack(struct nm_dev *nm, u16 type,
 		*err = -ENOENT;
 		return;
 	}
-	if (a->status)
+	if (a->status) {
 		nm_err_limit(nm, "peer failed write at sector %llu (error %u)",
 			     (unsigned long long)found->bio->bi_iter.bi_sector,
 			    nm_h32(a->status));
+		nm_peer_failed(nm);
+	}
 	nm_req_peer_done(found, a->status == 0);
 }
 
@@ -1374,6 +1394,7 @@ void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 	nm_err_limit(nm, "peer failed a write at sector %llu (%u): out of sync",
 		     sector, be32_to_cpu(a->status));
 	nm_mark_oos(nm, sector, sectors);
+	nm_peer_failed(nm);
 	if (!nm->meta || !nm_regions_range(&nm->rg, sector, sectors, &f, &l))
 		return;
 	for (r = f; r <= l; r++)

@@ -187,6 +187,20 @@ unsigned long nm_regions_unconfirmed(const struct nm_regions *rg)
 }
 
 /*
+ * The peer failed a write or a flush of ours while the link stays (its
+ * disk under on_io_error pass_on): what it has not confirmed stable may
+ * be lost there, as at a link loss.  Those regions go out of sync and
+ * stay in the transfer log (the link goes on); returns how many are out
+ * of sync now.
+ */
+unsigned long nm_regions_unconfirmed_oos(struct nm_regions *rg)
+{
+	bitmap_or(rg->oos, rg->oos, rg->sent, rg->nr);
+	bitmap_or(rg->oos, rg->oos, rg->syncing, rg->nr);
+	return bitmap_weight(rg->oos, rg->nr);
+}
+
+/*
  * The link ended: every region with a write the peer has not confirmed as
  * stable is out of sync.  They are also left in @rg->lost (for the caller
  * to mark on the metadata device); returns how many there are.

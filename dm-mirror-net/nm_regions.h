@@ -31,7 +31,8 @@
  *     it, then in "syncing" until that P_SYNC_ACK confirms it is on the
  *     peer's stable storage.  When the link ends, whatever is in either is
  *     out of sync (nm_regions_take_unconfirmed): nothing the peer may have
- *     lost is forgotten, under every protocol.
+ *     lost is forgotten, under every protocol.  So is it when the peer
+ *     fails a write or flush and the link stays (nm_regions_unconfirmed_oos).
  */
 #ifndef NM_REGIONS_H
 #define NM_REGIONS_H
@@ -88,6 +89,7 @@ void nm_regions_sent(struct nm_regions *rg, unsigned long first,
 bool nm_regions_stable_point(struct nm_regions *rg);
 void nm_regions_stable_done(struct nm_regions *rg);
 unsigned long nm_regions_take_unconfirmed(struct nm_regions *rg);
+unsigned long nm_regions_unconfirmed_oos(struct nm_regions *rg);
 unsigned long nm_regions_unconfirmed(const struct nm_regions *rg);
 
 #endif

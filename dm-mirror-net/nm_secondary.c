@@ -786,14 +786,35 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
  * free and the socket has room for the batch; otherwise the acks go back
  * to the head of ack_q, in order, and the sender thread sends them.
  */
+/*
+ * A, B: an empty flush of the peer's failed on our disk, which stays
+ * (on_io_error pass_on).  A P_NEG_ACK names sectors and a flush has none,
+ * so the link drops instead (flush_failed), as for a failed P_SYNC or
+ * P_BARRIER flush: the peer marks what it has not seen confirmed stable
+ * out of sync.  Up to 1.18.3 the failure was dropped silently, and a later
+ * stable point confirmed writes the failed flush had lost
+ * (fault-flushfail).  Process context, no mutex held.
+ */
+static int nm_peer_flush_failed(struct nm_dev *nm, int err)
+{
+	might_sleep();
+	if (!err)
+		return 0;
+	nm_fail(nm, "flush_failed",
+		"a flush of the peer failed on the backing device (%d): dropping link",
+		err);
+	nm_conn_drop(nm);
+	return -EIO;
+}
+
 static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 {
 	struct nm_peer_req *pr, *tmp;
 	unsigned long flags;
 	LIST_HEAD(list);
 	unsigned int n = 0;
+	int r = 0, ferr = 0;
 	bool full;
-	int r = 0;
 
 	might_sleep();
 	/* one sender of acks at a time: they leave in completion order */
@@ -818,12 +839,14 @@ static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 			n++;
 			continue;
 		}
+		if (pr->status)		/* a failed empty flush */
+			ferr = pr->status;
 		list_del(&pr->list);
 		kfree(pr);
 	}
 	if (list_empty(&list)) {
 		mutex_unlock(&nm->ack_mutex);
-		return 0;
+		return nm_peer_flush_failed(nm, ferr);
 	}
 
 	if (wait)
@@ -857,7 +880,7 @@ static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 	nm->tx_more = false;
 	mutex_unlock(&nm->tx_mutex);
 	mutex_unlock(&nm->ack_mutex);
-	return r;
+	return nm_peer_flush_failed(nm, ferr) ?: r;
 
 requeue:
 	spin_lock_irqsave(&nm->lock, flags);
@@ -865,6 +888,8 @@ requeue:
 	nm->ack_q_len += n;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	mutex_unlock(&nm->ack_mutex);
+	if (ferr)
+		return nm_peer_flush_failed(nm, ferr);
 defer:
 	atomic64_inc(&nm->acks_deferred);
 	nm_conn_kick(nm);

@@ -488,6 +488,21 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 	unsigned int sz = 0;
 	bool forced = false, unsaved;
 
+	might_sleep();
+	/*
+	 * The peer's writes still going to our disk land first: a link that
+	 * ended drains them only after its state changed (nm_teardown), and
+	 * a new primary must neither read past them nor have its own writes
+	 * overtaken by them.  Up to 1.18.3 a promotion right after a link
+	 * loss read the old data of a write the peer had acknowledged under
+	 * A and B (nm-demote-inflight, linkloss).
+	 */
+	if (role == NM_ROLE_PRIMARY && READ_ONCE(nm->role) != NM_ROLE_PRIMARY &&
+	    wait_event_killable(nm->peer_wq,
+				!atomic_read(&nm->peer_inflight))) {
+		DMEMIT("interrupted: the peer's writes to this disk are still in flight");
+		return -EINTR;
+	}
 	spin_lock_irqsave(&nm->lock, flags);
 	if (role == NM_ROLE_PRIMARY && nm->cstate >= NM_C_CONNECTED &&
 	    nm->peer_role == NM_ROLE_PRIMARY) {

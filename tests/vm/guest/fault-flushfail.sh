@@ -1,0 +1,82 @@
+# A flush of the primary that fails on the secondary's disk while the
+# link stays (the secondary under on_io_error pass_on keeps its disk).
+# The writes the secondary acknowledged before it, not yet confirmed
+# stable (the transfer log), may be lost from its volatile cache: their
+# regions must go out of sync, as at a link loss.  Up to 1.18.3 only the
+# failed request's own sectors were marked, none for an empty flush (and
+# under A and B its failure was not even sent to the primary): the
+# pair said in sync (N/N regions) while the secondary's cache had lost
+# what the failed flush should have made stable (a review of 2026-12-06;
+# the P_SYNC and P_BARRIER flushes drop the link instead, flush_failed;
+# a stable point that comes after the disk is good again confirms the
+# write).  Fails on 1.18.3 (0dd09c2): marked, under A, B and C.
+#
+# One VM, both nodes on loopback, 32 MiB; nmb's disk a volatile-cache
+# null_blk (nothing reaches its media before a flush) under a dm table
+# whose last MiB is a dm-flakey segment: all of it linear while good;
+# the flakey segment "down" fails every flush of the device (dm sends a
+# flush to every target) while writes to the linear part succeed.
+# Ordering none (no P_BARRIER flushes).  For each protocol A, B, C:
+#   write-flush   a 4 KiB O_DIRECT write to nma and an fsync right after
+#                 it (the flush fails on nmb) complete; nmb's disk is made
+#                 good again right after (a transient failure)
+#   marked        nma counts the written region out of sync, or has
+#                 already begun to resync it (within 5 s; under C the link
+#                 stays and the region is resynced at once, under A and B
+#                 the link drops with flush_failed on nmb)
+#   resynced      with nmb's disk good again, a reconnect resyncs it
+#   identical     both backing devices equal
+# vms: 1
+# disks: none
+# timeout: 400
+load_netmirror
+. /tests/nmlib.sh
+. /tests/dur-lib.sh
+. /tests/dur-power-lib.sh
+modprobe dm-flakey || fail "modprobe dm-flakey"
+S=65536
+T=$((S - 2048))
+
+good() {
+	dmsetup reload lowb --table "0 $S linear /dev/nlb 0" && dmsetup resume lowb ||
+		fail "lowb good"
+}
+
+flushbad() {
+	printf '0 %s linear /dev/nlb 0\n%s 2048 flakey /dev/nlb %s 0 3600\n' "$T" "$T" "$T" |
+		dmsetup reload lowb && dmsetup resume lowb || fail "lowb: flushes fail"
+}
+
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=$P/
+	brd_setup 32 1
+	nl_create nlb 32
+	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb "" "on_io_error pass_on"
+	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
+	nm_wait_confirmed nma 30 || fail "writes unconfirmed: $(dmsetup status nma)"
+	sleep 1.5	# no stable point due: the next comes after the next write
+	flushbad
+	rs0=$(dmesg | grep -c 'resync started')
+	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=2048 count=1 \
+		oflag=direct conv=fsync,notrunc status=none
+	rc=$?
+	# good again at once: the stable point that follows the write may
+	# then flush without error, and retire the write while the flush
+	# before it lost it (if it came first, it dropped the link instead)
+	good
+	check_eq write-flush "$rc" 0
+	# out of sync, or already resynced (the link stays under C: a region
+	# marked while connected is resynced at once)
+	check_wait marked 5 "[ \$(nm_status nma in_sync_regions) -lt \$(nm_status nma total_regions) ] || [ \$(dmesg | grep -c 'resync started') -gt $rs0 ]"
+	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
+	dmsetup message nmb 0 connect || fail "connect nmb"
+	check resynced nm_wait_synced nma 60
+	dur_settled_same identical 60 /dev/ram0 /dev/nlb
+	nm_local_unpair
+	dmsetup remove lowb || fail "remove lowb"
+	nl_destroy nlb
+done
+NM_CHECK_PREFIX=
+exit 0
