@@ -287,7 +287,7 @@ struct nm_dev {
 	u64 ov_done;			/* sectors compared (answered) */
 	u64 ov_diffs;			/* 4 KiB blocks that differ */
 	unsigned long ov_t0;		/* jiffies at the start */
-	bool gen_fresh;			/* cur begun alone, not yet offered */
+	bool gen_fresh;			/* cur begun alone this link, not offered */
 	bool gen_unsaved;		/* it is not on the metadata yet */
 	u32 disk_seq;			/* disk state changes noted for the metadata */
 	u32 disk_saved;			/* the last of them known on it */

@@ -1315,7 +1315,9 @@ static void nm_peer_failed(struct nm_dev *nm)
 	unsigned long flags;
 
 	spin_lock_irqsave(&nm->lock, flags);
-	nm_regions_unconfirmed_oos(&nm->rg);
+	/* a diskless peer fails every write: all is out of sync already */
+	if (nm->peer_disk != NM_DISK_DISKLESS)
+		nm_regions_unconfirmed_oos(&nm->rg);
 	spin_unlock_irqrestore(&nm->lock, flags);
 }
 

@@ -190,14 +190,12 @@ unsigned long nm_regions_unconfirmed(const struct nm_regions *rg)
  * The peer failed a write or a flush of ours while the link stays (its
  * disk under on_io_error pass_on): what it has not confirmed stable may
  * be lost there, as at a link loss.  Those regions go out of sync and
- * stay in the transfer log (the link goes on); returns how many are out
- * of sync now.
+ * stay in the transfer log (the link goes on).
  */
-unsigned long nm_regions_unconfirmed_oos(struct nm_regions *rg)
+void nm_regions_unconfirmed_oos(struct nm_regions *rg)
 {
 	bitmap_or(rg->oos, rg->oos, rg->sent, rg->nr);
 	bitmap_or(rg->oos, rg->oos, rg->syncing, rg->nr);
-	return bitmap_weight(rg->oos, rg->nr);
 }
 
 /*

@@ -23,9 +23,10 @@
  *     writes to it wait for the next, so that it cannot be refused
  *     forever).
  *   - rs_failed is the source's: a region its disk could not read in this
- *     resync (on_io_error pass_on), or whose data the target refused (it
- *     could not record itself inconsistent, or its disk failed the write
- *     under pass_on), skipped until the resync starts again.
+ *     resync (on_io_error pass_on), or whose data the target refused with
+ *     an error (it could not record itself inconsistent, its disk failed
+ *     the write under pass_on, or it is diskless: then the resync stops
+ *     anyway), skipped until the resync starts again.
  *   - sent/syncing are the primary's transfer log, by region: a write sent
  *     to the peer is in "sent" until a stable point (P_SYNC) is sent after
  *     it, then in "syncing" until that P_SYNC_ACK confirms it is on the
@@ -89,7 +90,7 @@ void nm_regions_sent(struct nm_regions *rg, unsigned long first,
 bool nm_regions_stable_point(struct nm_regions *rg);
 void nm_regions_stable_done(struct nm_regions *rg);
 unsigned long nm_regions_take_unconfirmed(struct nm_regions *rg);
-unsigned long nm_regions_unconfirmed_oos(struct nm_regions *rg);
+void nm_regions_unconfirmed_oos(struct nm_regions *rg);
 unsigned long nm_regions_unconfirmed(const struct nm_regions *rg);
 
 #endif

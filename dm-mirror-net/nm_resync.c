@@ -240,7 +240,8 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 			 * The target could not take it (its metadata cannot
 			 * say it lacks data, or its disk failed the write,
 			 * pass_on): not again until the resync starts again
-			 * (__nm_rs_unreadable_left).  Up to 1.18.1 the
+			 * (__nm_rs_unreadable_left; with a peer older than
+			 * NM_PROTO_RS_STOP at the next pass).  Up to 1.18.1 the
 			 * region was sent again on every pass, the whole
 			 * link's rate for as long as the fault lasted.
 			 */
@@ -789,8 +790,8 @@ static const char *__nm_rs_lost(struct nm_dev *nm)
 /*
  * Source, on_io_error pass_on: our disk could not read @region (it stays
  * attached and uptodate).  The resync goes on with the other regions and
- * skips this one until the next link (rs_failed); nm_rs_step_failed
- * frees its slot.
+ * skips this one until the resync starts again (rs_failed);
+ * nm_rs_step_failed frees its slot.
  */
 static void nm_rs_unreadable(struct nm_dev *nm, unsigned long region,
 			     u32 gen)

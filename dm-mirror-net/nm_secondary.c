@@ -772,6 +772,32 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 }
 
 /*
+ * A, B: an empty flush of the peer's failed on our disk, which stays
+ * (on_io_error pass_on; a diskless node answers every flush with EIO, and
+ * its P_STATE told the peer).  A P_NEG_ACK names sectors and a flush has
+ * none, so the link drops instead (flush_failed), as for a failed P_SYNC
+ * or P_BARRIER flush: the peer marks what it has not seen confirmed
+ * stable out of sync.  Called with ack_mutex held, so that no P_SYNC_ACK
+ * (nm_peer_sync sends the acks first, under ack_mutex) can confirm those
+ * writes before the link is down.  Up to 1.18.3 the failure was dropped
+ * silently, and a later stable point confirmed writes the failed flush
+ * had lost (fault-flushfail).  Process context; ack_mutex, then
+ * drop_mutex.
+ */
+static int nm_peer_flush_failed(struct nm_dev *nm, int err)
+{
+	might_sleep();
+	lockdep_assert_held(&nm->ack_mutex);
+	if (!err)
+		return 0;
+	nm_fail(nm, "flush_failed",
+		"a flush of the peer failed on the backing device (%d): dropping link",
+		err);
+	nm_conn_drop(nm);
+	return -EIO;
+}
+
+/*
  * Send the acks of completed writes, all in one batch under tx_mutex, each
  * packet but the last with MSG_MORE (nm->tx_more), so that a burst of
  * completions leaves in as few segments as TCP makes of it.
@@ -786,27 +812,6 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
  * free and the socket has room for the batch; otherwise the acks go back
  * to the head of ack_q, in order, and the sender thread sends them.
  */
-/*
- * A, B: an empty flush of the peer's failed on our disk, which stays
- * (on_io_error pass_on).  A P_NEG_ACK names sectors and a flush has none,
- * so the link drops instead (flush_failed), as for a failed P_SYNC or
- * P_BARRIER flush: the peer marks what it has not seen confirmed stable
- * out of sync.  Up to 1.18.3 the failure was dropped silently, and a later
- * stable point confirmed writes the failed flush had lost
- * (fault-flushfail).  Process context, no mutex held.
- */
-static int nm_peer_flush_failed(struct nm_dev *nm, int err)
-{
-	might_sleep();
-	if (!err)
-		return 0;
-	nm_fail(nm, "flush_failed",
-		"a flush of the peer failed on the backing device (%d): dropping link",
-		err);
-	nm_conn_drop(nm);
-	return -EIO;
-}
-
 static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 {
 	struct nm_peer_req *pr, *tmp;
@@ -839,14 +844,16 @@ static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 			n++;
 			continue;
 		}
-		if (pr->status)		/* a failed empty flush */
+		/* a failed empty flush, our disk kept (not diskless) */
+		if (pr->status && READ_ONCE(nm->disk) != NM_DISK_DISKLESS)
 			ferr = pr->status;
 		list_del(&pr->list);
 		kfree(pr);
 	}
 	if (list_empty(&list)) {
+		r = nm_peer_flush_failed(nm, ferr);
 		mutex_unlock(&nm->ack_mutex);
-		return nm_peer_flush_failed(nm, ferr);
+		return r;
 	}
 
 	if (wait)
@@ -879,17 +886,19 @@ static int __nm_peer_send_acks(struct nm_dev *nm, bool wait)
 	}
 	nm->tx_more = false;
 	mutex_unlock(&nm->tx_mutex);
+	r = nm_peer_flush_failed(nm, ferr) ?: r;
 	mutex_unlock(&nm->ack_mutex);
-	return nm_peer_flush_failed(nm, ferr) ?: r;
+	return r;
 
 requeue:
 	spin_lock_irqsave(&nm->lock, flags);
 	list_splice(&list, &nm->ack_q);	/* at the head: the order is kept */
 	nm->ack_q_len += n;
 	spin_unlock_irqrestore(&nm->lock, flags);
+	r = nm_peer_flush_failed(nm, ferr);
 	mutex_unlock(&nm->ack_mutex);
-	if (ferr)
-		return nm_peer_flush_failed(nm, ferr);
+	if (r)
+		return r;
 defer:
 	atomic64_inc(&nm->acks_deferred);
 	nm_conn_kick(nm);

@@ -490,20 +490,31 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 
 	might_sleep();
 	/*
-	 * The peer's writes still going to our disk land first: a link that
-	 * ended drains them only after its state changed (nm_teardown), and
-	 * a new primary must neither read past them nor have its own writes
-	 * overtaken by them.  Up to 1.18.3 a promotion right after a link
-	 * loss read the old data of a write the peer had acknowledged under
-	 * A and B (nm-demote-inflight, linkloss).
+	 * Not connected: the peer's writes still going to our disk land
+	 * first.  A link that ended drains them only after its state changed
+	 * (nm_teardown), and a new primary must neither read past them nor
+	 * have its own writes overtaken by them.  Up to 1.18.3 a promotion
+	 * right after a link loss read the old data of a write the peer had
+	 * acknowledged under A and B (nm-demote-inflight, linkloss).  On a
+	 * live link the peer's demotion drains them (nm_h_state), and a
+	 * primary peer refuses us below at once.  Checked again under the
+	 * lock after the wait.
 	 */
+again:
 	if (role == NM_ROLE_PRIMARY && READ_ONCE(nm->role) != NM_ROLE_PRIMARY &&
+	    READ_ONCE(nm->cstate) < NM_C_CONNECTED &&
 	    wait_event_killable(nm->peer_wq,
 				!atomic_read(&nm->peer_inflight))) {
 		DMEMIT("interrupted: the peer's writes to this disk are still in flight");
 		return -EINTR;
 	}
 	spin_lock_irqsave(&nm->lock, flags);
+	/* the link went down since the look above: wait for its writes */
+	if (role == NM_ROLE_PRIMARY && nm->role != NM_ROLE_PRIMARY &&
+	    nm->cstate < NM_C_CONNECTED && atomic_read(&nm->peer_inflight)) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		goto again;
+	}
 	if (role == NM_ROLE_PRIMARY && nm->cstate >= NM_C_CONNECTED &&
 	    nm->peer_role == NM_ROLE_PRIMARY) {
 		spin_unlock_irqrestore(&nm->lock, flags);

@@ -99,8 +99,9 @@ int main(void)
 	nm_regions_sent(&rg, 50, 50);
 	nm_regions_sent(&rg, 40, 40);	/* in both sent and syncing: once */
 	check("tl_unconfirmed_counts_both", nm_regions_unconfirmed(&rg) == 3);
+	nm_regions_unconfirmed_oos(&rg);
 	check("tl_peer_failed_marks_unconfirmed",
-	      nm_regions_unconfirmed_oos(&rg) == 3 &&
+	      nm_regions_oos_count(&rg) == 3 &&
 	      test_bit(30, rg.oos) && test_bit(40, rg.oos) &&
 	      test_bit(50, rg.oos) && !test_bit(20, rg.oos) &&
 	      nm_regions_unconfirmed(&rg) == 3);

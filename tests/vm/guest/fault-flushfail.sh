@@ -26,6 +26,10 @@
 #                 the link drops with flush_failed on nmb)
 #   resynced      with nmb's disk good again, a reconnect resyncs it
 #   identical     both backing devices equal
+# Then (diskless/<P>/...) nmb's disk fails under the default `detach`:
+#   detached      nmb diskless
+#   link-kept, connected   three writes with an fsync each on nma: the
+#                 link stays (no flush_failed for a diskless node's EIO)
 # vms: 1
 # disks: none
 # timeout: 400
@@ -74,6 +78,32 @@ for P in $(nm_protos); do
 	dmsetup message nmb 0 connect || fail "connect nmb"
 	check resynced nm_wait_synced nma 60
 	dur_settled_same identical 60 /dev/ram0 /dev/nlb
+	nm_local_unpair
+	dmsetup remove lowb || fail "remove lowb"
+	nl_destroy nlb
+done
+# A secondary that detached its failed disk (on_io_error detach) answers
+# every flush with EIO by design, and said so (P_STATE diskless): under A
+# and B the link must stay through the primary's fsyncs (a7c6488 dropped
+# it at each one with flush_failed).
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=diskless/$P/
+	brd_setup 32 1
+	nl_create nlb 32
+	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb
+	dmsetup reload lowb --table "0 $S flakey /dev/nlb 0 0 3600" && dmsetup resume lowb ||
+		fail "lowb: all I/O fails"
+	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
+	check_wait detached 10 "[ \"\$(nm_status nmb disk)\" = diskless ]"
+	d0=$(drops)
+	for i in 1 2 3; do
+		$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=$((200 + i)) count=1 \
+			oflag=direct conv=fsync,notrunc status=none || fail "write and fsync $i"
+	done
+	sleep 1
+	check_eq link-kept "$(drops)" "$d0"
+	check_eq connected "$(nm_status nma connection)" connected
 	nm_local_unpair
 	dmsetup remove lowb || fail "remove lowb"
 	nl_destroy nlb
