@@ -73,9 +73,9 @@ table() { # a|b [sec]
 	fi
 }
 
-scenario() { # part
-	local part=$1
-	NM_CHECK_PREFIX=$P/$part/
+# the pair on lowa/lowb (dm-linear over ram0/ram1), metadata on ram2/ram3,
+# connected and in sync
+pair_up() {
 	brd_setup 32 4
 	nm_zero /dev/ram2 /dev/ram3
 	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
@@ -83,6 +83,12 @@ scenario() { # part
 	dmsetup create nmb --table "$(table b)" || fail "create nmb"
 	dmsetup create nma --table "$(table a)" || fail "create nma"
 	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "first sync: $(dmsetup status nma)"
+}
+
+scenario() { # part
+	local part=$1
+	NM_CHECK_PREFIX=$P/$part/
+	pair_up
 	pattern write /dev/mapper/nma 1 32M --size 32M --direct --quiet || fail "first write"
 	if [ "$part" = again ]; then
 		# a first detach on this link, repaired, attached, resynced, and
@@ -148,13 +154,7 @@ scenario() { # part
 # disconnected.
 peer_attach() { # verify|lone
 	NM_CHECK_PREFIX=$P/$1/
-	brd_setup 32 4
-	nm_zero /dev/ram2 /dev/ram3
-	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
-	dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
-	dmsetup create nmb --table "$(table b)" || fail "create nmb"
-	dmsetup create nma --table "$(table a)" || fail "create nma"
-	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "first sync: $(dmsetup status nma)"
+	pair_up
 	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
 	if [ "$1" = verify ]; then
 		$DD if=/dev/urandom of=/dev/ram1 bs=4k seek=2000 count=1 oflag=direct status=none || fail "behind its back"

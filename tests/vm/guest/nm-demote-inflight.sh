@@ -40,8 +40,22 @@ load_netmirror
 . /tests/dur-lib.sh
 modprobe dm-delay || fail "modprobe dm-delay"
 
+# nmb asked to become primary every 100 ms, up to 15 s: prints the time
+# (ms since boot) it accepted, or nothing
+promote_nmb() {
+	local i=0
+	while [ $i -lt 150 ]; do
+		if dmsetup message nmb 0 primary 2> /dev/null; then
+			now_ms
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 scenario() {
-	local t0 tp i rc S
+	local t0 tp rc S
 	NM_CHECK_PREFIX=$P/
 	brd_setup 32 2
 	dur_delay slow /dev/ram0 0
@@ -55,15 +69,7 @@ scenario() {
 	wp=$!
 	sleep 0.5
 	check demoted dmsetup message nma 0 secondary
-	i=0 tp=""
-	while [ $i -lt 150 ]; do
-		if dmsetup message nmb 0 primary 2> /dev/null; then
-			tp=$(now_ms)
-			break
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
+	tp=$(promote_nmb)
 	wait $wp
 	rc=$(cat /tmp/w.rc)
 	log "$P: write started at $t0 ms, ended rc $rc at $(now_ms) ms; nmb primary at ${tp:-never} ms"
@@ -90,7 +96,7 @@ scenario() {
 # acknowledged under A and B before the link ended, and a write of its
 # own could be overtaken by it on a disk that reorders.
 linkloss() {
-	local t0 tp rc S i
+	local t0 tp rc S
 	NM_CHECK_PREFIX=$P/linkloss/
 	brd_setup 32 2
 	dur_delay slow /dev/ram1 0
@@ -106,15 +112,7 @@ linkloss() {
 	wp=$!
 	sleep 0.5
 	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
-	i=0 tp=""
-	while [ $i -lt 150 ]; do
-		if dmsetup message nmb 0 primary 2> /dev/null; then
-			tp=$(now_ms)
-			break
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
+	tp=$(promote_nmb)
 	log "$P: write started at $t0 ms; link cut, nmb primary at ${tp:-never} ms"
 	check promoted [ -n "$tp" ]
 	if [ -n "$tp" ]; then
