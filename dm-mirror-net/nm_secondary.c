@@ -716,9 +716,18 @@ int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d)
  */
 int nm_flush_local(struct nm_dev *nm)
 {
-	int r = blkdev_issue_flush(nm->dev->bdev);
+	int r;
 
-	if (!r)
+	/*
+	 * A detached disk holds nothing to make stable (this node failed
+	 * every write since, and its P_STATE told the peer): up to 1.18.3 the
+	 * flush went to the failed device, and the first stable point after
+	 * a detach dropped the link (fault-flushfail, part diskless).
+	 */
+	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
+		return 0;
+	r = blkdev_issue_flush(nm->dev->bdev);
+	if (!r || READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return 0;
 	nm_fail(nm, "flush_failed",
 		"flush of the backing device failed (%d): dropping link",

@@ -83,9 +83,11 @@ for P in $(nm_protos); do
 	nl_destroy nlb
 done
 # A secondary that detached its failed disk (on_io_error detach) answers
-# every flush with EIO by design, and said so (P_STATE diskless): under A
-# and B the link must stay through the primary's fsyncs (a7c6488 dropped
-# it at each one with flush_failed).
+# every flush with EIO by design, and said so (P_STATE diskless): the link
+# must stay through the primary's fsyncs and stable points.  Up to 1.18.3
+# the first stable point after the detach flushed the failed device and
+# dropped the link (flush_failed: link-kept failed under A, B and C;
+# a7c6488, during this change, also dropped it at each fsync under A, B).
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=diskless/$P/
 	brd_setup 32 1
