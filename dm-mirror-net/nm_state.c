@@ -303,7 +303,17 @@ int nm_attach(struct nm_dev *nm, bool *drop)
 		return -EINVAL;
 	}
 	bitmap_fill(nm->rg.oos, nm->rg.nr);
-	bitmap_zero(nm->rg.rs_dirty, nm->rg.nr);
+	/*
+	 * A write mapped while diskless may still wait on send_q behind our
+	 * P_STATE (it goes at the top of the sender's loop), and the peer's
+	 * resync may read its region before the write reaches it: such
+	 * resync data lack the write, which has no copy here.  Its region is
+	 * refused until no write to it is in flight (nm_peer_write), as for
+	 * a write mapped while inconsistent.  Up to 1.18.4 rs_dirty was
+	 * cleared here, and the attached disk could miss an acknowledged
+	 * write while both nodes said in sync (fault-attachqueue).
+	 */
+	bitmap_copy(nm->rg.rs_dirty, nm->rg.active, nm->rg.nr);
 	__nm_go_inconsistent(nm);
 	/* the peer must have seen us diskless (P_HELLO or P_STATE) */
 	*drop = !(nm->cstate >= NM_C_CONNECTED &&
