@@ -16,6 +16,9 @@
  *     quiet) and takes the entry left for its mapped device: the regions
  *     out of sync (converted if region_size or the size changed) and the
  *     disk state (inconsistent or diskless stays not uptodate);
+ *   - preresume of a new instance without such an entry (none, or one on
+ *     another local device): it re-reads the metadata device all the same
+ *     (nm_reload_reread);
  *   - dtr, or a resume of the same instance: its own entry is dropped.
  * And a table may not move the data on a local device that another live
  * instance uses ("meta internal" puts it after the metadata area): its ctr
@@ -144,6 +147,40 @@ static void nm_reload_merge(struct nm_dev *nm, struct nm_reload_entry *e)
 }
 
 /*
+ * First resume with no predecessor's state to take (none was left, it was
+ * on another local device, or our resume failed once and dm destroyed the
+ * predecessor meanwhile): a live table may still have written our
+ * metadata device after our ctr read it.  Read it again and take what it
+ * says now: its marks, its generations and a disk that is not uptodate.
+ * Up to 1.18.5 the ctr's reads stayed: a write between the load and the
+ * resume lost its marks and its generation (fault-reloadpath).
+ */
+static int nm_reload_reread(struct nm_dev *nm)
+{
+	struct nm_gens g;
+	unsigned long flags;
+	u32 f;
+	int r;
+
+	if (!nm->meta)
+		return 0;
+	r = nm_meta_reload(nm->meta);
+	if (r)
+		return r;
+	nm_meta_gens(nm->meta, &g);
+	f = nm_meta_flags(nm->meta);
+	spin_lock_irqsave(&nm->lock, flags);
+	nm_meta_or_bits(nm->meta, nm->rg.oos);
+	nm->gen = g;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!(f & NM_MF_CONSISTENT))
+		nm_disk_adopt(nm, NM_DISK_INCONSISTENT);
+	else if (f & NM_MF_OUTDATED)
+		nm_disk_adopt(nm, NM_DISK_OUTDATED);
+	return 0;
+}
+
+/*
  * preresume: on the first resume of this instance, re-read the metadata
  * (the predecessor no longer writes it) and take the predecessor's state.
  * On a later resume, drop what our own suspend left.
@@ -173,6 +210,11 @@ int nm_reload_adopt(struct nm_dev *nm)
 	}
 	if (!found) {
 		mutex_unlock(&nm_reload_lock);
+		r = nm_reload_reread(nm);
+		if (r) {
+			nm_err(nm, "cannot re-read the metadata device (%d)", r);
+			return r;
+		}
 		nm->resumed = true;
 		return 0;
 	}
