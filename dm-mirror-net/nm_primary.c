@@ -280,6 +280,8 @@ int nm_gen_save(struct nm_dev *nm)
 		return 0;
 	spin_lock_irqsave(&nm->lock, fl);
 	seq = nm->gen_seq;
+	/* "saved" means on the metadata: whatever set nm->gen, commit it */
+	nm_meta_set_gens(nm->meta, &nm->gen);
 	spin_unlock_irqrestore(&nm->lock, fl);
 	err = nm_meta_commit(nm->meta);
 	spin_lock_irqsave(&nm->lock, fl);

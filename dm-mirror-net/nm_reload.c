@@ -188,6 +188,7 @@ static int nm_reload_reread(struct nm_dev *nm)
 int nm_reload_adopt(struct nm_dev *nm)
 {
 	struct nm_reload_entry *e, *found = NULL;
+	struct nm_gens ondisk = {};
 	unsigned long flags;
 	enum nm_disk disk;
 	int r;
@@ -235,13 +236,26 @@ int nm_reload_adopt(struct nm_dev *nm)
 		spin_unlock_irqrestore(&nm->lock, flags);
 	}
 	nm_reload_merge(nm, found);
+	if (nm->meta)
+		nm_meta_gens(nm->meta, &ondisk);
 	spin_lock_irqsave(&nm->lock, flags);
-	/* the predecessor's history is ours (also kept on the metadata) */
+	/* the predecessor's history is ours */
 	nm->gen = found->gen;
 	nm->gen_fresh = found->gen_fresh;
 	nm->gen_exposed = found->gen_exposed;
-	/* not on the metadata yet: the next write commits it first */
-	nm->gen_unsaved = found->gen_unsaved && nm->meta;
+	/*
+	 * and our metadata's: a generation the predecessor could not record
+	 * (or that differs from what we re-read) is not on the metadata yet,
+	 * and the next write commits it first.  Up to 1.18.6 the metadata
+	 * object kept the re-read one: that commit wrote nothing, and writes
+	 * of the new generation were acknowledged with the old one on disk
+	 * (fault-reloadgen).
+	 */
+	nm->gen_unsaved = nm->meta &&
+			  (found->gen_unsaved ||
+			   memcmp(&ondisk, &nm->gen, sizeof(ondisk)));
+	if (nm->meta)
+		nm_meta_set_gens(nm->meta, &nm->gen);
 	/* still unfenced: the successor holds writes too (if it fences) */
 	nm->frozen = found->frozen && nm->fencing &&
 		     nm->role == NM_ROLE_PRIMARY;
