@@ -207,7 +207,8 @@ void __nm_ov_link_down(struct nm_dev *nm)
 	nm->ov_state = NM_OV_STOPPED;
 	nm_warn(nm, "verify stopped: link lost after %llu of %llu sectors, %llu blocks differ so far",
 		nm->ov_done, (u64)(nm->ov_end - nm->ov_start), nm->ov_diffs);
-	schedule_work(&nm->event_work);
+	/* on our own workqueue: the dtr waits for it (scripts/workqueues.sh) */
+	queue_work(nm->wq, &nm->event_work);
 }
 
 /* nm_sync thread, about once a second: the verify rate. */

@@ -19,6 +19,13 @@ else
 	echo "FAIL static/callgraph" >> "$NM_RESULTS"
 	rc=1
 fi
+if scripts/workqueues.sh > build/workqueues.txt 2>&1; then
+	echo "PASS static/workqueues" >> "$NM_RESULTS"
+else
+	cat build/workqueues.txt
+	echo "FAIL static/workqueues" >> "$NM_RESULTS"
+	rc=1
+fi
 # the benchmark's report arithmetic and its guest script's flow (host only)
 for t in tests/bench/test-report.sh tests/bench/test-flow.sh; do
 	if "$t" > build/$(basename "$t" .sh).txt 2>&1; then
