@@ -212,6 +212,7 @@ struct nm_dev {
 
 	/* -- suspend/resume/dtr (serialised by dm) -- */
 	bool resumed;			/* resumed once (nm_reload_adopt) */
+	bool reload_refused;		/* its role refused at resume, for good */
 	bool suspended;			/* postsuspend ran, no resume since */
 	struct task_struct *conn_task;
 	struct task_struct *send_task;

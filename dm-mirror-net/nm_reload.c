@@ -39,10 +39,12 @@ struct nm_reload_entry {
 	struct mapped_device *md;
 	struct nm_dev *owner;		/* the instance that left it */
 	dev_t local;			/* its local device */
+	dev_t meta;			/* its metadata device, or 0 */
 	sector_t sectors;
 	unsigned int shift;		/* its regions: 2^shift sectors */
 	unsigned long nr;
 	enum nm_disk disk;
+	u32 role;			/* enum nm_role */
 	struct nm_gens gen;
 	bool gen_fresh;
 	u64 gen_exposed;		/* not its disk's: the peer's data */
@@ -65,6 +67,14 @@ static void nm_reload_free(struct nm_reload_entry *e)
 	list_del(&e->list);
 	kvfree(e->oos);
 	kfree(e);
+}
+
+/* The device that holds our metadata (internal: the local one), or 0. */
+static dev_t nm_reload_meta_dev(struct nm_dev *nm)
+{
+	if (nm->meta_internal)
+		return nm->dev->bdev->bd_dev;
+	return nm->meta_dev ? nm->meta_dev->bdev->bd_dev : 0;
 }
 
 /* Drop the entry @nm left, if any.  Caller holds nm_reload_lock. */
@@ -107,12 +117,14 @@ void nm_reload_save(struct nm_dev *nm)
 		e->md = nm_md(nm);
 		e->owner = nm;
 		e->local = nm->dev->bdev->bd_dev;
+		e->meta = nm_reload_meta_dev(nm);
 		e->sectors = nm->sectors;
 		e->shift = nm->rg.shift;
 		e->nr = nm->rg.nr;
 		spin_lock_irqsave(&nm->lock, flags);
 		bitmap_copy(e->oos, nm->rg.oos, nm->rg.nr);
 		e->disk = nm->disk;
+		e->role = nm->role;
 		e->gen = nm->gen;
 		e->gen_fresh = nm->gen_fresh;
 		e->gen_exposed = nm->gen_exposed;
@@ -147,36 +159,98 @@ static void nm_reload_merge(struct nm_dev *nm, struct nm_reload_entry *e)
 }
 
 /*
- * First resume with no predecessor's state to take (none was left, it was
- * on another local device, or our resume failed once and dm destroyed the
- * predecessor meanwhile): a live table may still have written our
- * metadata device after our ctr read it.  Read it again and take what it
- * says now: its marks, its generations and a disk that is not uptodate.
- * Up to 1.18.5 the ctr's reads stayed: a write between the load and the
- * resume lost its marks and its generation (fault-reloadpath).
+ * Is the predecessor's state ours to take?  It is when its metadata device
+ * is ours (the table says the local device holds the data that metadata
+ * describes, whatever its path: up to 1.18.9 another local device number,
+ * such as a dm-linear over the same disk, dropped it, and with it a
+ * detached disk, a freeze and a generation kept only in memory), or when
+ * neither has metadata and the local device is the same.
  */
-static int nm_reload_reread(struct nm_dev *nm)
+static bool nm_reload_ours(struct nm_dev *nm, struct nm_reload_entry *e)
 {
-	struct nm_gens g;
+	dev_t m = nm_reload_meta_dev(nm);
+
+	return e->meta == m && (m || e->local == nm->dev->bdev->bd_dev);
+}
+
+/* The less trusted of two disk states (a detached disk is not uptodate). */
+static enum nm_disk nm_reload_worse(enum nm_disk a, enum nm_disk b)
+{
+	if (a == NM_DISK_INCONSISTENT || a == NM_DISK_DISKLESS ||
+	    b == NM_DISK_INCONSISTENT || b == NM_DISK_DISKLESS)
+		return NM_DISK_INCONSISTENT;
+	if (a == NM_DISK_OUTDATED || b == NM_DISK_OUTDATED)
+		return NM_DISK_OUTDATED;
+	return NM_DISK_UPTODATE;
+}
+
+/*
+ * A table that makes this node primary was checked by its ctr against the
+ * disk state of the time of the load (nm_ctr_history); the disk may have
+ * become outdated or inconsistent since (a fence handler's "outdate"
+ * while the new table waited).  As the ctr and "primary" do, refuse it
+ * unless the node was primary already (a detached primary's reload stays
+ * primary, resynced from its peer).  A refused instance stays refused: a
+ * retried resume would no longer find the predecessor's state (dm destroys
+ * the predecessor when a resume fails).  Up to 1.18.8 the resume made an
+ * outdated secondary primary, serving stale reads (fault-reloadrole).
+ */
+static int nm_reload_role_ok(struct nm_dev *nm, enum nm_disk disk,
+			     u32 prev_role)
+{
+	if (!nm->reload_refused &&
+	    (nm->role != NM_ROLE_PRIMARY || prev_role == NM_ROLE_PRIMARY ||
+	     disk == NM_DISK_UPTODATE))
+		return 0;
+	nm->reload_refused = true;
+	nm_err(nm, "reload: the disk is %s, this table cannot make the node primary (load it as secondary and resync, or promote with force_primary)",
+	       nm_disk_name(disk));
+	return -EPERM;
+}
+
+/*
+ * First resume with no predecessor's state to take (none was left, its
+ * metadata was another, or our resume failed once and dm destroyed the
+ * predecessor meanwhile): a live table may still have written our metadata
+ * device after our ctr read it.  Read it again and take what it says now:
+ * its marks, its generations, and the less trusted of its disk state and
+ * the ctr's, on the metadata too (a disk the ctr read inconsistent stays
+ * so, and its metadata says so before any resync data land).  Up to 1.18.5
+ * the ctr's reads stayed: a write between the load and the resume lost its
+ * marks and its generation (fault-reloadpath).
+ */
+static int nm_reload_reread(struct nm_dev *nm, u32 prev_role)
+{
+	enum nm_disk disk = nm->disk;
 	unsigned long flags;
+	struct nm_gens g;
 	u32 f;
 	int r;
 
-	if (!nm->meta)
-		return 0;
-	r = nm_meta_reload(nm->meta);
+	if (nm->meta) {
+		r = nm_meta_reload(nm->meta);
+		if (r) {
+			nm_err(nm, "cannot re-read the metadata device (%d)", r);
+			return r;
+		}
+		nm_meta_gens(nm->meta, &g);
+		f = nm_meta_flags(nm->meta);
+		disk = nm_reload_worse(disk, !(f & NM_MF_CONSISTENT) ?
+				       NM_DISK_INCONSISTENT :
+				       (f & NM_MF_OUTDATED) ? NM_DISK_OUTDATED :
+				       NM_DISK_UPTODATE);
+	}
+	r = nm_reload_role_ok(nm, disk, prev_role);
 	if (r)
 		return r;
-	nm_meta_gens(nm->meta, &g);
-	f = nm_meta_flags(nm->meta);
-	spin_lock_irqsave(&nm->lock, flags);
-	nm_meta_or_bits(nm->meta, nm->rg.oos);
-	nm->gen = g;
-	spin_unlock_irqrestore(&nm->lock, flags);
-	if (!(f & NM_MF_CONSISTENT))
-		nm_disk_adopt(nm, NM_DISK_INCONSISTENT);
-	else if (f & NM_MF_OUTDATED)
-		nm_disk_adopt(nm, NM_DISK_OUTDATED);
+	if (nm->meta) {
+		spin_lock_irqsave(&nm->lock, flags);
+		nm_meta_or_bits(nm->meta, nm->rg.oos);
+		nm->gen = g;
+		spin_unlock_irqrestore(&nm->lock, flags);
+	}
+	if (disk != NM_DISK_UPTODATE)
+		nm_disk_adopt(nm, disk);
 	return 0;
 }
 
@@ -189,6 +263,7 @@ int nm_reload_adopt(struct nm_dev *nm)
 {
 	struct nm_reload_entry *e, *found = NULL;
 	struct nm_gens ondisk = {};
+	u32 prev_role = NM_ROLE_SECONDARY;
 	unsigned long flags;
 	enum nm_disk disk;
 	int r;
@@ -203,21 +278,27 @@ int nm_reload_adopt(struct nm_dev *nm)
 	list_for_each_entry(e, &nm_reload_list, list)
 		if (e->md == nm_md(nm) && e->owner != nm)
 			found = e;
-	if (found && found->local != nm->dev->bdev->bd_dev) {
-		/* another local device: the predecessor's state is not its */
-		nm_info(nm, "reload onto another local device: its state is not taken over");
+	if (found && !nm_reload_ours(nm, found)) {
+		/* another metadata device: the predecessor's state is not its */
+		nm_info(nm, "reload onto another metadata device: its state is not taken over");
+		prev_role = found->role;
 		nm_reload_free(found);
 		found = NULL;
 	}
 	if (!found) {
 		mutex_unlock(&nm_reload_lock);
-		r = nm_reload_reread(nm);
-		if (r) {
-			nm_err(nm, "cannot re-read the metadata device (%d)", r);
+		r = nm_reload_reread(nm, prev_role);
+		if (r)
 			return r;
-		}
 		nm->resumed = true;
 		return 0;
+	}
+	disk = found->disk == NM_DISK_DISKLESS ? NM_DISK_INCONSISTENT :
+	       found->disk;
+	r = nm_reload_role_ok(nm, disk, found->role);
+	if (r) {
+		mutex_unlock(&nm_reload_lock);
+		return r;
 	}
 	if (nm->meta) {
 		r = nm_meta_reload(nm->meta);
@@ -259,20 +340,14 @@ int nm_reload_adopt(struct nm_dev *nm)
 	/* still unfenced: the successor holds writes too (if it fences) */
 	nm->frozen = found->frozen && nm->fencing &&
 		     nm->role == NM_ROLE_PRIMARY;
+	/* the disk was detached: like "attach", all of it is stale */
+	if (found->disk == NM_DISK_DISKLESS)
+		bitmap_fill(nm->rg.oos, nm->rg.nr);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	disk = found->disk;
 	nm_reload_free(found);
 	mutex_unlock(&nm_reload_lock);
 
-	/* the predecessor's disk state is the newest truth */
-	spin_lock_irqsave(&nm->lock, flags);
-	if (disk == NM_DISK_DISKLESS) {
-		/* the disk was detached: like "attach", all of it is stale */
-		bitmap_fill(nm->rg.oos, nm->rg.nr);
-		disk = NM_DISK_INCONSISTENT;
-	}
-	spin_unlock_irqrestore(&nm->lock, flags);
-	/* in memory and on the metadata */
+	/* the predecessor's disk state is the newest truth: in memory and on the metadata */
 	nm_disk_adopt(nm, disk);
 	nm->resumed = true;
 	nm_info(nm, "reload: took over the region state of the previous table (%lu regions out of sync)",

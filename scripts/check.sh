@@ -12,20 +12,16 @@ export NM_RESULTS=$PWD/build/results.txt
 
 rc=0
 make -s -C tests/unit check || rc=1
-if scripts/callgraph.sh > build/callgraph.txt 2>&1; then
-	echo "PASS static/callgraph" >> "$NM_RESULTS"
-else
-	cat build/callgraph.txt
-	echo "FAIL static/callgraph" >> "$NM_RESULTS"
-	rc=1
-fi
-if scripts/workqueues.sh > build/workqueues.txt 2>&1; then
-	echo "PASS static/workqueues" >> "$NM_RESULTS"
-else
-	cat build/workqueues.txt
-	echo "FAIL static/workqueues" >> "$NM_RESULTS"
-	rc=1
-fi
+# the module's structural rules (scripts/NAME.sh), host only
+for t in callgraph workqueues; do
+	if scripts/$t.sh > build/$t.txt 2>&1; then
+		echo "PASS static/$t" >> "$NM_RESULTS"
+	else
+		cat build/$t.txt
+		echo "FAIL static/$t" >> "$NM_RESULTS"
+		rc=1
+	fi
+done
 # the benchmark's report arithmetic and its guest script's flow (host only)
 for t in tests/bench/test-report.sh tests/bench/test-flow.sh; do
 	if "$t" > build/$(basename "$t" .sh).txt 2>&1; then

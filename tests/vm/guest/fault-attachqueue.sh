@@ -82,7 +82,6 @@ for P in $(nm_protos); do
 	rtrun --pid $$ 0 || fail "rtrun --pid back"
 	echo "$rt0" > $RT
 	sleep 0.3
-	log "$P: dbg nma $(dmsetup status nma | cut -c1-200) | nmb $(dmsetup status nmb | cut -c1-200)"
 	log "$P: W mapped: pending $pend0 -> $pend1, writes sent $sent0 -> $sent1; $(dmesg | grep -E 'attached' | tail -n 2 | tr '\n' ' ')"
 	# the precondition: W waits on send_q (mapped, not sent) at the attach
 	check_eq w-queued "$pend1 $sent1" "$((pend0 + 1)) $sent0"

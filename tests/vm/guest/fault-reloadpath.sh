@@ -5,11 +5,17 @@
 #   part path: the new table reaches the same local disk through another
 #     path (a dm-linear over it: a new device number for the same data, as
 #     a move under multipath or another stacked layer gives), with the
-#     same metadata device: the old table's state is not taken over;
+#     same metadata device: up to 1.18.8 the old table's state was not
+#     taken over (since 1.18.9 it is, the metadata being the same);
 #   part metafail: the same table, but the metadata device fails at the
 #     resume, which fails ("cannot re-read the metadata device"); dm has
 #     destroyed the old table meanwhile, and with it the state it left;
-#     the device is repaired and `resume` is sent again.
+#     the device is repaired and `resume` is sent again;
+#   part detached: the primary's disk detached, the diskless primary
+#     writes to the peer only, and its table is reloaded onto another path
+#     (same metadata): it must come back not uptodate (up to 1.18.8 the
+#     state, kept in memory only, was dropped: checks not-uptodate,
+#     resynced, has-write, identical).
 # Up to 1.18.5 the new table kept its load-time reads: a write made
 # between the load and the resume lost its mark and its new generation,
 # the reconnect found the same generation on both nodes and resynced
@@ -33,6 +39,7 @@
 # disks: none
 # timeout: 400
 load_netmirror
+modprobe dm-flakey || fail "modprobe dm-flakey"
 . /tests/nmlib.sh
 . /tests/dur-lib.sh
 S=65536
@@ -75,10 +82,42 @@ run_part() {
 	dmsetup remove ma || fail "remove ma"
 }
 
+# part detached: nma's disk (through la) fails and is detached, the
+# diskless primary writes (to the peer only), and its table is reloaded
+# onto pa (the same disk, the same metadata): it must not come back
+# uptodate with the diskless period's writes missing
+run_detached() {
+	NM_CHECK_PREFIX=$P/detached/
+	brd_setup 32 4
+	nm_zero /dev/ram2 /dev/ram3
+	dmsetup create la --table "0 $S linear /dev/ram0 0" || fail "create la"
+	dmsetup create pa --table "0 $S linear /dev/ram0 0" || fail "create pa"
+	dmsetup create ma --table "0 $S linear /dev/ram2 0" || fail "create ma"
+	nm_local_pair "$P" none "" /dev/mapper/la /dev/ram1 "meta /dev/mapper/ma" "meta /dev/ram3"
+	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
+	dur_settle 60 || fail "not in sync: $(dmsetup status nma)"
+	lower bad la /dev/ram0
+	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
+	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
+	lower ok la /dev/ram0
+	pattern write /dev/mapper/nma 2 1M --size 1M --offset 16M --direct --quiet || fail "write while diskless"
+	check loaded dmsetup load nma --table "$(tablea /dev/mapper/pa)"
+	check resumed dmsetup resume nma
+	d=$(nm_status nma disk)
+	log "$P/detached: after the resume: $(dmsetup status nma)"
+	check_eq not-uptodate "$([ "$d" != uptodate ] && echo yes)" yes
+	check resynced dur_settle 60
+	check has-write pattern verify /dev/ram0 2 1M --size 1M --offset 16M --direct --quiet
+	check_eq identical "$(dev_sum /dev/ram0)" "$(dev_sum /dev/ram1)"
+	nm_local_unpair
+	for d in la pa ma; do dmsetup remove $d || fail "remove $d"; done
+}
+
 for P in $(nm_protos); do
 	for PART in path metafail; do
 		run_part
 	done
+	run_detached
 done
 NM_CHECK_PREFIX=
 exit 0
