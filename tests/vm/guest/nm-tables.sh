@@ -48,12 +48,18 @@ dmsetup remove nmgood
 dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 0" || fail "empty group refused"
 check_eq empty-group-dropped "$(dmsetup table nmgood)" "0 $S netmirror $D 127.0.0.1:7789 C flush"
 # a secondary still waiting for its full sync, reloaded as primary: its
-# disk is inconsistent (it took over the regions out of sync), and
-# without a peer it refuses writes (1.16.0) as it refuses reads of them
+# disk is inconsistent (it took over the regions out of sync).  Since
+# 1.18.9 the resume refuses the table, as "primary" refuses to promote an
+# inconsistent disk (DRBD: no primary without an UpToDate disk); up to
+# 1.18.8 it became an inconsistent primary that refused writes (1.16.0).
 dmsetup reload nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary" || fail "reload"
-dmsetup resume nmgood || fail "resume after reload"
-check_eq inconsistent-primary "$(nm_status nmgood disk)" inconsistent
-check_fail inconsistent-primary-write-refused $DD if=/dev/zero of=/dev/mapper/nmgood bs=4k count=1 oflag=direct status=none
+check_fail inconsistent-primary-refused dmsetup resume nmgood
+check_eq inconsistent-primary-reason "$(dmesg | grep -c 'the disk is inconsistent, this table cannot make the node primary')" 1
+check_eq inconsistent-primary-suspended "$(dmsetup info nmgood | sed -n 's/^State: *//p')" SUSPENDED
+# the way out: the secondary's table again, still inconsistent
+check inconsistent-secondary-back sh -c "dmsetup load nmgood --table '0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush' && dmsetup resume nmgood"
+check_eq inconsistent-secondary-disk "$(nm_status nmgood disk)" inconsistent
+check_eq inconsistent-secondary-role "$(nm_status nmgood role)" secondary
 dmsetup remove nmgood
 # I/O maps to the local device (a standalone primary, reloaded)
 dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary" || fail "create primary"
