@@ -583,6 +583,7 @@ void nm_reload_save(struct nm_dev *nm);
 int nm_reload_adopt(struct nm_dev *nm);
 void nm_reload_forget(struct nm_dev *nm);
 int nm_reload_layout(struct nm_dev *nm, sector_t data_start, char **error);
+int nm_reload_ctr_role(struct nm_dev *nm, char **error);
 
 /* nm_conn.c: the connection threads */
 int nm_conn_start(struct nm_dev *nm);

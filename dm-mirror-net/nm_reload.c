@@ -22,7 +22,8 @@
  *   - dtr, or a resume of the same instance: its own entry is dropped.
  * And a table may not move the data on a local device that another live
  * instance uses ("meta internal" puts it after the metadata area): its ctr
- * is refused before it writes anything (nm_reload_layout).
+ * is refused before it writes anything (nm_reload_layout), nor make
+ * primary a live secondary whose disk is not uptodate (nm_reload_ctr_role).
  *
  * Context: all calls in process context (suspend/resume/dtr), may sleep.
  * Lock: nm_reload_lock (a mutex) guards both lists; the region state is
@@ -381,6 +382,47 @@ int nm_reload_layout(struct nm_dev *nm, sector_t data_start, char **error)
 	if (!r) {
 		nm->data_start = data_start;
 		list_add(&nm->live, &nm_live_list);
+	}
+	mutex_unlock(&nm_reload_lock);
+	return r;
+}
+
+/*
+ * ctr: a table with "role primary" loaded over a live secondary of the
+ * same mapped device whose state it would take over (nm_reload_ours)
+ * while that disk is not uptodate.  Its resume would be refused
+ * (nm_reload_role_ok), and a refused resume leaves the device suspended
+ * with a table that cannot serve it; refused here, the load fails and the
+ * live table goes on.  The ctr's own reading cannot see it: without
+ * metadata, or with a fresh one, a primary's table is the source of a
+ * full sync.  The resume checks again (the disk may change in between).
+ * Up to 1.18.9 only the resume refused (tests/vm/guest/nm-tables.sh).
+ */
+int nm_reload_ctr_role(struct nm_dev *nm, char **error)
+{
+	dev_t m = nm_reload_meta_dev(nm);
+	struct nm_dev *o;
+	int r = 0;
+
+	might_sleep();
+	if (nm->table_role != NM_ROLE_PRIMARY)
+		return 0;
+	mutex_lock(&nm_reload_lock);
+	list_for_each_entry(o, &nm_live_list, live) {
+		enum nm_disk disk = READ_ONCE(o->disk);
+
+		if (o == nm || !READ_ONCE(o->resumed) || nm_md(o) != nm_md(nm) ||
+		    nm_reload_meta_dev(o) != m ||
+		    (!m && o->dev->bdev->bd_dev != nm->dev->bdev->bd_dev))
+			continue;
+		if (READ_ONCE(o->role) == NM_ROLE_PRIMARY ||
+		    disk == NM_DISK_UPTODATE)
+			continue;
+		*error = disk == NM_DISK_OUTDATED ?
+			 "The live table's disk is outdated: cannot be primary" :
+			 "The live table's disk is not uptodate: cannot be primary";
+		r = -EPERM;
+		break;
 	}
 	mutex_unlock(&nm_reload_lock);
 	return r;

@@ -656,7 +656,10 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	nm->role = nm->table_role;
 	nm->rs_rate = nm->table_rate;
-	r = nm_ctr_history(nm, &ti->error);
+	/* before the history, which may write the metadata device */
+	r = nm_reload_ctr_role(nm, &ti->error);
+	if (!r)
+		r = nm_ctr_history(nm, &ti->error);
 	if (r)
 		goto bad;
 	nm->peer_disk = NM_DISK_UNKNOWN;

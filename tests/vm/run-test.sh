@@ -183,6 +183,7 @@ for name in "$@"; do
 	fi
 	dt=$((SECONDS - t0))
 	sed 's/^/  /' "$tmpout"
+	reason=$(sed -n 's/.*NMTEST: FAIL [^:]*: \(.*\) ([0-9.]*s)$/\1/p' "$tmpout" | tail -n 1)
 	mapfile -t checks < <(vm_checks $(sort -u "$NM_VM_LOGS"))
 	cp=0 cf=0
 	for c in "${checks[@]}"; do
@@ -194,7 +195,12 @@ for name in "$@"; do
 			nm_result FAIL "vm/$name/${c#* }"
 		fi
 	done
-	[ $((cp + cf)) -gt 0 ] && echo "  vm/$name: $((cp + cf)) checks, $cp passed, $cf failed"
+	# a test stopped by fail() (or a crash) counts no failed check: say so
+	# on the count line, which is what a reader of the totals sees
+	ab=
+	[ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$cf" = 0 ] &&
+		ab="; STOPPED before its end (exit $rc${reason:+: $reason})"
+	[ $((cp + cf)) -gt 0 ] && echo "  vm/$name: $((cp + cf)) checks, $cp passed, $cf failed$ab"
 	# every check's failure fails the test (a scenario may have lost the
 	# guest's verdict of a killed phase)
 	[ "$cf" -gt 0 ] && [ "$rc" = 0 -o "$rc" = 77 ] && rc=1

@@ -48,18 +48,21 @@ dmsetup remove nmgood
 dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 0" || fail "empty group refused"
 check_eq empty-group-dropped "$(dmsetup table nmgood)" "0 $S netmirror $D 127.0.0.1:7789 C flush"
 # a secondary still waiting for its full sync, reloaded as primary: its
-# disk is inconsistent (it took over the regions out of sync).  Since
-# 1.18.9 the resume refuses the table, as "primary" refuses to promote an
-# inconsistent disk (DRBD: no primary without an UpToDate disk); up to
-# 1.18.8 it became an inconsistent primary that refused writes (1.16.0).
-dmsetup reload nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary" || fail "reload"
-check_fail inconsistent-primary-refused dmsetup resume nmgood
-check_eq inconsistent-primary-reason "$(dmesg | grep -c 'the disk is inconsistent, this table cannot make the node primary')" 1
-check_eq inconsistent-primary-suspended "$(dmsetup info nmgood | sed -n 's/^State: *//p')" SUSPENDED
-# the way out: the secondary's table again, still inconsistent
-check inconsistent-secondary-back sh -c "dmsetup load nmgood --table '0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush' && dmsetup resume nmgood"
+# disk is inconsistent (it took over the regions out of sync), so the
+# table is refused, as "primary" refuses to promote an inconsistent disk
+# (DRBD: no primary without an UpToDate disk).  Since 1.18.10 the load
+# refuses it and the live secondary goes on; 1.18.9 refused only the
+# resume, which left the device suspended with the refused table (dm had
+# dropped the old one); up to 1.18.8 it became an inconsistent primary.
+check_fail inconsistent-primary-load-refused dmsetup reload nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary"
+check_eq inconsistent-primary-reason "$(dmesg | grep -c "netmirror: The live table's disk is not uptodate: cannot be primary")" 1
+check_eq inconsistent-primary-active "$(dmsetup info nmgood | sed -n 's/^State: *//p')" ACTIVE
+check_eq inconsistent-primary-no-inactive "$(dmsetup info nmgood | sed -n 's/^Tables present: *//p')" LIVE
 check_eq inconsistent-secondary-disk "$(nm_status nmgood disk)" inconsistent
 check_eq inconsistent-secondary-role "$(nm_status nmgood role)" secondary
+# a secondary's table over it loads and resumes as before
+check inconsistent-secondary-reload sh -c "dmsetup reload nmgood --table '0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 listen 127.0.0.1:7790' && dmsetup resume nmgood"
+check_eq inconsistent-secondary-still "$(nm_status nmgood disk)" inconsistent
 dmsetup remove nmgood
 # I/O maps to the local device (a standalone primary, reloaded)
 dmsetup create nmgood --table "0 $S netmirror /dev/ram0 127.0.0.1:7789 C flush 2 role primary" || fail "create primary"
