@@ -101,9 +101,10 @@ enum nm_ov_state { NM_OV_NONE, NM_OV_RUNNING, NM_OV_DONE, NM_OV_STOPPED };
 /*
  * A resync slot's region (csums): read and sent, or being read
  * (NM_RSS_DATA); its digests sent, the target's P_CSUM_REPLY awaited
- * (NM_RSS_CSUM); the reply in, its differing blocks to send (NM_RSS_DIFF).
+ * (NM_RSS_CSUM); the reply in, its differing blocks to send (NM_RSS_DIFF);
+ * asked by a resync that has ended since, the reply to drop (NM_RSS_STALE).
  */
-enum nm_rs_slot_state { NM_RSS_DATA, NM_RSS_CSUM, NM_RSS_DIFF };
+enum nm_rs_slot_state { NM_RSS_DATA, NM_RSS_CSUM, NM_RSS_DIFF, NM_RSS_STALE };
 
 /* Per-bio data of a write on the primary. */
 struct nm_req {
@@ -533,7 +534,15 @@ static inline u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
 	return 0;
 }
 
-/* Sleep until @bytes more fit the rate (nm_sync thread only). */
+/*
+ * Sleep until @bytes more fit the rate (nm_sync thread only).  Each
+ * second's budget pays for what was sent before it, and a step goes
+ * whole when nothing is owed: a region larger than a second's worth is
+ * paid over the seconds after it.  Up to 1.18.10 each second forgot what
+ * was sent, and a step fitted only within one second's budget: a rate
+ * below a region (plus 10%) a second never let one through, and the
+ * resync stood still (tests/vm/guest/nm-resyncrate.sh).
+ */
 static inline void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt,
 				  u32 bytes)
 {
@@ -546,12 +555,16 @@ static inline void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt,
 		nm_sync_second(nm, rt);
 
 		if (ms > 1000) {
+			u64 paid = (u64)cap * 1024 *
+				   min_t(unsigned long, ms, 60000) / 1000;
+
 			rt->t0 = jiffies;
-			rt->sent = 0;
+			rt->sent = !cap || rt->sent <= paid ? 0 :
+				   rt->sent - paid;
 			ms = 0;
 		}
-		if (!cap || rt->sent + bytes <= (u64)cap * 1024 * (ms + 100) /
-						  1000)
+		if (!cap || !rt->sent ||
+		    rt->sent + bytes <= (u64)cap * 1024 * (ms + 100) / 1000)
 			break;
 		if (kthread_should_stop() || !nm_link_up(nm))
 			break;

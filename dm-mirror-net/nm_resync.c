@@ -183,6 +183,18 @@ static void __nm_rs_slot_put(struct nm_dev *nm, unsigned long region)
 			nm->rs_slot_region[i] = ULONG_MAX;
 }
 
+/* Under nm->lock: @slot's region is no longer in resync, left marked. */
+static void __nm_rs_slot_drop(struct nm_dev *nm, unsigned int slot)
+{
+	unsigned long region = nm->rs_slot_region[slot];
+
+	lockdep_assert_held(&nm->lock);
+	if (__test_and_clear_bit(region, nm->rg.rs_busy))
+		nm->rs_inflight--;
+	nm->rs_slot_region[slot] = ULONG_MAX;
+	__clear_bit(slot, &nm->rs_slot_sent);
+}
+
 /* Under nm->lock: a free slot for @region, or -1. */
 static int __nm_rs_slot_get(struct nm_dev *nm, unsigned long region)
 {
@@ -538,11 +550,20 @@ int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 	spin_lock_irqsave(&nm->lock, fl);
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		if (nm->rs_slot_region[i] == region &&
-		    nm->rs_slot_state[i] == NM_RSS_CSUM)
+		    (nm->rs_slot_state[i] == NM_RSS_CSUM ||
+		     nm->rs_slot_state[i] == NM_RSS_STALE))
 			slot = i;
 	if (slot < 0 || sector != (sector_t)region << nm->rg.shift) {
 		spin_unlock_irqrestore(&nm->lock, fl);
 		return -EPROTO;		/* nothing asked */
+	}
+	if (nm->rs_slot_state[slot] == NM_RSS_STALE) {
+		/* asked by a resync that ended since: compared again later */
+		__nm_rs_slot_drop(nm, slot);
+		nm->answered_at = jiffies;
+		spin_unlock_irqrestore(&nm->lock, fl);
+		nm_sync_kick(nm);
+		return 0;
 	}
 	if (status) {
 		bitmap_zero(nm->rs_slot_diff[slot], NM_CSUM_MAX_BLOCKS);
@@ -763,6 +784,31 @@ static void nm_rs_step_failed(struct nm_dev *nm, unsigned long region,
  * failed (nm_rs_send checks under tx_mutex).  Returns the reason, or NULL
  * if the resync goes on (or none runs).
  */
+/*
+ * Under nm->lock, a resync ending with the link up (__nm_rs_lost): a
+ * region whose compare is in (NM_RSS_DIFF) goes back to the bitmap
+ * unsent, for its differences are those of the disk the target had then;
+ * a compare still awaited (NM_RSS_CSUM) is freed by its reply
+ * (NM_RSS_STALE).  Up to 1.18.10 both stayed: a resync after an `attach`
+ * (a new disk) sent those old differences first, and the region counted
+ * as resynced with only them on the new disk, while writes to it waited
+ * until then (tests/vm/guest/fault-csumattach.sh).
+ */
+static void __nm_rs_slots_end(struct nm_dev *nm)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&nm->lock);
+	for (i = 0; i < NM_RS_WINDOW; i++) {
+		if (nm->rs_slot_region[i] == ULONG_MAX)
+			continue;
+		if (nm->rs_slot_state[i] == NM_RSS_CSUM)
+			nm->rs_slot_state[i] = NM_RSS_STALE;
+		else if (nm->rs_slot_state[i] == NM_RSS_DIFF)
+			__nm_rs_slot_drop(nm, i);
+	}
+}
+
 static const char *__nm_rs_lost(struct nm_dev *nm)
 {
 	const char *why = NULL;
@@ -781,6 +827,7 @@ static const char *__nm_rs_lost(struct nm_dev *nm)
 	}
 	if (why) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
+		__nm_rs_slots_end(nm);
 		bitmap_zero(nm->rg.rs_hold, nm->rg.nr);	/* resubmitted next */
 		nm->rs_holding = false;
 	}
