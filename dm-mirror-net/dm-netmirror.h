@@ -510,7 +510,8 @@ static inline bool nm_link_up(struct nm_dev *nm)
  */
 struct nm_rate {
 	unsigned long t0;
-	u64 sent;
+	u64 sent;		/* bytes owed at t0 (nm_rs_throttle) */
+	u32 cap;		/* the cap they were owed at, KiB/s */
 	u64 app_last;
 	unsigned long app_seen;	/* jiffies of the last app write seen */
 	u64 app_kibs;
@@ -534,14 +535,19 @@ static inline u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
 	return 0;
 }
 
+/* nm_primary.c: writes parked behind a resync region go on */
+void nm_resubmit_waiting(struct nm_dev *nm);
+
 /*
- * Sleep until @bytes more fit the rate (nm_sync thread only).  Each
- * second's budget pays for what was sent before it, and a step goes
- * whole when nothing is owed: a region larger than a second's worth is
- * paid over the seconds after it.  Up to 1.18.10 each second forgot what
- * was sent, and a step fitted only within one second's budget: a rate
- * below a region (plus 10%) a second never let one through, and the
- * resync stood still (tests/vm/guest/nm-resyncrate.sh).
+ * Sleep until @bytes more fit the rate (nm_sync thread only): a token
+ * bucket.  rt->sent is what was owed at rt->t0; the time since pays for
+ * it at the cap.  A step goes when nothing is owed (whole, however large)
+ * or when it fits in 100 ms of the cap on top of what is owed; a new cap
+ * forgives the old one's debt.  Up to 1.18.10 each second forgot what was
+ * sent and a step had to fit in one second's budget: a cap below a region
+ * (plus 10%) a second let none through, and the resync stood still
+ * (tests/vm/guest/nm-resyncrate.sh).  While it waits, writes parked
+ * behind a region whose resync is done go on (nm_resubmit_waiting).
  */
 static inline void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt,
 				  u32 bytes)
@@ -549,28 +555,30 @@ static inline void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt,
 	might_sleep();
 	for (;;) {
 		u32 cap = nm_rs_cap(nm, rt);
-		unsigned long ms = jiffies_to_msecs(jiffies - rt->t0);
+		unsigned long ms = min_t(unsigned long,
+					 jiffies_to_msecs(jiffies - rt->t0),
+					 600000);
+		u64 paid = (u64)cap * 1024 * ms / 1000, owed;
 
 		/* a throttled resync or verify holds the thread here */
 		nm_sync_second(nm, rt);
 
-		if (ms > 1000) {
-			u64 paid = (u64)cap * 1024 *
-				   min_t(unsigned long, ms, 60000) / 1000;
-
-			rt->t0 = jiffies;
-			rt->sent = !cap || rt->sent <= paid ? 0 :
-				   rt->sent - paid;
-			ms = 0;
+		if (cap != rt->cap) {
+			rt->cap = cap;
+			rt->sent = 0;
 		}
-		if (!cap || !rt->sent ||
-		    rt->sent + bytes <= (u64)cap * 1024 * (ms + 100) / 1000)
-			break;
+		owed = rt->sent > paid ? rt->sent - paid : 0;
+		if (!cap || !owed ||
+		    owed + bytes <= (u64)cap * 1024 / 10) {
+			rt->sent = cap ? owed + bytes : 0;
+			rt->t0 = jiffies;
+			return;
+		}
 		if (kthread_should_stop() || !nm_link_up(nm))
-			break;
+			return;
+		nm_resubmit_waiting(nm);
 		schedule_timeout_interruptible(msecs_to_jiffies(10));
 	}
-	rt->sent += bytes;
 }
 
 /* The regions [*first, *last] that @bio touches. */
@@ -671,7 +679,6 @@ void nm_thaw_work(struct work_struct *w);
 void nm_frozen_presuspend(struct nm_dev *nm);
 int nm_outdate(struct nm_dev *nm);
 int nm_invalidate(struct nm_dev *nm);
-void nm_resubmit_waiting(struct nm_dev *nm);
 bool nm_send_one(struct nm_dev *nm);
 bool nm_send_inline(struct nm_dev *nm, struct nm_req *req);
 extern bool nm_inline_send;

@@ -972,6 +972,12 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	}
 
 	while (!kthread_should_stop()) {
+		/*
+		 * writes parked behind a region whose resync is done: not
+		 * only when the pass ends (up to 1.18.10 a throttled pass
+		 * kept them for minutes: nm-resyncrate, parked-write)
+		 */
+		nm_resubmit_waiting(nm);
 		spin_lock_irqsave(&nm->lock, fl);
 		lost = __nm_rs_lost(nm);
 		if (lost)

@@ -4,12 +4,16 @@
 # each second: a region larger than 1.1 s of the rate never fitted, and
 # the resync (or verify) never moved.  With the default 512 KiB regions
 # that was any rate below 466 KiB/s, DRBD's default 250 KiB/s among them.
+# And a write to a region in resync waited for the whole throttled pass.
 #
 # One VM, both nodes on loopback, 32 MiB (64 regions of 512 KiB).  nma
 # (primary, sync full) on random data at resync_rate 256 KiB/s, nmb on a
 # zeroed disk.  For each protocol A, B, C (checks <P>/...):
 #   started         nma became sync_source
 #   moves           at least one region (512 KiB) resynced within 8 s
+#   parked-write    a write to region 1 (held by the resync, waiting for the
+#                   rate) completes within 20 s: up to 1.18.10 writes parked
+#                   behind a region stayed parked until the whole pass ended
 #   keeps-moving    more in the 5 s after (one region every 2 s)
 #   capped          no more than the rate's worth since the start plus one
 #                   region (a region goes whole; the check allows 2 s slack)
@@ -37,6 +41,14 @@ for P in $(nm_protos); do
 	_nm_up
 	t0=$nm_up
 	check_wait moves 8 "[ \"\$(nm_status nma resync_sent)\" -ge $REGION ]"
+	# a write to the region the resync holds now (the next one, waiting
+	# for the rate) waits until that region is through, not until the
+	# pass ends (2 s per region here: about 2 minutes)
+	_nm_up
+	w0=$nm_up
+	check parked-write timeout 20 $DD if=/dev/urandom of=/dev/mapper/nma bs=4k count=1 seek=$((REGION / 4096)) oflag=direct conv=notrunc status=none
+	_nm_up
+	log "$P: a write to region 1 took about $((nm_up - w0)) s"
 	first=$(nm_status nma resync_sent)
 	sleep 5
 	sent=$(nm_status nma resync_sent)
