@@ -513,6 +513,7 @@ struct nm_rate {
 	u64 sent;		/* bytes owed at t0 (nm_rs_throttle) */
 	u32 cap;		/* the cap they were owed at, KiB/s */
 	u64 app_last;
+	unsigned long app_t;	/* jiffies of the last sample */
 	unsigned long app_seen;	/* jiffies of the last app write seen */
 	u64 app_kibs;
 	/* nm_sync_second(): the thread's once-a-second work */
@@ -523,6 +524,30 @@ struct nm_rate {
 };
 
 void nm_sync_second(struct nm_dev *nm, struct nm_rate *rt);
+
+/*
+ * The application's write rate, over 100 ms or more: from the thread's
+ * loop and from nm_rs_throttle (a throttled pass stays there; up to
+ * 1.18.10 only the loop sampled it, and 500 ms into a pass the adaptive
+ * cap fell to none).
+ */
+static inline void nm_rs_app_sample(struct nm_dev *nm, struct nm_rate *rt)
+{
+	unsigned long now = jiffies;
+	u64 app;
+
+	if (time_before(now, rt->app_t + HZ / 10))
+		return;
+	app = atomic64_read(&nm->app_bytes);
+	if (app != rt->app_last) {
+		rt->app_seen = now;
+		rt->app_kibs = (rt->app_kibs +
+				div_u64((app - rt->app_last) * HZ,
+					1024 * (now - rt->app_t))) / 2;
+		rt->app_last = app;
+	}
+	rt->app_t = now;
+}
 
 static inline u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
 {
@@ -539,35 +564,57 @@ static inline u32 nm_rs_cap(struct nm_dev *nm, struct nm_rate *rt)
 void nm_resubmit_waiting(struct nm_dev *nm);
 
 /*
+ * Bytes still owed of rt->sent, sent at rt->t0 at the cap rt->cap (all
+ * paid after ten minutes: a step may be larger than ten minutes' worth).
+ */
+static inline u64 nm_rs_owed(struct nm_rate *rt)
+{
+	unsigned int ms = jiffies_to_msecs(jiffies - rt->t0);
+	u64 paid;
+
+	if (ms >= 600000)
+		return 0;
+	paid = (u64)rt->cap * 1024 * ms / 1000;
+	return rt->sent > paid ? rt->sent - paid : 0;
+}
+
+/*
  * Sleep until @bytes more fit the rate (nm_sync thread only): a token
- * bucket.  rt->sent is what was owed at rt->t0; the time since pays for
- * it at the cap.  A step goes when nothing is owed (whole, however large)
- * or when it fits in 100 ms of the cap on top of what is owed; a new cap
- * forgives the old one's debt.  Up to 1.18.10 each second forgot what was
- * sent and a step had to fit in one second's budget: a cap below a region
- * (plus 10%) a second let none through, and the resync stood still
- * (tests/vm/guest/nm-resyncrate.sh).  While it waits, writes parked
- * behind a region whose resync is done go on (nm_resubmit_waiting).
+ * bucket.  What was sent is owed, and time pays it at the cap it was sent
+ * at.  A step goes when nothing is owed (whole, however large) or when it
+ * fits in 100 ms of the cap on top of what is owed.  A lower cap keeps at
+ * most a step's worth owed (no long stall after it), a higher one pays
+ * the rest faster, none owes nothing.  Up to 1.18.10 each second forgot
+ * what was sent and a step had to fit in one second's budget: a cap
+ * below a region (plus 10%) a second let none through, and the resync
+ * stood still (tests/vm/guest/nm-resyncrate.sh).  While it waits, writes
+ * parked behind a region whose resync is done go on.
  */
 static inline void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt,
 				  u32 bytes)
 {
 	might_sleep();
 	for (;;) {
-		u32 cap = nm_rs_cap(nm, rt);
-		unsigned long ms = min_t(unsigned long,
-					 jiffies_to_msecs(jiffies - rt->t0),
-					 600000);
-		u64 paid = (u64)cap * 1024 * ms / 1000, owed;
+		u32 cap;
+		u64 owed;
 
+		nm_rs_app_sample(nm, rt);
+		cap = nm_rs_cap(nm, rt);
 		/* a throttled resync or verify holds the thread here */
 		nm_sync_second(nm, rt);
 
+		owed = nm_rs_owed(rt);
 		if (cap != rt->cap) {
+			if (!cap)
+				owed = 0;
+			else if (cap < rt->cap)
+				owed = min_t(u64, owed,
+					     max_t(u64, bytes,
+						   (u64)cap * 1024 / 10));
 			rt->cap = cap;
-			rt->sent = 0;
+			rt->sent = owed;
+			rt->t0 = jiffies;
 		}
-		owed = rt->sent > paid ? rt->sent - paid : 0;
 		if (!cap || !owed ||
 		    owed + bytes <= (u64)cap * 1024 / 10) {
 			rt->sent = cap ? owed + bytes : 0;

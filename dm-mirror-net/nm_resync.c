@@ -1244,13 +1244,12 @@ static int nm_sync_thread(void *arg)
 	struct nm_dev *nm = arg;
 	struct nm_rate rt = {
 		.t0 = jiffies,
+		.app_t = jiffies,
 		.sec_t = jiffies,
 		.rs_last = atomic64_read(&nm->resync_bytes),
 		.ev_oos = ULONG_MAX,
 	};
 	unsigned long last_clear = jiffies;
-	unsigned long last_app = jiffies;
-	u64 app;
 
 	while (!kthread_should_stop()) {
 		/* a kick (an ack, a write done, a message) or 100 ms */
@@ -1259,19 +1258,7 @@ static int nm_sync_thread(void *arg)
 		if (kthread_should_stop())
 			break;
 
-		/* the application's write rate, over 100 ms or more */
-		if (time_after_eq(jiffies, last_app + HZ / 10)) {
-			app = atomic64_read(&nm->app_bytes);
-			if (app != rt.app_last) {
-				rt.app_seen = jiffies;
-				rt.app_kibs = (rt.app_kibs +
-					       div_u64((app - rt.app_last) * HZ,
-						       1024 * (jiffies -
-							       last_app))) / 2;
-				rt.app_last = app;
-			}
-			last_app = jiffies;
-		}
+		nm_rs_app_sample(nm, &rt);
 		nm_sync_second(nm, &rt);
 		nm_resubmit_waiting(nm);
 		nm_rs_step(nm, &rt);
