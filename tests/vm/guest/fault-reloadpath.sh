@@ -102,11 +102,17 @@ run_detached() {
 	lower ok la /dev/ram0
 	pattern write /dev/mapper/nma 2 1M --size 1M --offset 16M --direct --quiet || fail "write while diskless"
 	check loaded dmsetup load nma --table "$(tablea /dev/mapper/pa)"
+	rt="netmirror: $(nm_devno nma): resync target: 64 regions to receive"
+	n0=$(dmesg | grep -c "$rt")
 	check resumed dmsetup resume nma
 	d=$(nm_status nma disk)
 	log "$P/detached: after the resume: $(dmsetup status nma)"
-	check_eq not-uptodate "$([ "$d" != uptodate ] && echo yes)" yes
 	check resynced dur_settle 60
+	# not uptodate at the resume: seen so, or received a whole resync
+	# since (one that ended before the status was read: a clean-clone run of
+	# make check on 40c9cf1 saw it in sync already, 9 MiB resynced)
+	n1=$(dmesg | grep -c "$rt")
+	check_eq not-uptodate "$({ [ "$d" != uptodate ] || [ "$n1" -gt "$n0" ]; } && echo yes)" yes
 	check has-write pattern verify /dev/ram0 2 1M --size 1M --offset 16M --direct --quiet
 	check_eq identical "$(dev_sum /dev/ram0)" "$(dev_sum /dev/ram1)"
 	nm_local_unpair
