@@ -109,7 +109,10 @@ if [ "$phase" = 1 ]; then
 	check_wait fence/unfenced 30 "$TIMEOUT 15 cibadmin -Q -o constraints > /tmp/cons.xml && ! grep -q nm-fence-r0-clone /tmp/cons.xml" ||
 		dump_both
 	log "unfenced $(( $(el) - t_sync ))s after the resync's end"
-	check fence/unfenced-by-daemon sh -c "sed -n '/(peer fenced): resume_io/,\$p' /run/resource-agents/netmirror-r0*.fence.log | grep -q 'unfence handler exit 0'"
+	# the daemon logs the handler's exit once it has exited, which may be
+	# after its constraint is gone (a clean-clone make check of 447f47b
+	# read the log between the two)
+	check_wait fence/unfenced-by-daemon 10 "sed -n '/(peer fenced): resume_io/,\$p' /run/resource-agents/netmirror-r0*.fence.log | grep -q 'unfence handler exit 0'"
 	sed 's/^/NMLOG: fence daemon: /' /run/resource-agents/netmirror-r0*.fence.log
 	check_eq fence/still-alpha "$(cl_promoted r0-clone)" alpha
 	log "fence and unfence done at $(el)s"
