@@ -774,17 +774,6 @@ static void nm_rs_step_failed(struct nm_dev *nm, unsigned long region,
 }
 
 /*
- * Under nm->lock: a resync needs the source's disk uptodate and the
- * target's attached (review F23, F24).  When either is lost, this node
- * ends its half (both nodes do, each from its own sync thread): connected
- * again, the regions not yet resynced stay out of sync on both nodes and
- * the target stays inconsistent.  The next link decides again.  The
- * source's resync data already on the wire are answered (the target,
- * diskless, with EIO); none is sent after the P_STATE that says its disk
- * failed (nm_rs_send checks under tx_mutex).  Returns the reason, or NULL
- * if the resync goes on (or none runs).
- */
-/*
  * Under nm->lock, a resync ending with the link up (__nm_rs_lost): a
  * region whose compare is in (NM_RSS_DIFF) goes back to the bitmap
  * unsent, for its differences are those of the disk the target had then;
@@ -809,6 +798,17 @@ static void __nm_rs_slots_end(struct nm_dev *nm)
 	}
 }
 
+/*
+ * Under nm->lock: a resync needs the source's disk uptodate and the
+ * target's attached (review F23, F24).  When either is lost, this node
+ * ends its half (both nodes do, each from its own sync thread): connected
+ * again, the regions not yet resynced stay out of sync on both nodes and
+ * the target stays inconsistent.  The next link decides again.  The
+ * source's resync data already on the wire are answered (the target,
+ * diskless, with EIO); none is sent after the P_STATE that says its disk
+ * failed (nm_rs_send checks under tx_mutex).  Returns the reason, or NULL
+ * if the resync goes on (or none runs).
+ */
 static const char *__nm_rs_lost(struct nm_dev *nm)
 {
 	const char *why = NULL;
