@@ -6,10 +6,11 @@
 #                   it; ends with "N passed, N failed"
 #   make check-cluster   netmirror failed over by Pacemaker + Corosync in two
 #                   VMs (tests/vm/scenarios/cluster-failover.sh, docs/cluster.md;
-#                   also in make check's suite; 2-3.5 min of wall time)
+#                   not in make check since 1.18.11, for its 40-minute budget;
+#                   2-3.5 min of wall time)
 #   make check-durability   the durability VM tests of issues 10 and 11
 #                   (tests/vm/durability.list; all pass, the longer ones out of
-#                   make check for its 40-minute budget: ~25 min more)
+#                   make check for its 40-minute budget: ~31 min more)
 #   make soak-durability   their fault soak at the issue's count: 30 faults
 #                   of each kind per protocol (tests/vm/soak-durability.sh)
 #   make check-debug   VM tests on a debug kernel (lockdep, KASAN, kmemleak;
