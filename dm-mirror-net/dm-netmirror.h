@@ -266,6 +266,7 @@ struct nm_dev {
 	unsigned long rs_retry_at;	/* ... and starts again then */
 	unsigned long rs_hold_at;	/* target: jiffies, last rs_hold set */
 	bool rs_holding;		/* target: rs_hold may have bits */
+	bool rs_tail;			/* target: an ended resync's data due */
 	bool rs_paused;
 	unsigned int rs_inflight;	/* regions sent, not yet acked */
 	unsigned long rs_cursor;
@@ -685,6 +686,7 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count);
 int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d);
 int nm_peer_rs_stop(struct nm_dev *nm, u64 count);
 int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp);
+void nm_rs_end_lost(struct nm_dev *nm);
 void nm_rs_count_start(struct nm_dev *nm, u64 count, bool last);
 
 /* nm_verify.c: online verify */

@@ -77,6 +77,9 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (changed)
 		nm_peer_reset(nm);	/* a new primary: a new epoch sequence */
+	/* a resync into or from a detached disk ends before the next packet */
+	if (detached)
+		nm_rs_end_lost(nm);
 	if (attached)
 		nm_peer_attached(nm);
 	if (detached)

@@ -183,16 +183,28 @@ static void __nm_rs_slot_put(struct nm_dev *nm, unsigned long region)
 			nm->rs_slot_region[i] = ULONG_MAX;
 }
 
+/*
+ * Under nm->lock: @region's resync step is over (answered, failed or
+ * dropped): out of the window, its slot free.  False if it was not in
+ * resync (a stale answer).
+ */
+static bool __nm_rs_region_end(struct nm_dev *nm, unsigned long region)
+{
+	lockdep_assert_held(&nm->lock);
+	if (!__test_and_clear_bit(region, nm->rg.rs_busy))
+		return false;
+	nm->rs_inflight--;
+	__nm_rs_slot_put(nm, region);
+	return true;
+}
+
 /* Under nm->lock: @slot's region is no longer in resync, left marked. */
 static void __nm_rs_slot_drop(struct nm_dev *nm, unsigned int slot)
 {
-	unsigned long region = nm->rs_slot_region[slot];
-
 	lockdep_assert_held(&nm->lock);
-	if (__test_and_clear_bit(region, nm->rg.rs_busy))
-		nm->rs_inflight--;
-	nm->rs_slot_region[slot] = ULONG_MAX;
 	__clear_bit(slot, &nm->rs_slot_sent);
+	if (!__nm_rs_region_end(nm, nm->rs_slot_region[slot]))
+		nm->rs_slot_region[slot] = ULONG_MAX;
 }
 
 /* Under nm->lock: a free slot for @region, or -1. */
@@ -227,46 +239,68 @@ static void nm_rs_slot_sent(struct nm_dev *nm, int slot)
 	spin_unlock_irqrestore(&nm->lock, fl);
 }
 
-/* Receiver: the target wrote a resync region. */
+/*
+ * Under nm->lock: is @region's slot one of a resync that ended
+ * (NM_RSS_STALE), whose answer changes nothing?
+ */
+static bool __nm_rs_slot_stale(struct nm_dev *nm, unsigned long region)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&nm->lock);
+	for (i = 0; i < NM_RS_WINDOW; i++)
+		if (nm->rs_slot_region[i] == region)
+			return nm->rs_slot_state[i] == NM_RSS_STALE;
+	return false;
+}
+
+/*
+ * Receiver: the target's answer to a resync region's data.  One that
+ * matches no region in resync (a link's older resync), or the slot of a
+ * resync that ended (NM_RSS_STALE), changes nothing but the window.
+ */
 void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 {
 	unsigned long region = be64_to_cpu(a->sector) >> nm->rg.shift;
+	u32 status = be32_to_cpu(a->status);
+	bool live = false;
 	unsigned long fl;
 
-	u32 status = be32_to_cpu(a->status);
-
 	spin_lock_irqsave(&nm->lock, fl);
-	if (region < nm->rg.nr &&
-	    __test_and_clear_bit(region, nm->rg.rs_busy)) {
-		nm->rs_inflight--;
-		__nm_rs_slot_put(nm, region);
-		nm->answered_at = jiffies;	/* nm_check_stuck */
-		if (!status) {
-			__clear_bit(region, nm->rg.oos);
-		} else if (status == EAGAIN) {
-			/* the target holds writes to it until we resend */
-			if (region < nm->rs_cursor)
-				nm->rs_cursor = region;
-		} else {
-			/*
-			 * The target could not take it (its metadata cannot
-			 * say it lacks data, or its disk failed the write,
-			 * pass_on): not again until the resync starts again
-			 * (__nm_rs_unreadable_left; with a peer older than
-			 * NM_PROTO_RS_STOP at the next pass).  Up to 1.18.1 the
-			 * region was sent again on every pass, the whole
-			 * link's rate for as long as the fault lasted.
-			 */
-			__set_bit(region, nm->rg.rs_failed);
-			nm->rs_refused = true;
-		}
+	if (region < nm->rg.nr) {
+		live = !__nm_rs_slot_stale(nm, region);
+		if (!__nm_rs_region_end(nm, region))
+			live = false;
+		else
+			nm->answered_at = jiffies;	/* nm_check_stuck */
+	}
+	if (!live) {
+		/* not for this resync: the region stays as it is */
+	} else if (!status) {
+		__clear_bit(region, nm->rg.oos);
+	} else if (status == EAGAIN) {
+		/* the target holds writes to it until we resend */
+		if (region < nm->rs_cursor)
+			nm->rs_cursor = region;
+	} else {
+		/*
+		 * The target could not take it (its metadata cannot say it
+		 * lacks data, or its disk failed the write, pass_on): not
+		 * again until the resync starts again
+		 * (__nm_rs_unreadable_left; with a peer older than
+		 * NM_PROTO_RS_STOP at the next pass).  Up to 1.18.1 the
+		 * region was sent again on every pass, the whole link's
+		 * rate for as long as the fault lasted.
+		 */
+		__set_bit(region, nm->rg.rs_failed);
+		nm->rs_refused = true;
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
 	/* EAGAIN: the target wrote the region meanwhile; send it again */
-	if (status && status != EAGAIN)
+	if (live && status && status != EAGAIN)
 		nm_err_limit(nm, "peer failed resync write of region %lu (%u)",
 			     region, status);
-	if (!status)
+	if (live && !status)
 		atomic64_add(be32_to_cpu(a->size), &nm->resync_bytes);
 	nm_sync_kick(nm);
 }
@@ -281,6 +315,7 @@ void nm_sync_link_down(struct nm_dev *nm)
 	bitmap_zero(nm->rg.rs_busy, nm->rg.nr);
 	bitmap_zero(nm->rg.rs_hold, nm->rg.nr);	/* writes go on (kick) */
 	nm->rs_holding = false;
+	nm->rs_tail = false;
 	bitmap_zero(nm->rg.rs_failed, nm->rg.nr);	/* the next link retries */
 	nm->rs_inflight = 0;
 	for (i = 0; i < NM_RS_WINDOW; i++)
@@ -305,10 +340,20 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 	unsigned long flags;
 	bool ours;
 
-	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
-		return -EPROTO;
-	/* never into a node whose data is the one to keep */
 	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->disk == NM_DISK_DISKLESS) {
+		/*
+		 * Begun before our P_STATE (diskless) reached the source,
+		 * which ends it there: its data are refused.  Up to 1.18.11
+		 * a protocol error.
+		 */
+		nm->rs_tail = true;
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return 0;
+	}
+	/* a new resync: what follows is its data, not an ended one's */
+	nm->rs_tail = false;
+	/* never into a node whose data is the one to keep */
 	ours = nm_is_source(nm) || (nm->disk == NM_DISK_UPTODATE &&
 				    nm->role == NM_ROLE_PRIMARY &&
 				    nm->gen_cmp != NM_GC_TARGET);
@@ -348,7 +393,8 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 
 	if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET) {
 		/* our disk failed and ended our half of it: stays so */
-		if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
+		if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS ||
+		    READ_ONCE(nm->rs_tail))
 			return 0;
 		return -EPROTO;
 	}
@@ -406,11 +452,11 @@ int nm_peer_rs_stop(struct nm_dev *nm, u64 count)
 	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->cstate != NM_C_SYNC_TARGET) {
-		bool diskless = nm->disk == NM_DISK_DISKLESS;
+		bool ended = nm->disk == NM_DISK_DISKLESS || nm->rs_tail;
 
 		spin_unlock_irqrestore(&nm->lock, flags);
 		/* our disk failed and ended our half of it: stays so */
-		return diskless ? 0 : -EPROTO;
+		return ended ? 0 : -EPROTO;
 	}
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	bitmap_zero(nm->rg.rs_hold, nm->rg.nr);
@@ -491,8 +537,12 @@ static int nm_rs_send(struct nm_dev *nm, unsigned int slot,
 		mutex_unlock(&nm->tx_mutex);
 		return -ENOTCONN;
 	}
-	/* our P_STATE diskless may be out: nothing after it (__nm_rs_lost) */
-	if (READ_ONCE(nm->disk) != NM_DISK_UPTODATE) {
+	/*
+	 * our P_STATE diskless may be out: nothing after it; nor after our
+	 * half ended (__nm_rs_lost, the peer's disk lost)
+	 */
+	if (READ_ONCE(nm->disk) != NM_DISK_UPTODATE ||
+	    READ_ONCE(nm->cstate) != NM_C_SYNC_SOURCE) {
 		mutex_unlock(&nm->tx_mutex);
 		return -ENODATA;
 	}
@@ -749,6 +799,11 @@ static int nm_rs_csum_send(struct nm_dev *nm, unsigned int slot,
 	if (r)
 		return r;
 	spin_lock_irqsave(&nm->lock, fl);
+	/* ended meanwhile (nm_rs_end_lost): not asked */
+	if (nm->cstate != NM_C_SYNC_SOURCE) {
+		spin_unlock_irqrestore(&nm->lock, fl);
+		return -ENODATA;
+	}
 	nm->rs_slot_state[slot] = NM_RSS_CSUM;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	return nm_csum_send(nm, sector, bytes, nm->csums, NM_CF_RESYNC, gen);
@@ -764,11 +819,8 @@ static void nm_rs_step_failed(struct nm_dev *nm, unsigned long region,
 		nm_err_limit(nm, "resync of region %lu failed (%d)", region, r);
 	spin_lock_irqsave(&nm->lock, fl);
 	/* not if the link went down: a new one may own it */
-	if (nm->conn_gen == gen &&
-	    __test_and_clear_bit(region, nm->rg.rs_busy)) {
-		nm->rs_inflight--;
-		__nm_rs_slot_put(nm, region);
-	}
+	if (nm->conn_gen == gen)
+		__nm_rs_region_end(nm, region);
 	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_resubmit_waiting(nm);
 }
@@ -777,11 +829,18 @@ static void nm_rs_step_failed(struct nm_dev *nm, unsigned long region,
  * Under nm->lock, a resync ending with the link up (__nm_rs_lost): a
  * region whose compare is in (NM_RSS_DIFF) goes back to the bitmap
  * unsent, for its differences are those of the disk the target had then;
- * a compare still awaited (NM_RSS_CSUM) is freed by its reply
- * (NM_RSS_STALE).  Up to 1.18.10 both stayed: a resync after an `attach`
- * (a new disk) sent those old differences first, and the region counted
- * as resynced with only them on the new disk, while writes to it waited
- * until then (tests/vm/guest/fault-csumattach.sh).
+ * a compare still awaited (NM_RSS_CSUM) is freed by its reply, and data
+ * sent (NM_RSS_DATA) by their answer, which changes nothing then
+ * (NM_RSS_STALE): the region stays out of sync.  Up to 1.18.10 the
+ * compared ones stayed: a resync after an `attach` (a new disk) sent
+ * those old differences first, and the region counted as resynced with
+ * only them on the new disk, while writes to it waited until then
+ * (tests/vm/guest/fault-csumattach.sh).  Up to 1.18.11 the answer to data
+ * sent counted for the next resync of its region (the target's refusal:
+ * not again until the resync after, ten seconds later).  A region still
+ * being read is not sent (nm_rs_send and nm_rs_csum_send check the
+ * state: its step fails, nm_rs_step_failed frees it), as the resync may
+ * end in the receiver (nm_rs_end_lost) while the sync thread is in a step.
  */
 static void __nm_rs_slots_end(struct nm_dev *nm)
 {
@@ -791,7 +850,8 @@ static void __nm_rs_slots_end(struct nm_dev *nm)
 	for (i = 0; i < NM_RS_WINDOW; i++) {
 		if (nm->rs_slot_region[i] == ULONG_MAX)
 			continue;
-		if (nm->rs_slot_state[i] == NM_RSS_CSUM)
+		if (nm->rs_slot_state[i] == NM_RSS_CSUM ||
+		    nm->rs_slot_state[i] == NM_RSS_DATA)
 			nm->rs_slot_state[i] = NM_RSS_STALE;
 		else if (nm->rs_slot_state[i] == NM_RSS_DIFF)
 			__nm_rs_slot_drop(nm, i);
@@ -801,11 +861,13 @@ static void __nm_rs_slots_end(struct nm_dev *nm)
 /*
  * Under nm->lock: a resync needs the source's disk uptodate and the
  * target's attached (review F23, F24).  When either is lost, this node
- * ends its half (both nodes do, each from its own sync thread): connected
- * again, the regions not yet resynced stay out of sync on both nodes and
- * the target stays inconsistent.  The next link decides again.  The
- * source's resync data already on the wire are answered (the target,
- * diskless, with EIO); none is sent after the P_STATE that says its disk
+ * ends its half (both nodes do, each from its own sync thread, and at
+ * once where the loss is seen: nm_rs_end_lost): connected again, the
+ * regions not yet resynced stay out of sync on both nodes and the target
+ * stays inconsistent.  The next link decides again.  The source's resync
+ * data already on the wire are refused by the target (diskless: answered
+ * with EIO; attached again meanwhile, rs_tail: dropped unanswered, until
+ * the next P_RS_START); none is sent after the P_STATE that says its disk
  * failed (nm_rs_send checks under tx_mutex).  Returns the reason, or NULL
  * if the resync goes on (or none runs).
  */
@@ -820,10 +882,13 @@ static const char *__nm_rs_lost(struct nm_dev *nm)
 		else if (nm->peer_disk == NM_DISK_DISKLESS)
 			why = "the peer's disk failed";
 	} else if (nm->cstate == NM_C_SYNC_TARGET) {
-		if (nm->disk == NM_DISK_DISKLESS)
+		if (nm->disk == NM_DISK_DISKLESS) {
 			why = "this node's disk failed";
-		else if (nm->peer_disk == NM_DISK_DISKLESS)
+			/* what the source sent before our P_STATE: refused */
+			nm->rs_tail = true;
+		} else if (nm->peer_disk == NM_DISK_DISKLESS) {
 			why = "the peer's disk failed";
+		}
 	}
 	if (why) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
@@ -832,6 +897,37 @@ static const char *__nm_rs_lost(struct nm_dev *nm)
 		nm->rs_holding = false;
 	}
 	return why;
+}
+
+/*
+ * A resync half whose disk is gone ends now, not at its sync thread's next
+ * step: the receiver calls this on the peer's P_STATE that says its disk
+ * detached (before it reads the peer's next packet), and "attach" before
+ * it takes the disk back.  Up to 1.18.11 only the sync threads ended it:
+ * a target whose disk failed and was attached again before either thread
+ * ran stayed sync_target, and took the old resync's data (with csums,
+ * only the blocks that had differed on the failed disk) as resynced on the
+ * new one; and a target that had ended its half took the data still on
+ * the wire for a protocol error (tests/vm/guest/fault-rstail.sh).
+ * Process context; takes nm->lock.
+ */
+void nm_rs_end_lost(struct nm_dev *nm)
+{
+	const char *lost;
+	unsigned long fl;
+	int n = 0;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, fl);
+	lost = __nm_rs_lost(nm);
+	if (lost)
+		n = bitmap_weight(nm->rg.oos, nm->rg.nr);
+	spin_unlock_irqrestore(&nm->lock, fl);
+	if (!lost)
+		return;
+	nm_warn(nm, "resync stopped: %s; %d regions stay out of sync", lost, n);
+	nm_sync_kick(nm);	/* parked writes go on (nm_resubmit_waiting) */
+	dm_table_event(nm->ti->table);
 }
 
 /*

@@ -473,6 +473,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	struct bio_list chain = BIO_EMPTY_LIST;
 	struct nm_peer_req *pr;
 	struct bio *bio = NULL;
+	bool tail = false;
 	int r;
 
 	if (!resync && READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
@@ -485,8 +486,18 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		nm->peer_epoch_valid = true;
 	} else if (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET &&
 		   READ_ONCE(nm->disk) != NM_DISK_DISKLESS) {
-		/* resync data outside a resync (diskless: answered EIO) */
-		return -EPROTO;
+		/*
+		 * Resync data outside a resync (diskless: refused below).
+		 * Those of the resync our disk's failure ended, still on
+		 * the wire when the disk was attached again (rs_tail), are
+		 * refused the same way, not written: the source holds
+		 * their regions until these answers, and drops them
+		 * (NM_RSS_STALE).  Up to 1.18.11 they were a protocol
+		 * error (fault-rstail).  Any other is one.
+		 */
+		if (!READ_ONCE(nm->rs_tail))
+			return -EPROTO;
+		tail = true;
 	}
 
 	nm_peer_wait_room(nm, nr);
@@ -520,7 +531,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->sectors = size >> SECTOR_SHIFT;
 
 	/* durably inconsistent before the first resync write */
-	if (resync && (nm_go_inconsistent(nm) ||
+	if (resync && (tail || nm_go_inconsistent(nm) ||
 		       READ_ONCE(nm->disk) == NM_DISK_DISKLESS)) {
 		/*
 		 * Our disk failed during the resync (review F24), or its
@@ -528,7 +539,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		 * already on the wire are refused, the disk stays detached
 		 * (not inconsistent again, and not written); under pass_on
 		 * attached, and not written while its metadata says it is
-		 * consistent.
+		 * consistent.  And those of an ended resync (@tail).
 		 */
 		nm_peer_ack_now(nm, pr, -EIO);
 		return 0;

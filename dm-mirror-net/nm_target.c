@@ -1018,6 +1018,9 @@ static int nm_message(struct dm_target *ti, unsigned int argc, char **argv,
 	case NM_MSG_INVALIDATE: {
 		bool drop = true;
 
+		/* the resync the disk's failure ended, ended first */
+		if (id == NM_MSG_ATTACH)
+			nm_rs_end_lost(nm);
 		r = id == NM_MSG_ATTACH ? nm_attach(nm, &drop) :
 		    nm_invalidate(nm);
 		/* a new handshake carries our disk state and the full bitmap */
