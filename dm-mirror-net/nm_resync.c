@@ -6,7 +6,8 @@
  *
  * Context: nm_sync_thread (nm_sync/<dev>) may sleep; nm_send_bitmap runs in
  * the sender thread; nm_recv_bitmap, nm_rs_ack, nm_peer_rs_start and
- * nm_peer_rs_done in the receiver thread.  Lock order: nm->lock (spinlock,
+ * nm_peer_rs_done in the receiver thread; nm_rs_end_lost in the receiver
+ * thread or a message (process context).  Lock order: nm->lock (spinlock,
  * irqsave), inside it the metadata object's own spinlock; nothing sleeps
  * under either.
  *
@@ -865,11 +866,13 @@ static void __nm_rs_slots_end(struct nm_dev *nm)
  * once where the loss is seen: nm_rs_end_lost): connected again, the
  * regions not yet resynced stay out of sync on both nodes and the target
  * stays inconsistent.  The next link decides again.  The source's resync
- * data already on the wire are refused by the target (diskless: answered
- * with EIO; attached again meanwhile, rs_tail: dropped unanswered, until
- * the next P_RS_START); none is sent after the P_STATE that says its disk
- * failed (nm_rs_send checks under tx_mutex).  Returns the reason, or NULL
- * if the resync goes on (or none runs).
+ * data already on the wire are refused by the target, answered with EIO
+ * and not written (diskless, or attached again meanwhile: rs_tail, until
+ * the next P_RS_START); the source needs those answers to free the
+ * ended resync's slots (NM_RSS_STALE), whose answers change nothing
+ * else.  None is sent after the P_STATE that says its disk failed, nor
+ * after this node's half ended (nm_rs_send checks under tx_mutex).
+ * Returns the reason, or NULL if the resync goes on (or none runs).
  */
 static const char *__nm_rs_lost(struct nm_dev *nm)
 {
@@ -926,7 +929,9 @@ void nm_rs_end_lost(struct nm_dev *nm)
 	if (!lost)
 		return;
 	nm_warn(nm, "resync stopped: %s; %d regions stay out of sync", lost, n);
-	nm_sync_kick(nm);	/* parked writes go on (nm_resubmit_waiting) */
+	/* writes parked behind the compared regions it dropped go on */
+	nm_resubmit_waiting(nm);
+	nm_sync_kick(nm);
 	dm_table_event(nm->ti->table);
 }
 

@@ -473,7 +473,6 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	struct bio_list chain = BIO_EMPTY_LIST;
 	struct nm_peer_req *pr;
 	struct bio *bio = NULL;
-	bool tail = false;
 	int r;
 
 	if (!resync && READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
@@ -497,7 +496,6 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		 */
 		if (!READ_ONCE(nm->rs_tail))
 			return -EPROTO;
-		tail = true;
 	}
 
 	nm_peer_wait_room(nm, nr);
@@ -530,8 +528,13 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->sector = nm_h64(d->sector);
 	pr->sectors = size >> SECTOR_SHIFT;
 
-	/* durably inconsistent before the first resync write */
-	if (resync && (tail || nm_go_inconsistent(nm) ||
+	/*
+	 * Durably inconsistent before the first resync write.  The resync
+	 * is checked again: it may have ended while the payload came (our
+	 * disk failed, and may be attached again already).
+	 */
+	if (resync && (READ_ONCE(nm->cstate) != NM_C_SYNC_TARGET ||
+		       nm_go_inconsistent(nm) ||
 		       READ_ONCE(nm->disk) == NM_DISK_DISKLESS)) {
 		/*
 		 * Our disk failed during the resync (review F24), or its
@@ -539,7 +542,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		 * already on the wire are refused, the disk stays detached
 		 * (not inconsistent again, and not written); under pass_on
 		 * attached, and not written while its metadata says it is
-		 * consistent.  And those of an ended resync (@tail).
+		 * consistent.  And those of an ended resync (rs_tail).
 		 */
 		nm_peer_ack_now(nm, pr, -EIO);
 		return 0;

@@ -2,7 +2,9 @@
 # data of the resync its failure ended are still on their way (review F3
 # of 2026-12-06).  Up to 1.18.11 the target, attached again but not yet a
 # sync target, took the first of them for a protocol error: the link
-# dropped (bad_packet) and was made again, the resync started over.
+# dropped (bad_packet) and was made again, the resync started over; the
+# source counted the target's refusals of the old data for its next
+# resync of their regions (resync_refused, ten seconds lost).
 #
 # One VM, both nodes on loopback through slowfwd (tests/vm/src/slowfwd.c),
 # which holds what flows to nmb while the words of its control file say
@@ -12,14 +14,18 @@
 # on both, for the held link.  Once the resync runs, nma's packets to nmb
 # are held, nmb's disk (under the delay) turns to `error`, and the writes
 # in flight fail: nmb detaches, and its P_STATE reaches nma, which ends
-# its half.  nmb's disk is pointed at another zeroed disk and attached;
+# its half.  nmb's disk is pointed at another disk (random data) and
+# attached;
 # then the held resync data go on.  Under each protocol A, B, C with a
 # full-region resync, and under C with csums (checks <P>/<mode>/...):
 #   resync-started  nma became sync_source
 #   detached        nmb's disk diskless
 #   source-stopped  nma left sync_source while the data were held
 #   attached        `attach` succeeds
-#   inconsistent    nmb's disk inconsistent after it
+#   inconsistent    nmb's disk inconsistent after it (nma's next resync
+#                   paused: it sends nothing until the held data are in)
+#   not-written     the new disk is unchanged 3 s after the held data went
+#                   on: they were refused, not written
 #   synced          both uptodate, nothing out of sync
 #   link-kept       no "-> connecting" logged: the old resync's data were
 #                   refused, not a protocol error (the failing version:
@@ -53,7 +59,10 @@ round() {
 	brd_setup 32 3
 	S=$(( $(dev_size /dev/ram0) / 512 ))
 	$DD if=/dev/urandom of=/dev/ram0 bs=1M count=32 oflag=direct status=none || fail "fill ram0"
-	nm_zero /dev/ram1 /dev/ram2
+	nm_zero /dev/ram1
+	# the new disk: random data, so that anything written on it shows
+	$DD if=/dev/urandom of=/dev/ram2 bs=1M count=32 oflag=direct status=none || fail "fill ram2"
+	new0=$(dev_sum /dev/ram2)
 	dmsetup create blow --table "0 $S linear /dev/ram1 0" || fail "create blow"
 	dmsetup create bdisk --table "0 $S delay /dev/mapper/blow 0 0 /dev/mapper/blow 0 800" ||
 		fail "create bdisk"
@@ -71,12 +80,20 @@ round() {
 	blow bad
 	check_wait detached 10 "[ \"\$(nm_status nmb disk)\" = diskless ]"
 	check_wait source-stopped 10 "[ \"\$(nm_status nma connection)\" != sync_source ]"
+	# the next resync sends nothing until the held data are through
+	dmsetup message nma 0 pause_resync || fail "pause_resync"
+	# the writes still in the delay end (on `error`) before the new disk
+	# goes under it: they would land on it before the attach
+	sleep 1
 	blow ram2
 	check attached dmsetup message nmb 0 attach
 	check_eq inconsistent "$(nm_status nmb disk)" inconsistent
 	sleep 1
 	log "$P $m held: nma $(dmsetup status nma | cut -d' ' -f4-); nmb $(dmsetup status nmb | cut -d' ' -f4-)"
 	: > $CTL
+	sleep 3
+	check_eq not-written "$(dev_sum /dev/ram2)" "$new0"
+	dmsetup message nma 0 resume_resync || fail "resume_resync"
 	check_wait synced 90 "nm_synced nma && nm_synced nmb"
 	check_eq link-kept "$(drops)" "$d0"
 	# the refusals of the held data answer the ended resync, not the new
