@@ -173,15 +173,25 @@ void nm_rs_slot_free(struct nm_dev *nm, unsigned int slot)
 	nm->rs_pages[slot] = NULL;
 }
 
-/* Under nm->lock: the slot of @region's resync is free again. */
-static void __nm_rs_slot_put(struct nm_dev *nm, unsigned long region)
+/* Under nm->lock: the slot @region's resync holds, or -1. */
+static int __nm_rs_slot_of(struct nm_dev *nm, unsigned long region)
 {
 	unsigned int i;
 
 	lockdep_assert_held(&nm->lock);
 	for (i = 0; i < NM_RS_WINDOW; i++)
 		if (nm->rs_slot_region[i] == region)
-			nm->rs_slot_region[i] = ULONG_MAX;
+			return i;
+	return -1;
+}
+
+/* Under nm->lock: the slot of @region's resync is free again. */
+static void __nm_rs_slot_put(struct nm_dev *nm, unsigned long region)
+{
+	int i = __nm_rs_slot_of(nm, region);
+
+	if (i >= 0)
+		nm->rs_slot_region[i] = ULONG_MAX;
 }
 
 /*
@@ -246,13 +256,9 @@ static void nm_rs_slot_sent(struct nm_dev *nm, int slot)
  */
 static bool __nm_rs_slot_stale(struct nm_dev *nm, unsigned long region)
 {
-	unsigned int i;
+	int i = __nm_rs_slot_of(nm, region);
 
-	lockdep_assert_held(&nm->lock);
-	for (i = 0; i < NM_RS_WINDOW; i++)
-		if (nm->rs_slot_region[i] == region)
-			return nm->rs_slot_state[i] == NM_RSS_STALE;
-	return false;
+	return i >= 0 && nm->rs_slot_state[i] == NM_RSS_STALE;
 }
 
 /*
@@ -269,11 +275,12 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 
 	spin_lock_irqsave(&nm->lock, fl);
 	if (region < nm->rg.nr) {
-		live = !__nm_rs_slot_stale(nm, region);
-		if (!__nm_rs_region_end(nm, region))
-			live = false;
-		else
+		bool stale = __nm_rs_slot_stale(nm, region);
+
+		if (__nm_rs_region_end(nm, region)) {
 			nm->answered_at = jiffies;	/* nm_check_stuck */
+			live = !stale;
+		}
 	}
 	if (!live) {
 		/* not for this resync: the region stays as it is */
@@ -914,6 +921,15 @@ static const char *__nm_rs_lost(struct nm_dev *nm)
  * the wire for a protocol error (tests/vm/guest/fault-rstail.sh).
  * Process context; takes nm->lock.
  */
+/* A resync half ended by __nm_rs_lost (@n regions out of sync): say so. */
+static void nm_rs_lost_done(struct nm_dev *nm, const char *lost, int n)
+{
+	nm_warn(nm, "resync stopped: %s; %d regions stay out of sync", lost, n);
+	/* writes parked behind the compared regions it dropped go on */
+	nm_resubmit_waiting(nm);
+	dm_table_event(nm->ti->table);
+}
+
 void nm_rs_end_lost(struct nm_dev *nm)
 {
 	const char *lost;
@@ -928,11 +944,8 @@ void nm_rs_end_lost(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (!lost)
 		return;
-	nm_warn(nm, "resync stopped: %s; %d regions stay out of sync", lost, n);
-	/* writes parked behind the compared regions it dropped go on */
-	nm_resubmit_waiting(nm);
+	nm_rs_lost_done(nm, lost, n);
 	nm_sync_kick(nm);
-	dm_table_event(nm->ti->table);
 }
 
 /*
@@ -1177,8 +1190,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 stop:	/* under nm->lock */
 	r = bitmap_weight(nm->rg.oos, nm->rg.nr);
 	spin_unlock_irqrestore(&nm->lock, fl);
-	nm_warn(nm, "resync stopped: %s; %d regions stay out of sync", lost, r);
-	dm_table_event(nm->ti->table);
+	nm_rs_lost_done(nm, lost, r);
 }
 
 /*
