@@ -789,7 +789,9 @@ void __nm_go_inconsistent(struct nm_dev *nm);
 int nm_go_inconsistent(struct nm_dev *nm);
 void nm_disk_adopt(struct nm_dev *nm, enum nm_disk disk);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
-			   bool discard, u64 peer_changed);
+			   u32 peer_gf, u64 peer_changed, bool crashed);
+bool __nm_crashed_pri(struct nm_dev *nm);
+void __nm_primary_flag(struct nm_dev *nm, bool set);
 int nm_discard_my_data(struct nm_dev *nm);
 void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen, u32 peer_disk);
 

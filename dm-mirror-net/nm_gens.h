@@ -266,14 +266,26 @@ static inline enum nm_gen_cmp nm_gens_after_sb(unsigned int pol0,
 
 /*
  * Two nodes of the same generation (NM_GC_EQUAL), @n and @peer_n regions
- * out of sync on each when they connected: +1 if only ours had some, -1 if
- * only the peer's, else 0.  The node with +1 is a primary that stopped
- * with writes in flight (a crash, or a lost link, then demoted) and came
- * back: between two secondaries it is the resync source (nm_is_source).
- * The peer computes the mirror image from the same two counts.
+ * out of sync on each when they connected, @crashed and @peer_crashed
+ * whether each stopped as primary (NM_MF_PRIMARY, NM_GF_CRASHED_PRI):
+ * +1 if this node is the one that was primary, else -1 if the peer is;
+ * between two secondaries that node is the resync source (nm_is_source,
+ * DRBD's "crashed primary"), its disk holding writes the other may lack
+ * (under A acknowledged ones).  When neither or both say so, the marks
+ * decide: +1 if only ours had some, -1 if only the peer's, else 0 (a
+ * primary that lost its link with writes in flight, then was demoted, has
+ * marks, and a peer that had none).  Up to 1.18.12 only the marks
+ * decided, and a verify's marks on both nodes (held for the next link)
+ * left a returning crashed primary no source: nothing was resynced, and a
+ * promotion of the other node lost A's acknowledged writes
+ * (dur-crashpri, verify).  The peer computes the mirror image from the
+ * same four values.
  */
-static inline int nm_gens_eq_marks(__u64 n, __u64 peer_n)
+static inline int nm_gens_eq_marks(__u64 n, __u64 peer_n, bool crashed,
+				   bool peer_crashed)
 {
+	if (crashed != peer_crashed)
+		return crashed ? 1 : -1;
 	if (n && !peer_n)
 		return 1;
 	if (!n && peer_n)

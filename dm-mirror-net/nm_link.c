@@ -971,6 +971,7 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	struct nm_p_gens out, in;
 	struct nm_gens peer;
 	unsigned long flags;
+	bool crashed;
 	const char *why;
 	const char *pw, *ow;
 	int pl, ol, r;
@@ -984,7 +985,10 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	out.history[0] = nm_be64(nm->gen.history[0]);
 	out.history[1] = nm_be64(nm->gen.history[1]);
 	out.changed = nm_be64(nm_regions_oos_count(&nm->rg));
+	/* a peer that speaks less: neither side counts it (nm_gens_eq_marks) */
+	crashed = nm->peer_proto >= NM_PROTO_CRASHED && __nm_crashed_pri(nm);
 	out.flags = nm_be32((nm->discard_my_data ? NM_GF_DISCARD_MY_DATA : 0) |
+			    (crashed ? NM_GF_CRASHED_PRI : 0) |
 			    (nm->gen.bitmap_pri ? NM_GF_BITMAP_PRI : 0) |
 			    (nm->gen.hist_held & 1 ? NM_GF_HIST0_HELD : 0) |
 			    (nm->gen.hist_held & 2 ? NM_GF_HIST1_HELD : 0) |
@@ -1026,7 +1030,10 @@ static int nm_gens_exchange(struct nm_dev *nm, struct socket *s, u32 seq,
 	peer.hist_held = (nm_h32(in.flags) & NM_GF_HIST0_HELD ? 1 : 0) |
 			 (nm_h32(in.flags) & NM_GF_HIST1_HELD ? 2 : 0);
 	why = nm_gen_verdict(nm, &peer, nm_h32(in.flags) &
-			     NM_GF_DISCARD_MY_DATA, nm_h64(in.changed));
+			     (NM_GF_DISCARD_MY_DATA |
+			      (nm->peer_proto >= NM_PROTO_CRASHED ?
+			       NM_GF_CRASHED_PRI : 0)),
+			     nm_h64(in.changed), crashed);
 	if (why) {
 		nm_set_error(nm, why);
 		return -EPROTO;

@@ -44,6 +44,15 @@ struct nm_meta;
 #define NM_MF_CONSISTENT	0x1	/* this node's data is consistent */
 #define NM_MF_HISTORY		0x2	/* initial sync decided (full/none) */
 #define NM_MF_OUTDATED		0x4	/* consistent, but the peer's is newer */
+/*
+ * 1.18.13: this node is primary, or stopped as primary (a crash, a remove)
+ * and no resync has made the two disks equal since: set at a promotion,
+ * cleared at a demotion and at the end of a resync (either side).  Between
+ * two secondaries of one generation the one that has it is the resync
+ * source (DRBD's crashed primary, nm_gens_eq_marks).  An older module
+ * keeps the bit as it finds it.
+ */
+#define NM_MF_PRIMARY		0x8
 
 u64 nm_meta_size(unsigned long nr_regions);
 sector_t nm_meta_internal_sectors(sector_t dev_sectors, u32 region_sectors);

@@ -426,7 +426,8 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 	}
 	if (nm->meta && nm->disk == NM_DISK_UPTODATE)
 		nm_meta_set_flags(nm->meta, NM_MF_CONSISTENT | NM_MF_HISTORY,
-				  NM_MF_OUTDATED);
+				  NM_MF_OUTDATED |
+				  (nm->role != NM_ROLE_PRIMARY ? NM_MF_PRIMARY : 0));
 	spin_unlock_irqrestore(&nm->lock, flags);
 	/*
 	 * Our P_STATE confirms the new generation to the source, which then

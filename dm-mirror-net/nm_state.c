@@ -577,6 +577,7 @@ again:
 					  NM_MF_OUTDATED);
 	}
 	__nm_state_set(nm, NM_ST_ROLE, role);
+	__nm_primary_flag(nm, role == NM_ROLE_PRIMARY);
 	nm->send_state = true;
 	if (role == NM_ROLE_PRIMARY)
 		nm->thaw_fail = 0;	/* a new primary's writes are held again */
@@ -772,16 +773,48 @@ static void nm_log_changed(struct nm_dev *nm, unsigned long n)
 }
 
 /*
- * Handshake: compare our generations with the peer's (@discard: the peer
- * gives up its changes) and decide the resync direction for this link.
+ * Under nm->lock: a secondary whose metadata says it stopped as primary
+ * (NM_MF_PRIMARY: a crash, or a remove without a demotion), and no resync
+ * has made the disks equal since.  P_GENS carries it (NM_GF_CRASHED_PRI).
+ */
+bool __nm_crashed_pri(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	return nm->meta && nm->role != NM_ROLE_PRIMARY &&
+	       (nm_meta_flags(nm->meta) & NM_MF_PRIMARY);
+}
+
+/*
+ * Under nm->lock: set or clear NM_MF_PRIMARY on the metadata; the caller
+ * commits.  Set by a promotion (and a table that starts primary) before
+ * the primary's first write: the promotion's commit, or at the latest the
+ * first write's mark commit, carries it.  Cleared by a demotion, and on a
+ * secondary once a resync made the disks equal (either side) or the
+ * handshake found nothing to resync.
+ */
+void __nm_primary_flag(struct nm_dev *nm, bool set)
+{
+	lockdep_assert_held(&nm->lock);
+	if (nm->meta)
+		nm_meta_set_flags(nm->meta, set ? NM_MF_PRIMARY : 0,
+				  set ? 0 : NM_MF_PRIMARY);
+}
+
+/*
+ * Handshake: compare our generations with the peer's (@peer_gf its P_GENS
+ * flags: NM_GF_DISCARD_MY_DATA, the peer gives up its changes;
+ * NM_GF_CRASHED_PRI, and @crashed ours as sent, see nm_gens_eq_marks) and
+ * decide the resync direction for this link.
  * Returns NULL to keep the link, or the last_error word refusing it: a
  * split brain, unrelated data, another pair's metadata, or a primary whose
  * data is older than the peer's.  A refused link is not retried
  * (standalone) until "connect": nothing is overwritten meanwhile.
  */
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
-			   bool discard, u64 peer_changed)
+			   u32 peer_gf, u64 peer_changed, bool crashed)
 {
+	bool discard = peer_gf & NM_GF_DISCARD_MY_DATA;
+	bool peer_crashed = peer_gf & NM_GF_CRASHED_PRI;
 	unsigned long flags, n;
 	enum nm_gen_cmp cmp;
 	const char *why = NULL, *how = NULL;
@@ -867,7 +900,12 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 		nm->gen_cmp = cmp;
 		/* a primary that stopped with writes in flight (nm_is_source) */
 		nm->eq_marks = cmp == NM_GC_EQUAL ?
-			       nm_gens_eq_marks(n, peer_changed) : 0;
+			       nm_gens_eq_marks(n, peer_changed, crashed,
+						peer_crashed) : 0;
+		/* one generation, nothing marked: the disks are equal */
+		if (cmp == NM_GC_EQUAL && !n && !peer_changed &&
+		    nm->role != NM_ROLE_PRIMARY)
+			__nm_primary_flag(nm, false);
 		nm->discard_my_data = false;
 		if (cmp == NM_GC_TARGET)
 			__nm_go_outdated(nm);
@@ -929,7 +967,12 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			nm->gen.cur);
 		break;
 	case NM_GC_EQUAL:
-		if (!why && nm_gens_eq_marks(n, peer_changed))
+		if (!why && crashed != peer_crashed)
+			nm_info(nm, "same generation, %s stopped as primary (%lu regions marked here, %llu on the peer): %s the resync source unless the other node is primary",
+				crashed ? "this node" : "the peer", n,
+				peer_changed,
+				crashed ? "this node is" : "the peer is");
+		else if (!why && nm_gens_eq_marks(n, peer_changed, false, false))
 			nm_info(nm, "same generation, %s %llu regions marked (writes in flight when a primary stopped): %s the resync source unless the other node is primary",
 				n ? "this node has" : "only the peer has",
 				n ? (u64)n : peer_changed,
@@ -977,6 +1020,9 @@ void nm_gen_handed_over(struct nm_dev *nm, u64 peer_gen, u32 peer_disk)
 			nm_meta_clear_bits(nm->meta, NULL, keep,
 					   ARRAY_SIZE(keep));
 		}
+		/* a crashed primary's resync is over: the disks are equal */
+		if (nm->role != NM_ROLE_PRIMARY)
+			__nm_primary_flag(nm, false);
 		done = true;
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);

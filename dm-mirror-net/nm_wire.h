@@ -81,14 +81,20 @@
  *    or more that receives such a challenge refuses the link: its own
  *    P_HELLO was rewritten on the way (a downgrade).  Without a secret
  *    nothing changes.
+ * 10: NM_GF_CRASHED_PRI in P_GENS: the sender is a secondary whose
+ *    metadata says it stopped as primary (NM_MF_PRIMARY).  Between two
+ *    secondaries of one generation the flag decides the resync source
+ *    when one has it; otherwise, and with a peer that speaks less (which
+ *    gets no flag), the marked regions decide, as before.
  */
 #define NM_PROTO_MIN		5
-#define NM_PROTO_MAX		9
+#define NM_PROTO_MAX		10
 #define NM_PROTO_ORD		6	/* the first that carries the ordering */
 #define NM_PROTO_ATTACH		7	/* attach without a new handshake */
 #define NM_PROTO_RS_STOP	8	/* P_RS_STOP */
 #define NM_PROTO_ACK_DISK	8	/* NM_DF_ACK_DISK */
 #define NM_PROTO_BIND		9	/* the handshake under the secret */
+#define NM_PROTO_CRASHED	10	/* NM_GF_CRASHED_PRI */
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -265,9 +271,12 @@ struct nm_p_bitmap {
 #define NM_GF_ORD_SENT		0x10u	/* (6) the ordering is in ORD_MASK */
 #define NM_GF_ORD_SHIFT		5
 #define NM_GF_ORD_MASK		(0x3u << NM_GF_ORD_SHIFT)	/* enum nm_ordering */
+/* (10) a secondary that stopped as primary (NM_MF_PRIMARY on its metadata) */
+#define NM_GF_CRASHED_PRI	0x80u
 #define NM_GF_ALL		(NM_GF_DISCARD_MY_DATA | NM_GF_BITMAP_PRI | \
 				 NM_GF_HIST0_HELD | NM_GF_HIST1_HELD | \
-				 NM_GF_ORD_SENT | NM_GF_ORD_MASK)
+				 NM_GF_ORD_SENT | NM_GF_ORD_MASK | \
+				 NM_GF_CRASHED_PRI)
 struct nm_p_gens {
 	__be64 pair;
 	__be64 cur;

@@ -144,13 +144,40 @@ int main(void)
 	check("resynced_equal", mirror(&a, &b, NM_GC_EQUAL) && !a.bitmap &&
 	      b.history[0] == 0x10);
 
-	/* same generation: only the node that came with marks is a source */
-	check("eq_marks_only_ours", nm_gens_eq_marks(3, 0) == 1);
-	check("eq_marks_only_peer", nm_gens_eq_marks(0, 3) == -1);
-	check("eq_marks_both_or_none", !nm_gens_eq_marks(2, 5) &&
-	      !nm_gens_eq_marks(0, 0));
-	check("eq_marks_mirrored", nm_gens_eq_marks(7, 0) ==
-	      -nm_gens_eq_marks(0, 7) && nm_gens_eq_marks(1ULL << 40, 0) == 1);
+	/*
+	 * same generation: the node that stopped as primary is the source;
+	 * when neither or both did, the node that came with marks
+	 */
+	check("eq_marks_only_ours", nm_gens_eq_marks(3, 0, false, false) == 1);
+	check("eq_marks_only_peer", nm_gens_eq_marks(0, 3, false, false) == -1);
+	check("eq_marks_both_or_none", !nm_gens_eq_marks(2, 5, false, false) &&
+	      !nm_gens_eq_marks(0, 0, false, false));
+	check("eq_marks_mirrored", nm_gens_eq_marks(7, 0, false, false) ==
+	      -nm_gens_eq_marks(0, 7, false, false) &&
+	      nm_gens_eq_marks(1ULL << 40, 0, false, false) == 1);
+	/* dur-crashpri, verify: a verify's marks on both nodes */
+	check("eq_crashed_both_marked",
+	      nm_gens_eq_marks(4, 1, true, false) == 1 &&
+	      nm_gens_eq_marks(1, 4, false, true) == -1);
+	check("eq_crashed_beats_marks",
+	      nm_gens_eq_marks(0, 3, true, false) == 1 &&
+	      nm_gens_eq_marks(3, 0, false, true) == -1 &&
+	      nm_gens_eq_marks(0, 0, true, false) == 1);
+	check("eq_crashed_both_marks_decide",
+	      nm_gens_eq_marks(3, 0, true, true) == 1 &&
+	      !nm_gens_eq_marks(2, 5, true, true));
+	{
+		static const __u64 c[] = { 0, 1, 9 };
+		int i, j, x, y, ok = 1;
+
+		for (i = 0; i < 3; i++)
+			for (j = 0; j < 3; j++)
+				for (x = 0; x < 2; x++)
+					for (y = 0; y < 2; y++)
+						ok &= nm_gens_eq_marks(c[i], c[j], x, y) ==
+						      -nm_gens_eq_marks(c[j], c[i], y, x);
+		check("eq_marks_mirrored_all", ok);
+	}
 
 	/* failover: b promoted alone and writes; a comes back unchanged */
 	nm_gens_new(&b, 0x40);

@@ -237,7 +237,12 @@ int main(void)
 		g.flags = nm_be32(NM_ORD_DRAIN << NM_GF_ORD_SHIFT);
 		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == -EPROTO,
 		      "gens_ordering_without_sent");
-		g.flags = nm_be32(0x80);
+		/* version 10: a secondary that stopped as primary */
+		g.flags = nm_be32(NM_GF_CRASHED_PRI);
+		check(NM_GF_CRASHED_PRI == 0x80 &&
+		      nm_payload_check(NM_P_GENS, sz, &g, DEV) == 0,
+		      "gens_crashed_primary");
+		g.flags = nm_be32(0x100);
 		check(nm_payload_check(NM_P_GENS, sz, &g, DEV) == -EPROTO,
 		      "gens_unknown_flag");
 		g.flags = 0;
@@ -482,9 +487,12 @@ int main(void)
 	 * version 9: the handshake under the secret; no new packet type,
 	 * the marker of a challenge to a peer shown below 9 is 8 bytes
 	 */
-	check(NM_PROTO_MAX == 9 && NM_PROTO_BIND == 9 &&
+	check(NM_PROTO_BIND == 9 &&
 	      sizeof(NM_AUTH_DOWN) - 1 == NM_AUTH_DOWN_LEN &&
 	      NM_AUTH_DOWN_LEN < NM_AUTH_LEN, "bind_version");
+	/* version 10: NM_GF_CRASHED_PRI in P_GENS, no new packet type */
+	check(NM_PROTO_MAX == 10 && NM_PROTO_CRASHED == 10 &&
+	      NM_P_MAX == 30, "crashed_version");
 	{
 		struct nm_p_count c = { nm_be64(1) };
 

@@ -41,6 +41,21 @@
 #   identical        both backing devices equal
 #   failover         nmb promoted: the same two rounds read through nmb
 #   identical-after  both backing devices equal after a write through nmb
+#   pri-flag-set     (1.18.13) nma's superblock has flag 0x8 (primary)
+#   pri-flag-cleared the resync from nma cleared it
+#   pri-flag-peer    nmb's superblock has it once nmb is promoted
+# Then each protocol once more with marks on BOTH nodes before the crash
+# (checks <P>/verify/...): one 4 KiB block of nlb (nmb's disk, outside
+# the writer's area) is overwritten below netmirror and a `verify` on nma
+# finds it, which marks its region out of sync on both nodes until the
+# next link (ov_hold).  The marks of two secondaries then no longer say
+# which one was the primary: up to 1.18.12 (eq_marks from the marks
+# alone) neither was the source, nothing was resynced (status short of
+# N/N) and a promotion of nmb made its copy win, A's acknowledged writes
+# lost.  Since 1.18.13 the metadata records a primary (NM_MF_PRIMARY),
+# and a node that stopped as primary is the source (DRBD's crashed
+# primary).  Extra checks: verify-found (verify_diffs >= 1) and
+# marked-both (nmb has a region out of sync before the crash).
 load_netmirror
 . /tests/nmlib.sh
 . /tests/dur-lib.sh
@@ -48,6 +63,13 @@ load_netmirror
 MB=32
 S=$((MB * 2048))
 OPTS="timeout 2000 ping 500"
+
+# DEV: the primary flag (0x8) of the superblock's flags (byte 12): 1 or 0
+sb_pri() {
+	local f
+	f=$($DD if="$1" bs=4096 count=1 iflag=direct status=none | od -An -tu4 -j12 -N4 | tr -d ' ')
+	echo $(( (f >> 3) & 1 ))
+}
 
 table_b() {
 	echo "0 $S netmirror /dev/nlb 127.0.0.1:7789 $P flush 10 listen 127.0.0.1:7790 meta /dev/nlmb sync none $OPTS"
@@ -61,8 +83,8 @@ table_a() {
 }
 
 scenario() {
-	local t0 st
-	NM_CHECK_PREFIX=$P/
+	local t0 st v=${1:-}
+	NM_CHECK_PREFIX=$P/${v:+$v/}
 	nl_create nla $MB
 	nl_create nlb $MB
 	nl_create nlma 4
@@ -71,6 +93,18 @@ scenario() {
 	dmsetup create nma --table "$(table_a)" || fail "create nma"
 	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "first sync: $(dmsetup status nma)"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
+	check_eq pri-flag-set "$(sb_pri /dev/nlma)" 1
+	if [ "$v" = verify ]; then
+		# a block at 28 MiB differs on nmb's disk only: verify marks its
+		# region on both nodes, held for the next link
+		$DD if=/dev/urandom of=/dev/nlb bs=4k seek=$((28 * 256)) count=1 oflag=direct conv=notrunc status=none ||
+			fail "overwrite a block of nlb"
+		dmsetup message nma 0 verify || fail "verify"
+		wait_eval "[ \"\$(nm_status nma verify)\" = done ]" 60 ||
+			fail "verify did not end: $(dmsetup status nma)"
+		check verify-found [ "$(nm_status nma verify_diffs)" -ge 1 ]
+		check marked-both eval "! nm_synced nmb"
+	fi
 	nm_round_writer nm_sync_round write /dev/mapper/nma
 	sleep 2
 	t0=$(now_ms)
@@ -97,9 +131,11 @@ scenario() {
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	log "$P: log: $(dmesg | tail -n +$((SINCE + 1)) | grep -E 'netmirror: [0-9:]*: .*(resync|generation|marked)' | tail -n 4 | tr '\n' ';')"
 	check from-crashed eval "dmesg | tail -n +$((SINCE + 1)) | grep -q \"netmirror: \$MMA: resync started\""
+	check_wait pri-flag-cleared 10 "[ \$(sb_pri /dev/nlma) = 0 ]"
 	[ "$W1" -gt 0 ] && nm_check_sync_rounds acked-on-nlb /dev/nlb
 	dur_same identical /dev/nla /dev/nlb
 	check failover dmsetup message nmb 0 primary
+	check_eq pri-flag-peer "$(sb_pri /dev/nlmb)" 1
 	[ "$W1" -gt 0 ] && nm_check_sync_rounds acked-after-failover /dev/mapper/nmb
 	pattern write /dev/mapper/nmb 7 4M --size 4M --direct --quiet || fail "write through nmb"
 	dur_settled_same identical-after 60 /dev/nla /dev/nlb
@@ -112,6 +148,9 @@ scenario() {
 
 for P in $(nm_protos); do
 	scenario
+done
+for P in $(nm_protos); do
+	scenario verify
 done
 NM_CHECK_PREFIX=
 exit 0
