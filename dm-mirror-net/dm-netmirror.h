@@ -277,8 +277,9 @@ struct nm_dev {
 	struct ratelimit_state fail_rs;	/* nm_fail()'s repeats */
 	struct nm_gens gen;		/* our data generations */
 	enum nm_gen_cmp gen_cmp;	/* this link's verdict */
-	s8 eq_marks;			/* same generation: +1 only we had */
-					/* marked regions, -1 only the peer */
+	s8 eq_marks;			/* same generation, regions marked: */
+					/* +1 we are the source, -1 the peer */
+					/* (nm_gens_eq_marks) */
 	/* online verify, source side (nm_verify.c) */
 	enum nm_ov_state ov_state;
 	u16 ov_alg;			/* NM_CSUM_* of this run */
@@ -291,10 +292,12 @@ struct nm_dev {
 	u64 ov_diffs;			/* 4 KiB blocks that differ */
 	unsigned long ov_t0;		/* jiffies at the start */
 	bool gen_fresh;			/* cur begun alone this link, not offered */
-	bool gen_unsaved;		/* it is not on the metadata yet */
+	bool gen_unsaved;		/* it (or NM_MF_PRIMARY) is not on */
+					/* the metadata yet */
 	u32 disk_seq;			/* disk state changes noted for the metadata */
 	u32 disk_saved;			/* the last of them known on it */
-	u32 gen_seq;			/* generations begun (nm_gen_save) */
+	u32 gen_seq;			/* generations (and NM_MF_PRIMARY) */
+					/* begun (nm_gen_save) */
 	bool discard_my_data;		/* give up our changes at a split */
 	bool gen_handover;		/* P_RS_DONE sent, not yet confirmed */
 	u64 gen_exposed;		/* not uptodate: the peer's data's generation */

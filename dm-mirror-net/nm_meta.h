@@ -45,12 +45,15 @@ struct nm_meta;
 #define NM_MF_HISTORY		0x2	/* initial sync decided (full/none) */
 #define NM_MF_OUTDATED		0x4	/* consistent, but the peer's is newer */
 /*
- * 1.18.13: this node is primary, or stopped as primary (a crash, a remove)
- * and no resync has made the two disks equal since: set at a promotion,
- * cleared at a demotion and at the end of a resync (either side).  Between
- * two secondaries of one generation the one that has it is the resync
- * source (DRBD's crashed primary, nm_gens_eq_marks).  An older module
- * keeps the bit as it finds it.
+ * 1.18.13: this node is primary, or was and the peer may not hold all its
+ * writes yet (a crash, a remove, a demotion not yet confirmed): set at a
+ * promotion before the primary's first write; cleared on a secondary
+ * once no write of ours is in flight or unconfirmed and nothing is out of
+ * sync (nm_stable_point), at the end of a resync (either side), or when
+ * the handshake finds one generation and nothing marked.  Between two
+ * secondaries of one generation with regions marked, the one that has it
+ * is the resync source (DRBD's crashed primary, nm_gens_eq_marks).  An
+ * older module keeps the bit as it finds it.
  */
 #define NM_MF_PRIMARY		0x8
 

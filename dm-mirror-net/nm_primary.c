@@ -291,7 +291,7 @@ int nm_gen_save(struct nm_dev *nm)
 	bio_list_init(&nm->gen_wait);
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (err)
-		nm_err(nm, "cannot record a new data generation (%d): failing the writes that wait for it",
+		nm_err(nm, "cannot record a new data generation or the promotion (%d): failing the writes that wait for it",
 		       err);
 	while ((bio = bio_list_pop(&list)))
 		if (err || nm_map_write(nm, bio) == DM_MAPIO_KILL)
@@ -299,14 +299,20 @@ int nm_gen_save(struct nm_dev *nm)
 	return err;
 }
 
-/* A new generation for the first lone write, on the metadata (nm->wq). */
+/*
+ * A new generation for the first lone write, or a promotion's
+ * NM_MF_PRIMARY, on the metadata (nm->wq).  A generation only for writes
+ * that wait: queued by a promotion on a live link that went down since,
+ * with no write, the generation stays (a planned switch-over connects);
+ * a write mapped later asks for one itself.
+ */
 void nm_gen_work(struct work_struct *work)
 {
 	struct nm_dev *nm = container_of(work, struct nm_dev, gen_work);
 	unsigned long fl;
 
 	spin_lock_irqsave(&nm->lock, fl);
-	if (nm->cstate < NM_C_CONNECTED)
+	if (nm->cstate < NM_C_CONNECTED && !bio_list_empty(&nm->gen_wait))
 		__nm_gen_new(nm, true);
 	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_gen_save(nm);
@@ -499,7 +505,8 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 	/*
 	 * The first write the peer will not get starts a new generation,
 	 * durable before this or any later write starts (gen_unsaved: one
-	 * begun at a link loss or a promotion and not yet on the metadata).
+	 * begun at a link loss or a promotion and not yet on the metadata,
+	 * or a promotion's NM_MF_PRIMARY).
 	 */
 	gen_new = data && nm->cstate < NM_C_CONNECTED && !nm->gen_fresh;
 	if (data && nm->meta && (nm->gen_unsaved || gen_new)) {

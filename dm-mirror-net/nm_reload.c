@@ -256,25 +256,27 @@ static int nm_reload_reread(struct nm_dev *nm, u32 prev_role)
 }
 
 /*
- * First resume: NM_MF_PRIMARY (nm_meta.h) for the role this table starts
- * with, committed before its first write: set for a primary; cleared when
- * the table makes the primary @prev_role (the predecessor's, on this
- * metadata) a secondary, a demotion.  A secondary's table keeps what it
- * read: a node back after it stopped as primary is its peer's resync
- * source (nm_gens_eq_marks).
+ * First resume: a table that starts primary sets NM_MF_PRIMARY (nm_meta.h)
+ * and commits it before its first write (failed: the writes wait for
+ * nm_gen_save, gen_unsaved).  A secondary's table keeps what it read: a
+ * node back after it stopped as primary is its peer's resync source
+ * (nm_gens_eq_marks), and a table that demotes the primary leaves it for
+ * nm_stable_point, as the "secondary" message does.
  */
-static void nm_reload_primary_flag(struct nm_dev *nm, u32 prev_role)
+static void nm_reload_primary_flag(struct nm_dev *nm)
 {
 	unsigned long flags;
+	bool unsaved;
 
 	might_sleep();
-	if (!nm->meta)
+	if (!nm->meta || nm->role != NM_ROLE_PRIMARY)
 		return;
 	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->role == NM_ROLE_PRIMARY || prev_role == NM_ROLE_PRIMARY)
-		__nm_primary_flag(nm, nm->role == NM_ROLE_PRIMARY);
+	__nm_primary_flag(nm, true);
+	unsaved = nm->gen_unsaved;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_meta_commit(nm->meta);	/* failed: the first mark commit retries */
+	if (unsaved)
+		nm_gen_save(nm);
 }
 
 /*
@@ -313,13 +315,12 @@ int nm_reload_adopt(struct nm_dev *nm)
 		r = nm_reload_reread(nm, prev_role);
 		if (r)
 			return r;
-		nm_reload_primary_flag(nm, NM_ROLE_SECONDARY);
+		nm_reload_primary_flag(nm);
 		nm->resumed = true;
 		return 0;
 	}
 	disk = found->disk == NM_DISK_DISKLESS ? NM_DISK_INCONSISTENT :
 	       found->disk;
-	prev_role = found->role;
 	r = nm_reload_role_ok(nm, disk, found->role);
 	if (r) {
 		mutex_unlock(&nm_reload_lock);
@@ -374,7 +375,7 @@ int nm_reload_adopt(struct nm_dev *nm)
 
 	/* the predecessor's disk state is the newest truth: in memory and on the metadata */
 	nm_disk_adopt(nm, disk);
-	nm_reload_primary_flag(nm, prev_role);
+	nm_reload_primary_flag(nm);
 	nm->resumed = true;
 	nm_info(nm, "reload: took over the region state of the previous table (%lu regions out of sync)",
 		nm_regions_oos_count(&nm->rg));

@@ -677,12 +677,13 @@ static void nm_rs_slots_grow(struct nm_dev *nm)
  * uptodate and the peer's usable; an inconsistent peer is synced whatever
  * the roles (a reattached primary is the target of its secondary); two
  * consistent disks: the primary's data wins.  Two secondaries of one
- * generation: the one that came with marked regions while the other had
- * none (eq_marks, nm_gen_verdict) is a primary that crashed or lost its
- * link with writes in flight, back as a secondary (DRBD's "crashed
- * primary"): its disk holds those writes, under A acknowledged ones the
- * peer never received, so it is the source without waiting for a
- * promotion, which would otherwise make the peer's copy win.
+ * generation with regions marked: the one that stopped as primary
+ * (NM_MF_PRIMARY), else the one that came with marked regions while the
+ * other had none (eq_marks, nm_gens_eq_marks): a primary that crashed,
+ * back as a secondary (DRBD's "crashed primary"): its disk holds the
+ * writes it had in flight, under A acknowledged ones the peer never
+ * received, so it is the source without waiting for a promotion, which
+ * would otherwise make the peer's copy win.
  */
 static bool nm_is_source(struct nm_dev *nm)
 {
@@ -1201,12 +1202,15 @@ stop:	/* under nm->lock */
  * receiver), and lets lazy clearing (primary with a metadata device) drop
  * the on-disk marks of the regions that stayed idle, in sync, since.
  * Sent under tx_mutex: every P_DATA marked in rg.sent went out before it.
+ * A secondary that was primary (a demotion) drops NM_MF_PRIMARY here once
+ * the peer confirmed every write of ours stable and nothing is out of
+ * sync: the peer then holds all this node's disk does.
  */
 static void nm_stable_point(struct nm_dev *nm)
 {
 	struct nm_p_ping p;
 	unsigned long fl;
-	bool clear = false, tl;
+	bool clear = false, tl, pri;
 	u64 cookie;
 	u32 gen;
 	int err;
@@ -1242,10 +1246,22 @@ static void nm_stable_point(struct nm_dev *nm)
 		if (clear)
 			bitmap_zero(nm->rg.touched, nm->rg.nr);
 	}
+	/* no write of ours in flight (a demotion does not wait for A's) */
+	pri = nm->meta && nm->role != NM_ROLE_PRIMARY &&
+	      (nm_meta_flags(nm->meta) & NM_MF_PRIMARY) &&
+	      nm->cstate == NM_C_CONNECTED && nm->disk == NM_DISK_UPTODATE &&
+	      nm->peer_disk == NM_DISK_UPTODATE && list_empty(&nm->active) &&
+	      bitmap_empty(nm->rg.oos, nm->rg.nr) &&
+	      bitmap_empty(nm->rg.sent, nm->rg.nr) &&
+	      bitmap_empty(nm->rg.syncing, nm->rg.nr);
+	if (pri)
+		__nm_primary_flag(nm, false);
 	tl = nm_regions_stable_point(&nm->rg);
 	if (!tl && !clear) {
 		spin_unlock_irqrestore(&nm->lock, fl);
 		mutex_unlock(&nm->tx_mutex);
+		if (pri)
+			nm_meta_commit(nm->meta);
 		return;
 	}
 	cookie = ++nm->sync_cookie;
@@ -1255,6 +1271,8 @@ static void nm_stable_point(struct nm_dev *nm)
 	p.cookie = cpu_to_be64(cookie);
 	err = __nm_send_ctrl(nm, NM_P_SYNC, &p, sizeof(p));
 	mutex_unlock(&nm->tx_mutex);
+	if (pri && (err || !clear))
+		nm_meta_commit(nm->meta);
 	if (err || !clear)
 		return;
 	if (!wait_event_timeout(nm->sync_wq,

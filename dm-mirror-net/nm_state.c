@@ -577,7 +577,13 @@ again:
 					  NM_MF_OUTDATED);
 	}
 	__nm_state_set(nm, NM_ST_ROLE, role);
-	__nm_primary_flag(nm, role == NM_ROLE_PRIMARY);
+	/*
+	 * A demotion leaves NM_MF_PRIMARY: under A the last writes may still
+	 * be on their way, and it goes once the peer holds them all
+	 * (nm_stable_point) or a resync made the disks equal.
+	 */
+	if (role == NM_ROLE_PRIMARY)
+		__nm_primary_flag(nm, true);
 	nm->send_state = true;
 	if (role == NM_ROLE_PRIMARY)
 		nm->thaw_fail = 0;	/* a new primary's writes are held again */
@@ -589,7 +595,11 @@ again:
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);
-	/* a new generation: nm_gen_work saves it, then the writes go */
+	/*
+	 * a new generation or NM_MF_PRIMARY: the new primary's writes wait on
+	 * gen_wait until nm_gen_work saved it (a commit that failed here is
+	 * tried again there; failing again, it fails them)
+	 */
 	if (unsaved)
 		queue_work(nm->wq, &nm->gen_work);
 	nm_conn_kick(nm);
@@ -786,18 +796,25 @@ bool __nm_crashed_pri(struct nm_dev *nm)
 
 /*
  * Under nm->lock: set or clear NM_MF_PRIMARY on the metadata; the caller
- * commits.  Set by a promotion (and a table that starts primary) before
- * the primary's first write: the promotion's commit, or at the latest the
- * first write's mark commit, carries it.  Cleared by a demotion, and on a
- * secondary once a resync made the disks equal (either side) or the
- * handshake found nothing to resync.
+ * commits.  Set by a promotion (and a table that starts primary): the
+ * primary's writes wait until it is on the metadata (gen_unsaved, as for
+ * a new generation: nm_gen_save lets them go, or fails them if the commit
+ * fails).  Cleared on a secondary once the peer holds every write of ours
+ * (nm_stable_point: connected, in sync, no write in flight or
+ * unconfirmed), a resync made the disks equal (either side), or the
+ * handshake found one generation and nothing marked on either side.
  */
 void __nm_primary_flag(struct nm_dev *nm, bool set)
 {
 	lockdep_assert_held(&nm->lock);
-	if (nm->meta)
-		nm_meta_set_flags(nm->meta, set ? NM_MF_PRIMARY : 0,
-				  set ? 0 : NM_MF_PRIMARY);
+	if (!nm->meta)
+		return;
+	if (set && !(nm_meta_flags(nm->meta) & NM_MF_PRIMARY)) {
+		nm->gen_seq++;
+		nm->gen_unsaved = true;
+	}
+	nm_meta_set_flags(nm->meta, set ? NM_MF_PRIMARY : 0,
+			  set ? 0 : NM_MF_PRIMARY);
 }
 
 /*
@@ -899,7 +916,7 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 	} else {
 		nm->gen_cmp = cmp;
 		/* a primary that stopped with writes in flight (nm_is_source) */
-		nm->eq_marks = cmp == NM_GC_EQUAL ?
+		nm->eq_marks = cmp == NM_GC_EQUAL && (n || peer_changed) ?
 			       nm_gens_eq_marks(n, peer_changed, crashed,
 						peer_crashed) : 0;
 		/* one generation, nothing marked: the disks are equal */
@@ -967,7 +984,7 @@ const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			nm->gen.cur);
 		break;
 	case NM_GC_EQUAL:
-		if (!why && crashed != peer_crashed)
+		if (!why && crashed != peer_crashed && (n || peer_changed))
 			nm_info(nm, "same generation, %s stopped as primary (%lu regions marked here, %llu on the peer): %s the resync source unless the other node is primary",
 				crashed ? "this node" : "the peer", n,
 				peer_changed,

@@ -44,6 +44,8 @@
 #   pri-flag-set     (1.18.13) nma's superblock has flag 0x8 (primary)
 #   pri-flag-cleared the resync from nma cleared it
 #   pri-flag-peer    nmb's superblock has it once nmb is promoted
+#   pri-flag-demoted nmb demoted, connected and in sync: its flag goes
+#                    once nma confirmed all of nmb's writes stable
 # Then each protocol once more with marks on BOTH nodes before the crash
 # (checks <P>/verify/...): one 4 KiB block of nlb (nmb's disk, outside
 # the writer's area) is overwritten below netmirror and a `verify` on nma
@@ -139,6 +141,8 @@ scenario() {
 	[ "$W1" -gt 0 ] && nm_check_sync_rounds acked-after-failover /dev/mapper/nmb
 	pattern write /dev/mapper/nmb 7 4M --size 4M --direct --quiet || fail "write through nmb"
 	dur_settled_same identical-after 60 /dev/nla /dev/nlb
+	dmsetup message nmb 0 secondary || fail "demote nmb"
+	check_wait pri-flag-demoted 10 "[ \$(sb_pri /dev/nlmb) = 0 ]"
 	nm_local_unpair
 	nl_destroy nla
 	nl_destroy nlb
