@@ -412,6 +412,7 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 		return r;	/* not stable: stay inconsistent */
 	spin_lock_irqsave(&nm->lock, flags);
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
+	nm->eq_marks = 0;	/* the peer's resync into us is over */
 	if (bitmap_empty(nm->rg.oos, nm->rg.nr) &&
 	    (nm->disk == NM_DISK_INCONSISTENT ||
 	     nm->disk == NM_DISK_OUTDATED))

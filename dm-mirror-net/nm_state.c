@@ -558,6 +558,23 @@ again:
 		}
 		forced = true;
 	}
+	/*
+	 * Two secondaries of one generation, the peer the resync source
+	 * (eq_marks < 0: it stopped as primary, or came with the marks), and
+	 * its resync into this node not begun yet (from P_RS_START this disk
+	 * is inconsistent, refused above): promoted now, this node would be
+	 * the source instead (nm_is_source) and overwrite the writes the peer
+	 * holds alone, under A acknowledged ones.  Until 1.18.13 a promotion
+	 * between the connect and the resync's start (the bitmap exchange)
+	 * did so.  force_primary overrides.  Cleared at P_RS_DONE.
+	 */
+	if (role == NM_ROLE_PRIMARY && nm->role != NM_ROLE_PRIMARY &&
+	    !force && nm->cstate >= NM_C_CONNECTED && nm->eq_marks < 0) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		nm_err(nm, "refusing to become primary: the peer's data is the resync source (it stopped as primary) and its resync into this node has not run; force_primary overrides");
+		DMEMIT("refused: the peer's resync into this node comes first");
+		return -EBUSY;
+	}
 	if (role == NM_ROLE_SECONDARY && nm->cstate == NM_C_SYNC_SOURCE) {
 		spin_unlock_irqrestore(&nm->lock, flags);
 		nm_err(nm, "refusing to become secondary during a resync");
