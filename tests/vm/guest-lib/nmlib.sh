@@ -108,6 +108,14 @@ nm_wait_conn() {
 	wait_for "[ \"\$(nm_status $1 connection)\" = $2 ]" "${3:-30}"
 }
 
+# META_DEV: the primary flag (0x8, 1.18.13) of the netmirror superblock's
+# flags (byte 12), 1 or 0, read with O_DIRECT
+nm_sb_primary() {
+	local f
+	f=$($DD if="$1" bs=4096 count=1 iflag=direct status=none | od -An -tu4 -j12 -N4 | tr -d ' ')
+	echo $(( (f >> 3) & 1 ))
+}
+
 # DEV: connected, every region in sync (now)
 nm_synced() {
 	local l

@@ -66,13 +66,6 @@ MB=32
 S=$((MB * 2048))
 OPTS="timeout 2000 ping 500"
 
-# DEV: the primary flag (0x8) of the superblock's flags (byte 12): 1 or 0
-sb_pri() {
-	local f
-	f=$($DD if="$1" bs=4096 count=1 iflag=direct status=none | od -An -tu4 -j12 -N4 | tr -d ' ')
-	echo $(( (f >> 3) & 1 ))
-}
-
 table_b() {
 	echo "0 $S netmirror /dev/nlb 127.0.0.1:7789 $P flush 10 listen 127.0.0.1:7790 meta /dev/nlmb sync none $OPTS"
 }
@@ -95,7 +88,7 @@ scenario() {
 	dmsetup create nma --table "$(table_a)" || fail "create nma"
 	nm_wait_synced nma 60 && nm_wait_synced nmb 30 || fail "first sync: $(dmsetup status nma)"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
-	check_eq pri-flag-set "$(sb_pri /dev/nlma)" 1
+	check_eq pri-flag-set "$(nm_sb_primary /dev/nlma)" 1
 	if [ "$v" = verify ]; then
 		# a block at 28 MiB differs on nmb's disk only: verify marks its
 		# region on both nodes, held for the next link
@@ -133,16 +126,16 @@ scenario() {
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	log "$P: log: $(dmesg | tail -n +$((SINCE + 1)) | grep -E 'netmirror: [0-9:]*: .*(resync|generation|marked)' | tail -n 4 | tr '\n' ';')"
 	check from-crashed eval "dmesg | tail -n +$((SINCE + 1)) | grep -q \"netmirror: \$MMA: resync started\""
-	check_wait pri-flag-cleared 10 "[ \$(sb_pri /dev/nlma) = 0 ]"
+	check_wait pri-flag-cleared 10 "[ \$(nm_sb_primary /dev/nlma) = 0 ]"
 	[ "$W1" -gt 0 ] && nm_check_sync_rounds acked-on-nlb /dev/nlb
 	dur_same identical /dev/nla /dev/nlb
 	check failover dmsetup message nmb 0 primary
-	check_eq pri-flag-peer "$(sb_pri /dev/nlmb)" 1
+	check_eq pri-flag-peer "$(nm_sb_primary /dev/nlmb)" 1
 	[ "$W1" -gt 0 ] && nm_check_sync_rounds acked-after-failover /dev/mapper/nmb
 	pattern write /dev/mapper/nmb 7 4M --size 4M --direct --quiet || fail "write through nmb"
 	dur_settled_same identical-after 60 /dev/nla /dev/nlb
 	dmsetup message nmb 0 secondary || fail "demote nmb"
-	check_wait pri-flag-demoted 10 "[ \$(sb_pri /dev/nlmb) = 0 ]"
+	check_wait pri-flag-demoted 10 "[ \$(nm_sb_primary /dev/nlmb) = 0 ]"
 	nm_local_unpair
 	nl_destroy nla
 	nl_destroy nlb

@@ -50,12 +50,6 @@ fwd() {
 	sleep 0.3
 }
 
-# the primary flag (0x8) of DEV's superblock flags (byte 12): 1 or 0
-sb_pri() {
-	local f
-	f=$($DD if="$1" bs=4096 count=1 iflag=direct status=none | od -An -tu4 -j12 -N4 | tr -d ' ')
-	echo $(( (f >> 3) & 1 ))
-}
 
 # DEV: the sums of the blocks of BLKS, in one line
 blk_sums() {
@@ -98,7 +92,7 @@ round() {
 	check_eq verify-found "$d" 8
 	check marked-both eval "! nm_synced nmb && ! nm_synced nma"
 	dmsetup remove nma || fail "remove nma"
-	check_eq flag-kept "$(sb_pri /dev/ram2)" 1
+	check_eq flag-kept "$(nm_sb_primary /dev/ram2)" 1
 	wait_eval "[ \"\$(nm_status nmb connection)\" = connecting ]" 30 ||
 		fail "nmb did not see the link end: $(dmsetup status nmb)"
 	fwd 1
