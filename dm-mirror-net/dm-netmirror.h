@@ -202,6 +202,7 @@ struct nm_dev {
 	struct bio_set merge_bs;	/* struct nm_merged (nm_merge.c) */
 	struct workqueue_struct *wq;
 	struct work_struct mark_work;
+	struct work_struct zero_work;	/* discards off the granularity */
 	struct work_struct overlap_work;
 	struct work_struct gen_work;
 	struct work_struct thaw_work;	/* the link is back: release */
@@ -257,6 +258,7 @@ struct nm_dev {
 	struct nm_regions rg;		/* region state */
 	struct bio_list rs_wait;	/* writes waiting for a resync region */
 	struct bio_list mark_wait;	/* writes waiting for a metadata mark */
+	struct bio_list zero_bios;	/* discards for nm_zero_work */
 	struct bio_list overlap_wait;	/* writes behind an overlapping one */
 	bool bm_sent;			/* our bitmap went out on this link */
 	bool bm_peer_done;		/* the peer's bitmap arrived */
@@ -722,6 +724,7 @@ void nm_req_peer_done(struct nm_req *req, bool delivered);
 void nm_req_put(struct nm_req *req);
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
 void nm_mark_work(struct work_struct *w);
+void nm_zero_work(struct work_struct *w);
 void nm_overlap_work(struct work_struct *w);
 void nm_gen_work(struct work_struct *w);
 int nm_gen_save(struct nm_dev *nm);
@@ -767,6 +770,10 @@ void nm_ctrl_q_drop(struct nm_dev *nm);
 #define NM_ACK_WIRE_MAX	128
 void nm_peer_release_acks(struct nm_dev *nm, u32 want);
 void nm_peer_reset(struct nm_dev *nm);
+int nm_zero_range(struct nm_dev *nm, sector_t sector, sector_t sectors,
+		  u32 fl, struct bio **biop);
+bool nm_discard_whole(struct block_device *bdev, sector_t s, sector_t e,
+		      sector_t *first, sector_t *end);
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
 			   unsigned int sectors);
 int nm_flush_local(struct nm_dev *nm);

@@ -168,10 +168,12 @@ static void nm_local_endio(struct bio *clone)
 
 	/*
 	 * A discard or write-zeroes the disk refuses (its support changed
-	 * under the table) is no disk failure: the caller gets the error,
-	 * the regions go out of sync below (the peer may have applied it).
+	 * under the table; a SCSI WRITE SAME refused is BLK_STS_TARGET) is no
+	 * disk failure: the caller gets the error, the regions go out of
+	 * sync below (the peer may have applied it).
 	 */
-	if (clone->bi_status == BLK_STS_NOTSUPP && nm_bio_zero(clone)) {
+	if ((clone->bi_status == BLK_STS_NOTSUPP ||
+	     clone->bi_status == BLK_STS_TARGET) && nm_bio_zero(req->bio)) {
 		req->status = clone->bi_status;
 		nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
 			    bio_sectors(req->bio));
@@ -425,6 +427,19 @@ void nm_overlap_work(struct work_struct *work)
 }
 
 /*
+ * Does a discard reach past whole units of the local disk's discard
+ * granularity?  Those edges are zeroed (nm_zero_range), from nm_zero_work.
+ */
+static bool nm_discard_edges(struct nm_dev *nm, struct bio *bio)
+{
+	sector_t s = nm->data_start + bio->bi_iter.bi_sector;
+	sector_t e = s + bio_sectors(bio), first, end;
+
+	return !nm_discard_whole(nm->dev->bdev, s, e, &first, &end) ||
+	       first != s || end != e;
+}
+
+/*
  * Start a write on the primary, or park it: behind a region in resync
  * (rs_wait, reissued by the sync thread) or behind a metadata mark
  * (mark_wait, reissued by nm_mark_work).  Also called from those two.
@@ -571,6 +586,16 @@ submit:
 		nm_req_put(req);	/* the local part that is not there */
 		return DM_MAPIO_SUBMITTED;
 	}
+	if (bio_op(bio) == REQ_OP_DISCARD && nm_discard_edges(nm, bio)) {
+		/* sent first: the local part's reference holds req until */
+		if (queued && !nm_send_inline(nm, req))
+			nm_conn_kick(nm);
+		spin_lock_irqsave(&nm->lock, flags);
+		bio_list_add(&nm->zero_bios, bio);
+		spin_unlock_irqrestore(&nm->lock, flags);
+		queue_work(nm->wq, &nm->zero_work);
+		return DM_MAPIO_SUBMITTED;
+	}
 	clone = bio_alloc_clone(nm->dev->bdev, bio, GFP_NOIO, &nm->bs);
 	if (!clone) {
 		req->status = BLK_STS_RESOURCE;
@@ -586,6 +611,43 @@ submit:
 		nm_conn_kick(nm);
 	submit_bio_noacct(clone);
 	return DM_MAPIO_SUBMITTED;
+}
+
+/*
+ * nm->wq: the local part of the discards that nm_discard_edges() sent
+ * here, as nm_zero_range() makes it: edges zeroed, the rest discarded.
+ * Here, not in map: zeroing the edges may take many bios, allocated
+ * outside dm's submission.  The last bio of each chain ends its local
+ * part (nm_local_endio).
+ */
+void nm_zero_work(struct work_struct *work)
+{
+	struct nm_dev *nm = container_of(work, struct nm_dev, zero_work);
+	struct bio_list list;
+	unsigned long flags;
+	struct bio *bio, *last;
+	struct nm_req *req;
+	int r;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	list = nm->zero_bios;
+	bio_list_init(&nm->zero_bios);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	while ((bio = bio_list_pop(&list))) {
+		req = nm_req_of(bio);
+		r = nm_zero_range(nm, bio->bi_iter.bi_sector, bio_sectors(bio),
+				  NM_DF_DISCARD, &last);
+		if (!last) {
+			req->status = errno_to_blk_status(r ? r : -EIO);
+			nm_mark_oos(nm, bio->bi_iter.bi_sector,
+				    bio_sectors(bio));
+			nm_req_put(req);
+			continue;
+		}
+		last->bi_end_io = nm_local_endio;
+		last->bi_private = req;
+		submit_bio(last);
+	}
 }
 
 /* Metadata worker: mark the regions of deferred writes, commit, reissue. */

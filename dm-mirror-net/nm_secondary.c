@@ -34,6 +34,7 @@
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
 #include "dm-netmirror.h"
+#include "nm_zero.h"
 
 struct nm_peer_req {
 	struct nm_dev *nm;
@@ -220,7 +221,7 @@ static void nm_peer_endio(struct bio *bio)
 	int status = blk_status_to_errno(bio->bi_status);
 
 	bio_put(bio);
-	if (status == -EOPNOTSUPP && pr->zero && !pr->zero_pages) {
+	if (status && pr->zero && !pr->zero_pages) {
 		pr->zero_pages = true;	/* once: a refusal of those fails */
 		INIT_WORK(&pr->work, nm_peer_zero_pages_work);
 		queue_work(pr->nm->wq, &pr->work);
@@ -305,22 +306,113 @@ static int nm_peer_reads_zero(struct nm_dev *nm, struct nm_peer_req *pr)
 }
 
 /*
+ * The part of the disk's sectors [s, e) that a discard covers in whole
+ * units of the disk's discard granularity (from its discard alignment):
+ * [*first, *end), nm_zero.h.  False if there is none.
+ */
+bool nm_discard_whole(struct block_device *bdev, sector_t s, sector_t e,
+		      sector_t *first, sector_t *end)
+{
+	unsigned long long f, l;
+	bool r;
+
+	r = nm_zero_whole(s, e, bdev_discard_granularity(bdev) >> SECTOR_SHIFT,
+			  bdev_discard_alignment(bdev) >> SECTOR_SHIFT, &f, &l);
+	*first = f;
+	*end = l;
+	return r;
+}
+
+/*
+ * Zero pages over the disk's sectors [s, s + n), chained after *biop (as
+ * blk_next_bio() does: each bio before the last is submitted); *biop is
+ * the last.  Plain writes: no check and no refusal to expect, unlike a
+ * write-zeroes (a SCSI WRITE SAME may fail as BLK_STS_TARGET).
+ */
+static void nm_zero_pages(struct block_device *bdev, sector_t s, sector_t n,
+			  struct bio **biop)
+{
+	unsigned int len;
+
+	while (n) {
+		*biop = blk_next_bio(*biop, bdev,
+				     min_t(sector_t, BIO_MAX_VECS,
+					   DIV_ROUND_UP(n, PAGE_SECTORS)),
+				     REQ_OP_WRITE, GFP_NOIO);
+		(*biop)->bi_iter.bi_sector = s;
+		while (n) {
+			len = min_t(sector_t, PAGE_SIZE, n << SECTOR_SHIFT);
+			if (bio_add_page(*biop, ZERO_PAGE(0), len, 0) < len)
+				break;
+			s += len >> SECTOR_SHIFT;
+			n -= len >> SECTOR_SHIFT;
+		}
+		cond_resched();
+	}
+}
+
+/*
+ * What a discard or write-zeroes leaves on this node's disk, the same on
+ * both nodes: the range reads zeroes (nm_map_write's local part, nm_conn's
+ * P_ZERO and P_RS_ZERO; may sleep, never under a lock).  A write-zeroes
+ * is REQ_OP_WRITE_ZEROES where the disk takes them, else zero pages
+ * (__blkdev_issue_zeroout); so is a discard on a disk without discards.
+ * On a disk that takes them, a discard is one REQ_OP_DISCARD bio over the
+ * whole units of the disk's discard granularity in the range (one: the
+ * disk's queue cuts it at its own unit boundaries; the block layer's
+ * builder cuts at powers of two, which leaves parts of the units of a
+ * 192 KiB thin pool short of a unit, dropped), and zero pages over the
+ * edges, which the disk may keep as they were (dm-thin drops the part of
+ * a discard short of one of its blocks).  A disk that takes a discard of
+ * whole units is taken to read zeroes there (thin volumes, loop files,
+ * SSDs with deterministic zeroes after trim; as DRBD's
+ * discard-zeroes-if-aligned).  The bios are chained: *biop, the last, is
+ * the caller's to submit with its end_io; it ends when all of them are
+ * done.  Only the checks fail, before any bio: an error leaves none.  A
+ * range is at most 1 GiB (nm_io_hints, P_ZERO): one bio's size.
+ */
+int nm_zero_range(struct nm_dev *nm, sector_t sector, sector_t sectors,
+		  u32 fl, struct bio **biop)
+{
+	struct block_device *bdev = nm->dev->bdev;
+	sector_t s = nm->data_start + sector, e = s + sectors, first, end;
+	sector_t mask = (bdev_logical_block_size(bdev) >> SECTOR_SHIFT) - 1;
+
+	might_sleep();
+	*biop = NULL;
+	if (!(fl & NM_DF_DISCARD) || !bdev_max_discard_sectors(bdev) ||
+	    !bdev_discard_granularity(bdev))
+		return __blkdev_issue_zeroout(bdev, s, sectors, GFP_NOIO, biop,
+					      (fl & NM_DF_NOUNMAP) ?
+					      BLKDEV_ZERO_NOUNMAP : 0);
+	if (bdev_read_only(bdev))
+		return -EPERM;
+	if (!sectors || ((s | e) & mask) ||
+	    sectors > (UINT_MAX >> SECTOR_SHIFT))
+		return -EINVAL;
+	if (!nm_discard_whole(bdev, s, e, &first, &end) ||
+	    ((first | end) & mask)) {
+		nm_zero_pages(bdev, s, sectors, biop);
+		return 0;
+	}
+	nm_zero_pages(bdev, s, first - s, biop);
+	*biop = blk_next_bio(*biop, bdev, 0, REQ_OP_DISCARD, GFP_NOIO);
+	(*biop)->bi_iter.bi_sector = first;
+	(*biop)->bi_iter.bi_size = (end - first) << SECTOR_SHIFT;
+	nm_zero_pages(bdev, end, e - end, biop);
+	return 0;
+}
+
+/*
  * Apply a P_ZERO or P_RS_ZERO (nm_conn thread; may sleep, never under a
- * lock).  A discard is a discard where this disk takes them, else the
- * range is zeroed: the primary's disk, which took the discard, reads
- * zeroes there in all the devices we know (thin volumes, loop files,
- * SSDs with deterministic zeroes after trim), and so does ours then.  A
- * write-zeroes is REQ_OP_WRITE_ZEROES where this disk takes them, else
- * written zero pages (__blkdev_issue_zeroout).  A resync region that reads
- * zeroes here already is left alone: a fresh or discarded thin volume
- * stays unallocated.  The bios are chained: the last, submitted here,
- * ends the request (nm_peer_endio) when all of them are done.
+ * lock): nm_zero_range().  A resync region that reads zeroes here already
+ * is left alone: a fresh or discarded thin volume stays unallocated.  The
+ * last bio of the chain ends the request (nm_peer_endio).
  */
 static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
 				u32 fl)
 {
-	struct block_device *bdev = nm->dev->bdev;
-	struct bio *bio = NULL;
+	struct bio *bio;
 	int r;
 
 	might_sleep();
@@ -331,15 +423,7 @@ static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
 			return;
 		}
 	}
-	if ((fl & NM_DF_DISCARD) && bdev_max_discard_sectors(bdev))
-		r = __blkdev_issue_discard(bdev, nm->data_start + pr->sector,
-					   pr->sectors, GFP_NOIO, &bio);
-	else
-		r = __blkdev_issue_zeroout(bdev, nm->data_start + pr->sector,
-					   pr->sectors, GFP_NOIO, &bio,
-					   (fl & NM_DF_NOUNMAP) ?
-					   BLKDEV_ZERO_NOUNMAP : 0);
-	/* the checks come before any bio: an error leaves none */
+	r = nm_zero_range(nm, pr->sector, pr->sectors, fl, &bio);
 	if (!bio) {
 		nm_peer_end(pr, r ? r : -EIO);
 		return;
@@ -350,11 +434,11 @@ static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
 }
 
 /*
- * A discard or write-zeroes that this disk offers but refused when it ran
- * (EOPNOTSUPP: a loop file whose filesystem lacks the fallocate mode, a
- * SCSI disk whose WRITE SAME failed) is no disk failure: the range is
- * written with zero pages instead, once, as blkdev_issue_zeroout() does
- * (its zero-page builder is not exported).  nm->wq, from nm_peer_endio;
+ * A discard or write-zeroes that failed (EOPNOTSUPP: a loop file whose
+ * filesystem lacks the fallocate mode; BLK_STS_TARGET: a SCSI disk whose
+ * WRITE SAME was refused) is written with zero pages instead, once, as
+ * blkdev_issue_zeroout() retries any error; only if that fails too is it
+ * the disk's failure.  nm->wq, from nm_peer_endio;
  * the request stays in flight (peer_inflight) until the last bio ends it.
  * One bio is built while the one before is submitted (blk_next_bio).
  */
@@ -362,29 +446,12 @@ static void nm_peer_zero_pages_work(struct work_struct *work)
 {
 	struct nm_peer_req *pr = container_of(work, struct nm_peer_req, work);
 	struct nm_dev *nm = pr->nm;
-	sector_t sector = nm->data_start + pr->sector;
-	sector_t left = pr->sectors;
 	struct bio *bio = NULL;
 
 	nm_info(nm, "disk refused zeroing sectors %llu+%u: writing zeroes",
 		(unsigned long long)pr->sector, pr->sectors);
-	while (left) {
-		bio = blk_next_bio(bio, nm->dev->bdev,
-				   min_t(sector_t, BIO_MAX_VECS,
-					 DIV_ROUND_UP(left, PAGE_SECTORS)),
-				   REQ_OP_WRITE, GFP_NOIO);
-		bio->bi_iter.bi_sector = sector;
-		while (left) {
-			unsigned int len = min_t(sector_t, PAGE_SIZE,
-						 left << SECTOR_SHIFT);
-
-			if (bio_add_page(bio, ZERO_PAGE(0), len, 0) < len)
-				break;
-			sector += len >> SECTOR_SHIFT;
-			left -= len >> SECTOR_SHIFT;
-		}
-		cond_resched();
-	}
+	nm_zero_pages(nm->dev->bdev, nm->data_start + pr->sector, pr->sectors,
+		      &bio);
 	if (!bio) {		/* a zero request always has sectors */
 		nm_peer_end(pr, -EIO);
 		return;

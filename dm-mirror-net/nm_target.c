@@ -541,6 +541,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	init_waitqueue_head(&nm->sync_wq);
 	bio_list_init(&nm->rs_wait);
 	bio_list_init(&nm->mark_wait);
+	bio_list_init(&nm->zero_bios);
 	bio_list_init(&nm->overlap_wait);
 	bio_list_init(&nm->gen_wait);
 	bio_list_init(&nm->frozen_new);
@@ -551,6 +552,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_LIST_HEAD(&nm->live);
 	INIT_WORK(&nm->overlap_work, nm_overlap_work);
 	INIT_WORK(&nm->mark_work, nm_mark_work);
+	INIT_WORK(&nm->zero_work, nm_zero_work);
 	INIT_WORK(&nm->event_work, nm_event_work);
 	mutex_init(&nm->tx_mutex);
 	mutex_init(&nm->ack_mutex);
