@@ -114,6 +114,9 @@ struct nm_req {
 	struct list_head active;	/* nm->active while in flight */
 	u64 id;
 	u32 epoch;
+	u32 conn_gen;			/* the link its P_DATA went on */
+	u32 peer_fails;			/* nm->peer_fails at its send */
+	u64 stable_need;		/* held: the P_SYNC_ACK that ends it */
 	unsigned long sent_at;		/* jiffies: onto wait_q, its send began */
 	u64 flush_covers;		/* empty flush: peer_unstable at map */
 	u64 t_map, t_sent;		/* nm_clock_ns(): map, P_DATA sent */
@@ -314,6 +317,20 @@ struct nm_dev {
 	bool suspending;		/* presuspend ran, no resume since */
 	struct bio_list frozen_new;	/* held before they started */
 	struct bio_list frozen_done;	/* done locally, held before endio */
+	/*
+	 * A, B: writes done on no disk known to hold them (this node's
+	 * failed or is gone, the peer's part ended at its send or receipt),
+	 * held before endio until a P_SYNC_ACK of a cookie >= their
+	 * req->stable_need (nm_req_complete, nm_stable_release); failed if
+	 * the peer failed a write since theirs was sent (peer_fails moved) or
+	 * the link went first.
+	 */
+	struct bio_list stable_wait;
+	u64 stable_need;		/* the newest held request's */
+	u32 peer_fails;			/* nm_peer_failed calls */
+	/* target: resync writes done, and any since the last flush */
+	u32 rs_done_seq;
+	bool rs_unflushed_any;
 
 	/* -- under tx_mutex: the socket and everything sent on it -- */
 	struct mutex tx_mutex;
@@ -722,6 +739,7 @@ int nm_map_read(struct nm_dev *nm, struct bio *bio);
 int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error);
 void nm_req_peer_done(struct nm_req *req, bool delivered);
 void nm_req_put(struct nm_req *req);
+void nm_stable_release(struct nm_dev *nm, u64 cookie);
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
 void nm_mark_work(struct work_struct *w);
 void nm_zero_work(struct work_struct *w);

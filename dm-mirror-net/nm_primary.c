@@ -66,7 +66,7 @@ static void nm_req_complete(struct nm_req *req)
 {
 	struct nm_dev *nm = req->nm;
 	unsigned long flags, f, l;
-	bool wake = false, hold, demote = false, peer_ok;
+	bool wake = false, hold, demote = false, peer_ok, park;
 
 	if (test_bit(NM_REQ_READ, &req->flags)) {
 		req->bio->bi_status = req->status;
@@ -102,19 +102,87 @@ static void nm_req_complete(struct nm_req *req)
 		/* in flight when a demotion failed the held ones: so is it */
 		req->bio->bi_status = nm->thaw_fail;
 	}
-	/* a held bio (and @req in it) may be ended by nm_thaw once unlocked */
-	peer_ok = test_bit(NM_REQ_PEER_OK, &req->flags);
+	/*
+	 * A, B: its peer part ended at the send (A) or the peer's receipt
+	 * (B), not on the peer's disk, while this node's disk failed it or
+	 * is gone (detached since): no disk is known to hold it.  It waits
+	 * for a stable point sent from now on (P_SYNC: the peer's disk has
+	 * all it received), and fails if the link or a peer write fails
+	 * first (nm_stable_release; fault-detachack).
+	 */
+	park = !hold && req->bio->bi_status == BLK_STS_OK &&
+	       test_bit(NM_REQ_HAD_PEER, &req->flags) &&
+	       test_bit(NM_REQ_PEER_OK, &req->flags) &&
+	       !test_bit(NM_REQ_ACK_DISK, &req->flags) &&
+	       nm->protocol != NM_PROTO_C &&
+	       (test_bit(NM_REQ_LOCAL_FAILED, &req->flags) ||
+		nm->disk == NM_DISK_DISKLESS);
+	if (park && (req->conn_gen != nm->conn_gen ||
+		     nm->cstate < NM_C_CONNECTED)) {
+		/* its link is gone (nm_stable_release ran): nothing tells */
+		park = false;
+		req->bio->bi_status = BLK_STS_IOERR;
+	} else if (park) {
+		req->stable_need = nm->sync_cookie + 1;
+		nm->stable_need = req->stable_need;
+		bio_list_add(&nm->stable_wait, req->bio);
+	}
+	/*
+	 * a held bio (and @req in it) may be ended by nm_thaw or
+	 * nm_stable_release once unlocked
+	 */
+	peer_ok = test_bit(NM_REQ_PEER_OK, &req->flags) && !park;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (peer_ok) {
 		nm_lat_add(nm, NM_LAT_p_queue, req->t_map, req->t_sent);
 		nm_lat_add(nm, NM_LAT_p_total, req->t_map, nm_clock_ns());
 	}
-	if (wake)
+	if (wake || park)
 		nm_sync_kick(nm);
 	if (demote)
 		wake_up(&nm->send_wq);
-	if (!hold)
+	if (!hold && !park)
 		bio_endio(req->bio);
+}
+
+/*
+ * The writes on stable_wait (nm_req_complete) whose stable point came end:
+ * at a P_SYNC_ACK of @cookie (nm_stable_done) those of a req->stable_need
+ * up to it, with success if no peer write failed since theirs was sent and
+ * the peer's disk is uptodate, else EIO; at a link loss (@cookie 0) all,
+ * with EIO: no disk is known to hold them.  Any context.
+ */
+void nm_stable_release(struct nm_dev *nm, u64 cookie)
+{
+	struct bio_list done, keep;
+	unsigned long flags;
+	struct nm_req *req;
+	struct bio *bio;
+	bool failed = false;
+
+	bio_list_init(&done);
+	bio_list_init(&keep);
+	spin_lock_irqsave(&nm->lock, flags);
+	while ((bio = bio_list_pop(&nm->stable_wait))) {
+		req = nm_req_of(bio);
+		if (cookie && req->stable_need > cookie) {
+			bio_list_add(&keep, bio);
+			continue;
+		}
+		if (!cookie || req->peer_fails != nm->peer_fails ||
+		    nm->peer_disk != NM_DISK_UPTODATE) {
+			bio->bi_status = BLK_STS_IOERR;
+			failed = true;
+		}
+		bio_list_add(&done, bio);
+	}
+	nm->stable_wait = keep;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (failed)
+		nm_err_limit(nm, "%s: writes no disk is known to hold fail",
+			     cookie ? "a peer write failed" : "link lost");
+	while ((bio = bio_list_pop(&done)))
+		bio_endio(bio);
 }
 
 void nm_req_put(struct nm_req *req)
@@ -144,7 +212,8 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 	else if (test_bit(NM_REQ_READ, &req->flags) ||
 		 test_bit(NM_REQ_LOCAL_FAILED, &req->flags) ||
 		 test_bit(NM_REQ_NO_LOCAL, &req->flags) ||
-		 test_bit(NM_REQ_LOCAL_STALE, &req->flags))
+		 test_bit(NM_REQ_LOCAL_STALE, &req->flags) ||
+		 test_bit(NM_REQ_ACK_DISK, &req->flags))
 		req->status = BLK_STS_IOERR;	/* no good copy anywhere */
 	spin_unlock_irqrestore(&nm->lock, flags);
 
@@ -834,19 +903,23 @@ static void nm_data_pkt_fill(struct nm_dev *nm, struct nm_data_pkt *pkt,
  * Under tx_mutex: the NM_DF_ACK_DISK flag for @req.  A write mapped while
  * this disk was not uptodate (NM_REQ_LOCAL_STALE) has no good copy here:
  * its disk is being resynced from the peer; one mapped while this node was
- * diskless (NM_REQ_NO_LOCAL, 1.17.2) has no copy here at all.  Under A and
- * B too it then completes only once it is on the peer's disk (P_WRITE_ACK),
+ * diskless (NM_REQ_NO_LOCAL, 1.17.2) has no copy here at all, nor has one
+ * whose local part failed (NM_REQ_LOCAL_FAILED) or sent once the disk is
+ * gone (detached since its map; 1.18.15).  Under A and B too it then
+ * completes only once it is on the peer's disk (P_WRITE_ACK),
  * so that a link lost meanwhile, or this node's crash, or the peer's, fails
  * it (nm_req_peer_done) instead of losing it.  A peer older than
- * NM_PROTO_ACK_DISK cannot be asked: the write completes as its protocol
- * says (docs/design.md, the fault table).
+ * NM_PROTO_ACK_DISK cannot be asked: the write then waits for a stable
+ * point once done (nm_req_complete, stable_wait).
  */
 static u32 nm_ack_disk_flag(struct nm_dev *nm, struct nm_req *req)
 {
 	lockdep_assert_held(&nm->tx_mutex);
 	if (nm->protocol == NM_PROTO_C || nm->peer_proto < NM_PROTO_ACK_DISK ||
 	    (!test_bit(NM_REQ_LOCAL_STALE, &req->flags) &&
-	     !test_bit(NM_REQ_NO_LOCAL, &req->flags)))
+	     !test_bit(NM_REQ_NO_LOCAL, &req->flags) &&
+	     !test_bit(NM_REQ_LOCAL_FAILED, &req->flags) &&
+	     READ_ONCE(nm->disk) != NM_DISK_DISKLESS))
 		return 0;
 	set_bit(NM_REQ_ACK_DISK, &req->flags);
 	return NM_DF_ACK_DISK;
@@ -1035,6 +1108,8 @@ static int nm_tx_req(struct nm_dev *nm, struct nm_req *req, u32 gen)
 	lockdep_assert_held(&nm->tx_mutex);
 	if (!nm->sock || gen != nm->conn_gen)
 		return -ENOTCONN;
+	req->conn_gen = gen;
+	req->peer_fails = READ_ONCE(nm->peer_fails);
 	if (test_bit(NM_REQ_READ, &req->flags)) {
 		r = nm_send_read_req(nm, req);
 		if (r)
@@ -1386,6 +1461,7 @@ static void nm_peer_failed(struct nm_dev *nm)
 	unsigned long flags;
 
 	spin_lock_irqsave(&nm->lock, flags);
+	nm->peer_fails++;
 	/* a diskless peer fails every write: all is out of sync already */
 	if (nm->peer_disk != NM_DISK_DISKLESS)
 		nm_regions_unconfirmed_oos(&nm->rg);
@@ -1486,6 +1562,7 @@ void nm_tl_link_down(struct nm_dev *nm)
 	unsigned long flags, n;
 
 	might_sleep();
+	nm_stable_release(nm, 0);
 	spin_lock_irqsave(&nm->lock, flags);
 	n = nm_regions_take_unconfirmed(&nm->rg);
 	spin_unlock_irqrestore(&nm->lock, flags);

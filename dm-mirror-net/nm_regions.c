@@ -43,6 +43,7 @@ static void nm_regions_maps(struct nm_regions *rg,
 		&rg->oos, &rg->rs_busy, &rg->touched, &rg->cand,
 		&rg->rs_dirty, &rg->rs_writing, &rg->rs_hold, &rg->rs_failed,
 		&rg->sent, &rg->syncing, &rg->lost, &rg->active,
+		&rg->rs_unflushed,
 	};
 
 	static_assert(ARRAY_SIZE(m) == NM_REGIONS_MAPS,

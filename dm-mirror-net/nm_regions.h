@@ -59,11 +59,12 @@ struct nm_regions {
 	unsigned long *syncing;		/* primary: awaiting P_SYNC_ACK */
 	unsigned long *lost;		/* conn thread: scratch at link loss */
 	unsigned long *active;		/* primary: inflight[r] != 0 */
+	unsigned long *rs_unflushed;	/* target: resynced, no flush since */
 	u32 *inflight;			/* primary: writes in flight */
 };
 
 /* the bitmaps of struct nm_regions (oos .. active) */
-#define NM_REGIONS_MAPS 12
+#define NM_REGIONS_MAPS 13
 
 u64 nm_regions_bytes(u64 sectors, u32 region_sectors, bool meta);
 int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors);

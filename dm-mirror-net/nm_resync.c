@@ -1258,6 +1258,8 @@ static void nm_stable_point(struct nm_dev *nm)
 	if (pri)
 		__nm_primary_flag(nm, false);
 	tl = nm_regions_stable_point(&nm->rg);
+	/* writes held for a stable point (nm_stable_release) */
+	tl |= nm->stable_need > nm->sync_cookie;
 	if (!tl && !clear) {
 		spin_unlock_irqrestore(&nm->lock, fl);
 		mutex_unlock(&nm->tx_mutex);
@@ -1307,6 +1309,7 @@ void nm_stable_done(struct nm_dev *nm, u64 cookie)
 		nm_regions_stable_done(&nm->rg);
 	nm->sync_acked = cookie;
 	spin_unlock_irqrestore(&nm->lock, fl);
+	nm_stable_release(nm, cookie);
 	nm_sync_kick(nm);
 }
 
@@ -1398,7 +1401,8 @@ static int nm_sync_thread(void *arg)
 		nm_ov_step(nm, &rt);
 		nm_ov_tick(nm);
 		nm_resubmit_waiting(nm);
-		if (time_after(jiffies, last_clear + HZ)) {
+		if (time_after(jiffies, last_clear + HZ) ||
+		    READ_ONCE(nm->stable_need) > READ_ONCE(nm->sync_cookie)) {
 			nm_stable_point(nm);
 			last_clear = jiffies;
 		}

@@ -192,6 +192,10 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 			__clear_bit(region, nm->rg.oos);
 			if (nm->meta)
 				nm_meta_clear(nm->meta, region);
+			/* maybe in the disk's cache only: nm_flush_local */
+			__set_bit(region, nm->rg.rs_unflushed);
+			nm->rs_unflushed_any = true;
+			nm->rs_done_seq++;
 		}
 	}
 	if (ack) {
@@ -795,8 +799,46 @@ int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d)
  * -EIO drops the link (last_error flush_failed), so the peer marks what it
  * sent since its last stable point out of sync.
  */
+/*
+ * A resync target's regions whose data the peer sent and this disk
+ * completed (rg.rs_unflushed) are in sync once a flush made them stable,
+ * and out of sync again if the flush failed: its cache may have lost them
+ * (the link drops: flush_failed), and the next link's bitmap exchange
+ * brings them back (fault-rsflush; up to 1.18.14 they stayed in sync on
+ * both nodes, the source having counted them at P_RS_ACK).  @seq:
+ * rs_done_seq when the flush was issued; one that a resync write's
+ * completion overtook covers not all of them, which wait for the next.
+ * nm_flush_local's callers, one at a time (the stream's reader).
+ */
+static void nm_rs_flushed(struct nm_dev *nm, u32 seq, int err)
+{
+	unsigned long flags;
+	bool mark = false;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (!nm->rs_unflushed_any) {
+		spin_unlock_irqrestore(&nm->lock, flags);
+		return;
+	}
+	if (err) {
+		bitmap_or(nm->rg.oos, nm->rg.oos, nm->rg.rs_unflushed,
+			  nm->rg.nr);
+		mark = nm->meta &&
+		       nm_meta_set_bits(nm->meta, nm->rg.rs_unflushed);
+	}
+	if (err || seq == nm->rs_done_seq) {
+		bitmap_zero(nm->rg.rs_unflushed, nm->rg.nr);
+		nm->rs_unflushed_any = false;
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (mark && nm_meta_commit(nm->meta))
+		nm_err(nm, "cannot record the resynced regions a failed flush may have lost");
+}
+
 int nm_flush_local(struct nm_dev *nm)
 {
+	unsigned long flags;
+	u32 seq;
 	int r;
 
 	/*
@@ -807,9 +849,15 @@ int nm_flush_local(struct nm_dev *nm)
 	 */
 	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return 0;
+	spin_lock_irqsave(&nm->lock, flags);
+	seq = nm->rs_done_seq;
+	spin_unlock_irqrestore(&nm->lock, flags);
 	r = blkdev_issue_flush(nm->dev->bdev);
-	if (!r || READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
+	if (!r || READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
+		nm_rs_flushed(nm, seq, 0);
 		return 0;
+	}
+	nm_rs_flushed(nm, seq, r);
 	nm_fail(nm, "flush_failed",
 		"flush of the backing device failed (%d): dropping link",
 		r);

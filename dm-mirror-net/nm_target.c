@@ -546,6 +546,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	bio_list_init(&nm->gen_wait);
 	bio_list_init(&nm->frozen_new);
 	bio_list_init(&nm->frozen_done);
+	bio_list_init(&nm->stable_wait);
 	INIT_WORK(&nm->gen_work, nm_gen_work);
 	INIT_WORK(&nm->thaw_work, nm_thaw_work);
 	INIT_LIST_HEAD(&nm->active);

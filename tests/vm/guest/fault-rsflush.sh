@@ -1,0 +1,76 @@
+# Resync data that the target acknowledged but could not make stable (its
+# flush failed) are sent again, as the writes of the transfer log are
+# (review helper-47, 2026-12-07).  The target acknowledges a resync
+# region once its write completed, in its disk's volatile cache; the
+# source then counts the region in sync.  A failed flush of the target
+# (at P_RS_DONE or a stable point) drops the link (flush_failed) and
+# says the cache may have lost those writes.  Up to 1.18.14 the source
+# kept no record of them (only P_DATA went to the transfer log): the
+# next link resynced nothing, and the pair said in sync while the
+# target lacked the regions.
+# One VM, both nodes on loopback, 32 MiB; nmb's disk is /dev/ram1 under a
+# dm table whose last MiB is a dm-flakey segment that fails every flush
+# while "bad" (as in fault-flushfail).  For each protocol A, B, C:
+#   4 MiB written on nma while nmb is disconnected; nmb's flushes made to
+#   fail; connect: the resync's P_RS_DONE (or a stable point) flush fails
+#   <P>/dropped        nmb left the link with last_error flush_failed
+#   <P>/resync-ran     nma had sent resync data (the premise)
+#   then nmb is disconnected, and the range is put back on ram1 as it was
+#   before the resync (what a cache that lost the unflushed writes
+#   leaves), the flushes are good again, connect:
+#   <P>/resynced       both in sync
+#   <P>/identical      md5 of both backing devices
+# 1.18.14 fails identical under A, B and C.
+# vms: 1
+# disks: none
+# timeout: 400
+load_netmirror
+. /tests/nmlib.sh
+modprobe dm-flakey || fail "modprobe dm-flakey"
+S=65536
+T=$((S - 2048))
+
+good() {
+	dmsetup reload lowb --table "0 $S linear /dev/ram1 0" && dmsetup resume lowb ||
+		fail "lowb good"
+}
+
+flushbad() {
+	printf '0 %s linear /dev/ram1 0\n%s 2048 flakey /dev/ram1 %s 0 3600\n' "$T" "$T" "$T" |
+		dmsetup reload lowb && dmsetup resume lowb || fail "lowb: flushes fail"
+}
+
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=$P/
+	brd_setup 32 2
+	dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
+	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb
+	pattern write /dev/mapper/nma 1 2M --size 16M --direct --quiet || fail "first write"
+	nm_wait_confirmed nma 30 || fail "writes unconfirmed: $(dmsetup status nma)"
+	lose_link
+	pattern write /dev/mapper/nma 2 4M --size 4M --offset 8M --bs-min 65536 --direct --quiet ||
+		fail "write apart"
+	$DD if=/dev/ram1 of=/tmp/old.img bs=1M skip=8 count=4 iflag=direct status=none ||
+		fail "save the old range"
+	log "$P: apart: nma $(dmsetup status nma)"
+	flushbad
+	rb0=$(nm_status nma resync_bytes)
+	dmsetup message nmb 0 connect || fail "connect"
+	check_wait dropped 30 "[ \"\$(nm_status nmb last_error)\" = flush_failed ]"
+	check resync-ran [ "$(nm_status nma resync_bytes)" -gt "$rb0" ]
+	dmsetup message nmb 0 disconnect || fail "disconnect nmb"
+	nm_wait_conn nmb standalone 20 || fail "nmb not standalone"
+	log "$P: after the failed flush: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	# the target's cache lost what no flush made stable
+	$DD if=/tmp/old.img of=/dev/ram1 bs=1M seek=8 count=4 oflag=direct conv=notrunc status=none ||
+		fail "put the old range back"
+	good
+	dmsetup message nmb 0 connect || fail "connect again"
+	check resynced nm_wait_synced nma 60
+	check_wait identical 30 "nm_synced nmb && [ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
+	log "$P: nma $(dmsetup status nma)"
+	nm_local_unpair
+	dmsetup remove lowb || fail "remove lowb"
+done
+NM_CHECK_PREFIX=
+exit 0
