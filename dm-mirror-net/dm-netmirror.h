@@ -547,6 +547,7 @@ struct nm_rate {
 };
 
 void nm_sync_second(struct nm_dev *nm, struct nm_rate *rt);
+void nm_stable_due(struct nm_dev *nm);
 
 /*
  * The application's write rate, over 100 ms or more: from the thread's
@@ -625,6 +626,7 @@ static inline void nm_rs_throttle(struct nm_dev *nm, struct nm_rate *rt,
 		cap = nm_rs_cap(nm, rt);
 		/* a throttled resync or verify holds the thread here */
 		nm_sync_second(nm, rt);
+		nm_stable_due(nm);
 
 		owed = nm_rs_owed(rt);
 		if (cap != rt->cap) {
@@ -788,6 +790,7 @@ void nm_ctrl_q_drop(struct nm_dev *nm);
 #define NM_ACK_WIRE_MAX	128
 void nm_peer_release_acks(struct nm_dev *nm, u32 want);
 void nm_peer_reset(struct nm_dev *nm);
+void nm_rs_flush_pending(struct nm_dev *nm);
 int nm_zero_range(struct nm_dev *nm, sector_t sector, sector_t sectors,
 		  u32 fl, struct bio **biop);
 bool nm_discard_whole(struct block_device *bdev, sector_t s, sector_t e,

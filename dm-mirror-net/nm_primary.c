@@ -126,6 +126,8 @@ static void nm_req_complete(struct nm_req *req)
 		req->stable_need = nm->sync_cookie + 1;
 		nm->stable_need = req->stable_need;
 		bio_list_add(&nm->stable_wait, req->bio);
+		/* now: once unlocked, a stable point may end it and nm go */
+		nm_sync_kick(nm);
 	}
 	/*
 	 * a held bio (and @req in it) may be ended by nm_thaw or
@@ -137,7 +139,7 @@ static void nm_req_complete(struct nm_req *req)
 		nm_lat_add(nm, NM_LAT_p_queue, req->t_map, req->t_sent);
 		nm_lat_add(nm, NM_LAT_p_total, req->t_map, nm_clock_ns());
 	}
-	if (wake || park)
+	if (wake)
 		nm_sync_kick(nm);
 	if (demote)
 		wake_up(&nm->send_wq);
@@ -177,6 +179,8 @@ void nm_stable_release(struct nm_dev *nm, u64 cookie)
 		bio_list_add(&done, bio);
 	}
 	nm->stable_wait = keep;
+	if (!cookie)
+		nm->stable_need = 0;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (failed)
 		nm_err_limit(nm, "%s: writes no disk is known to hold fail",

@@ -97,6 +97,7 @@ void nm_reload_save(struct nm_dev *nm)
 	unsigned long flags;
 
 	might_sleep();
+	nm_rs_flush_pending(nm);
 	if (nm->meta && nm_meta_commit(nm->meta))
 		nm_err(nm, "cannot commit the metadata at suspend");
 	noio = memalloc_noio_save();	/* the device is suspended */

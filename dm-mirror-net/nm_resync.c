@@ -1299,6 +1299,17 @@ static void nm_stable_point(struct nm_dev *nm)
 	nm_meta_commit(nm->meta);
 }
 
+/*
+ * Writes held for a stable point (stable_wait, nm_req_complete) get one
+ * now: from the sync thread's loop, and from a throttled resync or verify
+ * (nm_rs_throttle), which keeps the thread for as long as it runs.
+ */
+void nm_stable_due(struct nm_dev *nm)
+{
+	if (READ_ONCE(nm->stable_need) > READ_ONCE(nm->sync_cookie))
+		nm_stable_point(nm);
+}
+
 /* Receiver: P_SYNC_ACK. */
 void nm_stable_done(struct nm_dev *nm, u64 cookie)
 {
@@ -1401,10 +1412,11 @@ static int nm_sync_thread(void *arg)
 		nm_ov_step(nm, &rt);
 		nm_ov_tick(nm);
 		nm_resubmit_waiting(nm);
-		if (time_after(jiffies, last_clear + HZ) ||
-		    READ_ONCE(nm->stable_need) > READ_ONCE(nm->sync_cookie)) {
+		if (time_after(jiffies, last_clear + HZ)) {
 			nm_stable_point(nm);
 			last_clear = jiffies;
+		} else {
+			nm_stable_due(nm);
 		}
 	}
 	return 0;

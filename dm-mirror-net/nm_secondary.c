@@ -835,6 +835,27 @@ static void nm_rs_flushed(struct nm_dev *nm, u32 seq, int err)
 		nm_err(nm, "cannot record the resynced regions a failed flush may have lost");
 }
 
+/*
+ * Suspend (nm_reload_save): resync data this disk completed and no flush
+ * made stable are flushed now, or out of sync again if that fails: the
+ * successor, or this node after a restart, does not know them.
+ */
+void nm_rs_flush_pending(struct nm_dev *nm)
+{
+	unsigned long flags;
+	bool any;
+	u32 seq;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	any = nm->rs_unflushed_any;
+	seq = nm->rs_done_seq;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (any)
+		nm_rs_flushed(nm, seq, READ_ONCE(nm->disk) == NM_DISK_DISKLESS ?
+				       0 : blkdev_issue_flush(nm->dev->bdev));
+}
+
 int nm_flush_local(struct nm_dev *nm)
 {
 	unsigned long flags;
@@ -853,11 +874,9 @@ int nm_flush_local(struct nm_dev *nm)
 	seq = nm->rs_done_seq;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	r = blkdev_issue_flush(nm->dev->bdev);
-	if (!r || READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
-		nm_rs_flushed(nm, seq, 0);
-		return 0;
-	}
 	nm_rs_flushed(nm, seq, r);
+	if (!r || READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
+		return 0;
 	nm_fail(nm, "flush_failed",
 		"flush of the backing device failed (%d): dropping link",
 		r);
