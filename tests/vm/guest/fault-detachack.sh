@@ -7,7 +7,8 @@
 # dm-linear lowa over /dev/ram0 and lowb over /dev/ram1 under the nodes.
 #  wait:   lowb suspended (the peer receives the write, its disk holds
 #          it back), lowa swapped to dm-flakey failing all I/O, then one
-#          64 KiB O_DIRECT|O_DSYNC write at block 40; 2 s later the peer's
+#          64 KiB O_DIRECT write at block 40 (no O_DSYNC: its flush would
+#          wait for the peer under A and B too); 2 s later the peer's
 #          held write fails (lowb reloaded as "error" and resumed: the
 #          peer's disk lost it, as in a power loss) and the peer detaches.
 #          <P>/wait/not-acked-early  the write had not returned before the
@@ -38,7 +39,7 @@ BLK=$($MD5SUM < /tmp/blk)
 # the write at block 40, in the background: its exit status in /tmp/dd.rc
 write_bg() {
 	rm -f /tmp/dd.rc
-	( $DD if=/tmp/blk of=/dev/mapper/nma bs=64k seek=40 count=1 oflag=direct,dsync conv=notrunc status=none
+	( $DD if=/tmp/blk of=/dev/mapper/nma bs=64k seek=40 count=1 oflag=direct conv=notrunc status=none
 	  echo $? > /tmp/dd.rc ) &
 }
 

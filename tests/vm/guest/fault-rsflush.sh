@@ -8,14 +8,16 @@
 # kept no record of them (only P_DATA went to the transfer log): the
 # next link resynced nothing, and the pair said in sync while the
 # target lacked the regions.
-# One VM, both nodes on loopback, 32 MiB; nmb's disk is /dev/ram1 under a
-# dm table whose last MiB is a dm-flakey segment that fails every flush
-# while "bad" (as in fault-flushfail).  For each protocol A, B, C:
+# One VM, both nodes on loopback, 32 MiB; nmb's disk is a volatile-cache
+# null_blk (/dev/nlb: a flush reaches it; brd has no cache, and the block
+# layer completes a flush of it at once) under a dm table whose last MiB
+# is a dm-flakey segment that fails every flush while "bad" (as in
+# fault-flushfail).  For each protocol A, B, C:
 #   4 MiB written on nma while nmb is disconnected; nmb's flushes made to
 #   fail; connect: the resync's P_RS_DONE flush fails, the link drops
 #   <P>/dropped        a flush of nmb's disk failed
 #   <P>/resync-ran     nma had sent resync data (the premise)
-#   then the range is put back on ram1 as it was before the resync (what a
+#   then the range is put back on nlb as it was before the resync (what a
 #   cache that lost the unflushed writes leaves) while the links that
 #   follow keep failing their flushes; after one more failure the flushes
 #   are good again, and the next link:
@@ -28,12 +30,14 @@
 # timeout: 400
 load_netmirror
 . /tests/nmlib.sh
+. /tests/dur-lib.sh
+. /tests/dur-power-lib.sh
 modprobe dm-flakey || fail "modprobe dm-flakey"
 S=65536
 T=$((S - 2048))
 
 good() {
-	dmsetup reload lowb --table "0 $S linear /dev/ram1 0" && dmsetup resume lowb ||
+	dmsetup reload lowb --table "0 $S linear /dev/nlb 0" && dmsetup resume lowb ||
 		fail "lowb good"
 }
 
@@ -43,21 +47,22 @@ flushfails() {
 }
 
 flushbad() {
-	printf '0 %s linear /dev/ram1 0\n%s 2048 flakey /dev/ram1 %s 0 3600\n' "$T" "$T" "$T" |
+	printf '0 %s linear /dev/nlb 0\n%s 2048 flakey /dev/nlb %s 0 3600\n' "$T" "$T" "$T" |
 		dmsetup reload lowb && dmsetup resume lowb || fail "lowb: flushes fail"
 }
 
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
-	brd_setup 32 2
-	dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
+	brd_setup 32 1
+	nl_create nlb 32
+	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
 	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb
 	pattern write /dev/mapper/nma 1 2M --size 16M --direct --quiet || fail "first write"
 	nm_wait_confirmed nma 30 || fail "writes unconfirmed: $(dmsetup status nma)"
 	lose_link
 	pattern write /dev/mapper/nma 2 4M --size 4M --offset 8M --bs-min 65536 --direct --quiet ||
 		fail "write apart"
-	$DD if=/dev/ram1 of=/tmp/old.img bs=1M skip=8 count=4 iflag=direct status=none ||
+	$DD if=/dev/nlb of=/tmp/old.img bs=1M skip=8 count=4 iflag=direct status=none ||
 		fail "save the old range"
 	log "$P: apart: nma $(dmsetup status nma)"
 	flushbad
@@ -69,17 +74,18 @@ for P in $(nm_protos); do
 	log "$P: after the failed flush: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	# the target's cache lost what no flush made stable; the links that
 	# follow fail their flushes too, until one ends after this
-	$DD if=/tmp/old.img of=/dev/ram1 bs=1M seek=8 count=4 oflag=direct conv=notrunc status=none ||
+	$DD if=/tmp/old.img of=/dev/nlb bs=1M seek=8 count=4 oflag=direct conv=notrunc status=none ||
 		fail "put the old range back"
 	f1=$(flushfails)
 	wait_eval "[ \$(flushfails) -gt $f1 ]" 30 || fail "$P: no failed flush after the loss"
 	check_eq last-error "$(nm_status nmb last_error)" flush_failed
 	good
 	check resynced nm_wait_synced nma 60
-	check_wait identical 30 "nm_synced nmb && [ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/ram1)\" ]"
+	check_wait identical 30 "nm_synced nmb && [ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/nlb)\" ]"
 	log "$P: nma $(dmsetup status nma)"
 	nm_local_unpair
 	dmsetup remove lowb || fail "remove lowb"
+	nl_destroy nlb
 done
 NM_CHECK_PREFIX=
 exit 0
