@@ -31,6 +31,17 @@
 #   seqw_snap PREFIX J SNAP   copy the J log files of a running seqw writer
 #                         (PREFIX.j) to SNAP.j: the writes acknowledged so far
 #   seqw_acked PREFIX J   number of writes listed in PREFIX.0..J-1
+#   flushes_setup         /dev/ram0 (32 MiB) and, for the flushes below,
+#                         lowb, a linear over a fresh cached null_blk nlb
+#                         of 32 MiB ($S sectors); flushes_teardown removes
+#                         lowb and nlb
+#   flushes_good DM DEV   dm device DM (of $S sectors) all linear over DEV
+#   flushes_bad DM DEV    the same, its last MiB a dm-flakey segment "down":
+#                         every flush of DM fails (dm sends a flush to every
+#                         target), writes to the linear part succeed; DEV
+#                         needs a write cache, or the block layer completes
+#                         the flush before dm sees it (fault-flushfail,
+#                         fault-rsflush)
 
 NL_CFG=/sys/kernel/config/nullb
 
@@ -99,4 +110,26 @@ seqw_acked() {
 		j=$((j + 1))
 	done
 	echo $n
+}
+
+flushes_good() {
+	dmsetup reload "$1" --table "0 $S linear $2 0" && dmsetup resume "$1" ||
+		fail "$1 good"
+}
+
+flushes_bad() {
+	printf '0 %s linear %s 0\n%s 2048 flakey %s %s 0 3600\n' \
+		$((S - 2048)) "$2" $((S - 2048)) "$2" $((S - 2048)) |
+		dmsetup reload "$1" && dmsetup resume "$1" || fail "$1: flushes fail"
+}
+
+flushes_setup() {
+	brd_setup 32 1
+	nl_create nlb 32
+	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+}
+
+flushes_teardown() {
+	dmsetup remove lowb || fail "remove lowb"
+	nl_destroy nlb
 }

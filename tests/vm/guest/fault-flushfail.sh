@@ -39,28 +39,15 @@ load_netmirror
 . /tests/dur-power-lib.sh
 modprobe dm-flakey || fail "modprobe dm-flakey"
 S=65536
-T=$((S - 2048))
-
-good() {
-	dmsetup reload lowb --table "0 $S linear /dev/nlb 0" && dmsetup resume lowb ||
-		fail "lowb good"
-}
-
-flushbad() {
-	printf '0 %s linear /dev/nlb 0\n%s 2048 flakey /dev/nlb %s 0 3600\n' "$T" "$T" "$T" |
-		dmsetup reload lowb && dmsetup resume lowb || fail "lowb: flushes fail"
-}
 
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
-	brd_setup 32 1
-	nl_create nlb 32
-	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+	flushes_setup
 	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb "" "on_io_error pass_on"
 	pattern write /dev/mapper/nma 1 4M --size 4M --direct --quiet || fail "first write"
 	nm_wait_confirmed nma 30 || fail "writes unconfirmed: $(dmsetup status nma)"
 	sleep 1.5	# no stable point due: the next comes after the next write
-	flushbad
+	flushes_bad lowb /dev/nlb
 	rs0=$(dmesg | grep -c 'resync started')
 	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=2048 count=1 \
 		oflag=direct conv=fsync,notrunc status=none
@@ -68,7 +55,7 @@ for P in $(nm_protos); do
 	# good again at once: the stable point that follows the write may
 	# then flush without error, and retire the write while the flush
 	# before it lost it (if it came first, it dropped the link instead)
-	good
+	flushes_good lowb /dev/nlb
 	check_eq write-flush "$rc" 0
 	# out of sync, or already resynced (the link stays under C: a region
 	# marked while connected is resynced at once)
@@ -79,8 +66,7 @@ for P in $(nm_protos); do
 	check resynced nm_wait_synced nma 60
 	dur_settled_same identical 60 /dev/ram0 /dev/nlb
 	nm_local_unpair
-	dmsetup remove lowb || fail "remove lowb"
-	nl_destroy nlb
+	flushes_teardown
 done
 # A secondary that detached its failed disk (on_io_error detach) answers
 # every flush with EIO by design, and said so (P_STATE diskless): the link
@@ -90,9 +76,7 @@ done
 # a7c6488, during this change, also dropped it at each fsync under A, B).
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=diskless/$P/
-	brd_setup 32 1
-	nl_create nlb 32
-	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+	flushes_setup
 	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb
 	dmsetup reload lowb --table "0 $S flakey /dev/nlb 0 0 3600" && dmsetup resume lowb ||
 		fail "lowb: all I/O fails"
@@ -107,8 +91,7 @@ for P in $(nm_protos); do
 	check_eq link-kept "$(drops)" "$d0"
 	check_eq connected "$(nm_status nma connection)" connected
 	nm_local_unpair
-	dmsetup remove lowb || fail "remove lowb"
-	nl_destroy nlb
+	flushes_teardown
 done
 NM_CHECK_PREFIX=
 exit 0

@@ -34,28 +34,15 @@ load_netmirror
 . /tests/dur-power-lib.sh
 modprobe dm-flakey || fail "modprobe dm-flakey"
 S=65536
-T=$((S - 2048))
-
-good() {
-	dmsetup reload lowb --table "0 $S linear /dev/nlb 0" && dmsetup resume lowb ||
-		fail "lowb good"
-}
 
 # failed flushes of nmb's disk so far (nm_flush_local's message)
 flushfails() {
 	dmesg | grep -c 'flush of the backing device failed'
 }
 
-flushbad() {
-	printf '0 %s linear /dev/nlb 0\n%s 2048 flakey /dev/nlb %s 0 3600\n' "$T" "$T" "$T" |
-		dmsetup reload lowb && dmsetup resume lowb || fail "lowb: flushes fail"
-}
-
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
-	brd_setup 32 1
-	nl_create nlb 32
-	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+	flushes_setup
 	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb
 	pattern write /dev/mapper/nma 1 2M --size 16M --direct --quiet || fail "first write"
 	nm_wait_confirmed nma 30 || fail "writes unconfirmed: $(dmsetup status nma)"
@@ -65,7 +52,7 @@ for P in $(nm_protos); do
 	$DD if=/dev/nlb of=/tmp/old.img bs=1M skip=8 count=4 iflag=direct status=none ||
 		fail "save the old range"
 	log "$P: apart: nma $(dmsetup status nma)"
-	flushbad
+	flushes_bad lowb /dev/nlb
 	rb0=$(nm_status nma resync_bytes)
 	f0=$(flushfails)
 	dmsetup message nmb 0 connect || fail "connect"
@@ -79,13 +66,12 @@ for P in $(nm_protos); do
 	f1=$(flushfails)
 	wait_eval "[ \$(flushfails) -gt $f1 ]" 30 || fail "$P: no failed flush after the loss"
 	check_eq last-error "$(nm_status nmb last_error)" flush_failed
-	good
+	flushes_good lowb /dev/nlb
 	check resynced nm_wait_synced nma 60
 	check_wait identical 30 "nm_synced nmb && [ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/nlb)\" ]"
 	log "$P: nma $(dmsetup status nma)"
 	nm_local_unpair
-	dmsetup remove lowb || fail "remove lowb"
-	nl_destroy nlb
+	flushes_teardown
 done
 NM_CHECK_PREFIX=
 exit 0
