@@ -6,6 +6,7 @@
  *   nm_dispatch.c   the receive dispatch: one packet to its role's handler
  *   nm_fastack.c    data_ready: a primary's acks, a secondary's worker
  *   nm_primary.c    this node as primary: a request from map to completion
+ *   nm_read.c       primary: reads, local or from the peer
  *   nm_merge.c      primary: adjacent writes under one plug become one
  *   nm_secondary.c  this node as secondary: applies writes, serves reads
  *   nm_resync.c     resync, both halves, bitmap exchange, lazy clearing
@@ -735,10 +736,13 @@ int nm_csum_send(struct nm_dev *nm, sector_t sector, u32 bytes, u16 alg,
 bool nm_merge_map(struct nm_dev *nm, struct bio *bio);
 extern bool nm_merge_writes;
 
-/* nm_primary.c: this node as primary: requests from map to completion */
-int nm_map_write(struct nm_dev *nm, struct bio *bio);
+/* nm_read.c: this node as primary: reads, local or from the peer */
 int nm_map_read(struct nm_dev *nm, struct bio *bio);
 int nm_read_endio(struct nm_dev *nm, struct bio *bio, blk_status_t *error);
+int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len);
+
+/* nm_primary.c: this node as primary: requests from map to completion */
+int nm_map_write(struct nm_dev *nm, struct bio *bio);
 void nm_req_peer_done(struct nm_req *req, bool delivered);
 void nm_req_put(struct nm_req *req);
 void nm_stable_release(struct nm_dev *nm, u64 cookie);
@@ -764,7 +768,6 @@ extern bool nm_fast_rx_probe;
 long nm_check_stuck(struct nm_dev *nm);
 void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 		   int *err);
-int nm_recv_read_reply(struct nm_dev *nm, const struct nm_p_ack *a, u32 len);
 void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
 void nm_tl_link_down(struct nm_dev *nm);
 
