@@ -19,7 +19,9 @@
  *   nm_wire.h       the wire format; nm_params.h the parameter table
  *
  * Lock order (outermost first):
- *   nm->ack_mutex   secondary: one sender of write acks at a time.
+ *   nm->ack_mutex   secondary: one sender of write acks at a time;
+ *                   nm_meta_commit (its own mutex, nm_meta.h) may run
+ *                   under it (nm_peer_flush_failed), never around it.
  *   nm->tx_mutex    serialises every send on the socket and changes of
  *                   nm->sock; may sleep (socket I/O), for long with a
  *                   stalled peer: never needed to drop the link.
@@ -332,6 +334,13 @@ struct nm_dev {
 	/* target: resync writes done, and any since the last flush */
 	u32 rs_done_seq;
 	bool rs_unflushed_any;
+	/*
+	 * secondary: a flush of the peer's failed on our disk (nm_peer_end)
+	 * with resync data unflushed or in flight: the link drop that follows
+	 * (A, B: nm_peer_flush_failed), else the next nm_flush_local or
+	 * nm_rs_flush_pending, marks them out of sync (nm_rs_flushed)
+	 */
+	bool flush_lost;
 
 	/* -- under tx_mutex: the socket and everything sent on it -- */
 	struct mutex tx_mutex;

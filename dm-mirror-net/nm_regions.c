@@ -43,7 +43,7 @@ static void nm_regions_maps(struct nm_regions *rg,
 		&rg->oos, &rg->rs_busy, &rg->touched, &rg->cand,
 		&rg->rs_dirty, &rg->rs_writing, &rg->rs_hold, &rg->rs_failed,
 		&rg->sent, &rg->syncing, &rg->lost, &rg->active,
-		&rg->rs_unflushed,
+		&rg->rs_unflushed, &rg->failed_here,
 	};
 
 	static_assert(ARRAY_SIZE(m) == NM_REGIONS_MAPS,
@@ -109,6 +109,16 @@ void nm_regions_mark_oos(struct nm_regions *rg, unsigned long first,
 unsigned long nm_regions_oos_count(const struct nm_regions *rg)
 {
 	return bitmap_weight(rg->oos, rg->nr);
+}
+
+/* Out of sync as status shows it: oos, and what our disk failed. */
+unsigned long nm_regions_shown_oos(const struct nm_regions *rg)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < BITS_TO_LONGS(rg->nr); i++)
+		n += hweight_long(rg->oos[i] | rg->failed_here[i]);
+	return n;
 }
 
 bool nm_regions_any(const struct nm_regions *rg, const unsigned long *map,

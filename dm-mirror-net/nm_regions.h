@@ -27,6 +27,11 @@
  *     an error (it could not record itself inconsistent, its disk failed
  *     the write under pass_on, or it is diskless: then the resync stops
  *     anyway), skipped until the resync starts again.
+ *   - failed_here is a secondary's: a region whose write of the peer's
+ *     its disk failed (on_io_error pass_on), out of sync in its status
+ *     (nm_regions_shown_oos) until a resync write into it succeeds.  Kept
+ *     apart from oos, which the handshake counts (eq_marks): the peer
+ *     marked those regions itself.
  *   - sent/syncing are the primary's transfer log, by region: a write sent
  *     to the peer is in "sent" until a stable point (P_SYNC) is sent after
  *     it, then in "syncing" until that P_SYNC_ACK confirms it is on the
@@ -60,11 +65,12 @@ struct nm_regions {
 	unsigned long *lost;		/* conn thread: scratch at link loss */
 	unsigned long *active;		/* primary: inflight[r] != 0 */
 	unsigned long *rs_unflushed;	/* target: resynced, no flush since */
+	unsigned long *failed_here;	/* secondary: its disk failed a write */
 	u32 *inflight;			/* primary: writes in flight */
 };
 
 /* the bitmaps of struct nm_regions (oos .. active) */
-#define NM_REGIONS_MAPS 13
+#define NM_REGIONS_MAPS 14
 
 u64 nm_regions_bytes(u64 sectors, u32 region_sectors, bool meta);
 int nm_regions_init(struct nm_regions *rg, u64 sectors, u32 region_sectors);
@@ -76,6 +82,7 @@ bool nm_regions_range(const struct nm_regions *rg, u64 sector, u32 sectors,
 void nm_regions_mark_oos(struct nm_regions *rg, unsigned long first,
 			 unsigned long last);
 unsigned long nm_regions_oos_count(const struct nm_regions *rg);
+unsigned long nm_regions_shown_oos(const struct nm_regions *rg);
 bool nm_regions_any(const struct nm_regions *rg, const unsigned long *map,
 		    unsigned long first, unsigned long last);
 

@@ -1067,6 +1067,8 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	     (nm->gen_cmp == NM_GC_UNKNOWN && nm->meta) ||
 	     (nm->peer_disk == NM_DISK_INCONSISTENT && !nm->rs_ran))) {
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
+		/* the peer takes our data: what our disk failed is moot */
+		bitmap_zero(nm->rg.failed_here, nm->rg.nr);
 		nm->rs_ran = true;
 		nm->rs_stopped = false;
 		nm->rs_refused = false;
@@ -1340,7 +1342,7 @@ static void nm_progress_tick(struct nm_dev *nm, struct nm_rate *rt)
 	bool ov;
 
 	spin_lock_irqsave(&nm->lock, fl);
-	oos = nm_regions_oos_count(&nm->rg);
+	oos = nm_regions_shown_oos(&nm->rg);	/* as status shows it */
 	ov = nm->ov_state == NM_OV_RUNNING;
 	done = nm->ov_done;
 	total = nm->ov_end - nm->ov_start;

@@ -48,6 +48,7 @@ struct nm_peer_req {
 	bool zero;			/* P_ZERO, P_RS_ZERO */
 	bool zero_pages;		/* written as zero pages (refused) */
 	bool ack_disk;			/* A, B: NM_DF_ACK_DISK, P_WRITE_ACK */
+	bool flush;			/* NM_DF_FLUSH: the disk's cache first */
 	struct work_struct work;	/* nm_peer_zero_pages_work */
 	u64 id;
 	int status;
@@ -166,6 +167,8 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 {
 	struct nm_dev *nm = pr->nm;
 	unsigned long flags, region = pr->sector >> nm->rg.shift;
+	unsigned long first, last;
+	sector_t sector = pr->sector;
 	bool ack, resync = pr->resync;
 
 	pr->t_done = nm_clock_ns();
@@ -176,19 +179,43 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 	pr->status = status;
 	pr->stable = !status && (pr->forced || (pr->stable &&
 				 !bdev_write_cache(nm->dev->bdev)));
-	if (pr->status) {
-		nm_err_limit(nm, "write from the peer at sector %llu failed (%d)",
-			     (unsigned long long)pr->sector, pr->status);
+	if (pr->status)
 		nm_detach(nm, pr->status);
-	}
 	ack = pr->resync || nm->protocol == NM_PROTO_C || pr->ack_disk ||
 	      pr->status;
 	nm_peer_free_pages(pr);
 	spin_lock_irqsave(&nm->lock, flags);
 	list_del(&pr->inflight);
-	if (pr->resync) {
+	/*
+	 * Our disk failed the peer's write and stays (on_io_error pass_on):
+	 * it lacks the data until the peer resyncs them, so its status
+	 * counts the regions out of sync from now on, before the failure is
+	 * logged (rg.failed_here: the peer marked them in its own oos).  Up
+	 * to 1.18.15 this node said in sync until the peer's P_RS_START came
+	 * (about 100 ms; fault-secwrite).
+	 */
+	if (status && !resync && pr->sectors &&
+	    nm->disk != NM_DISK_DISKLESS &&
+	    nm_regions_range(&nm->rg, pr->sector, pr->sectors, &first, &last))
+		bitmap_set(nm->rg.failed_here, first, last - first + 1);
+	/*
+	 * A failed flush of the peer's (dm sends a flush apart from its
+	 * data) may have lost the resync data our disk completed since its
+	 * last flush (rg.rs_unflushed), also those in flight now, whose
+	 * completion may come after this one's (rs_writing): the next
+	 * nm_flush_local, however its own flush goes, marks them out of
+	 * sync again and drops the link (1.18.16; up to 1.18.15 a good one
+	 * counted them stable, fault-rsflush part peer).  Not for a
+	 * detached disk: an attach starts afresh.
+	 */
+	if (status && pr->flush && nm->disk != NM_DISK_DISKLESS &&
+	    (nm->rs_unflushed_any ||
+	     !bitmap_empty(nm->rg.rs_writing, nm->rg.nr)))
+		nm->flush_lost = true;
+	if (resync) {
 		__clear_bit(region, nm->rg.rs_writing);
-		if (!pr->status) {
+		if (!status) {
+			__clear_bit(region, nm->rg.failed_here);
 			__clear_bit(region, nm->rg.oos);
 			if (nm->meta)
 				nm_meta_clear(nm->meta, region);
@@ -212,6 +239,10 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 		wake_up(&nm->send_wq);
 	if (resync)
 		nm_sync_kick(nm);	/* writes parked behind rs_writing */
+	/* before the unlock: nm may be gone after it (nm_peer_drain) */
+	if (status)
+		nm_err_limit(nm, "write from the peer at sector %llu failed (%d)",
+			     (unsigned long long)sector, status);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (!ack)
 		kfree(pr);
@@ -578,6 +609,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->resync = resync;
 	pr->zero = zero;
 	pr->ack_disk = !resync && (fl & NM_DF_ACK_DISK);
+	pr->flush = !resync && (fl & NM_DF_FLUSH);
 	pr->t_rx = t_rx;
 	pr->id = nm_h64(d->id);
 	pr->nr_pages = nr;
@@ -836,6 +868,26 @@ static void nm_rs_flushed(struct nm_dev *nm, u32 seq, int err)
 }
 
 /*
+ * Did a flush of the peer's fail since the last such check (flush_lost),
+ * with resync data unflushed?  Then they are to be marked out of sync
+ * (nm_rs_flushed with an error).  nm_flush_local asks after its own
+ * flush, so that one failing while it ran counts; nm_peer_flush_failed
+ * when the failure drops the link (A, B).  The mark is cleared either
+ * way.  Process context, not under nm->lock.
+ */
+static bool nm_flush_lost_take(struct nm_dev *nm)
+{
+	unsigned long flags;
+	bool lost;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	lost = nm->flush_lost && nm->rs_unflushed_any;
+	nm->flush_lost = false;
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return lost;
+}
+
+/*
  * Suspend (nm_reload_save): resync data this disk completed and no flush
  * made stable are flushed now, or out of sync again if that fails: the
  * successor, or this node after a restart, does not know them.
@@ -844,6 +896,7 @@ void nm_rs_flush_pending(struct nm_dev *nm)
 {
 	unsigned long flags;
 	bool any;
+	int err = 0;
 	u32 seq;
 
 	might_sleep();
@@ -851,14 +904,19 @@ void nm_rs_flush_pending(struct nm_dev *nm)
 	any = nm->rs_unflushed_any;
 	seq = nm->rs_done_seq;
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (any)
-		nm_rs_flushed(nm, seq, READ_ONCE(nm->disk) == NM_DISK_DISKLESS ?
-				       0 : blkdev_issue_flush(nm->dev->bdev));
+	if (!any)
+		return;
+	if (READ_ONCE(nm->disk) != NM_DISK_DISKLESS)
+		err = blkdev_issue_flush(nm->dev->bdev);
+	if (nm_flush_lost_take(nm))
+		err = -EIO;
+	nm_rs_flushed(nm, seq, err);
 }
 
 int nm_flush_local(struct nm_dev *nm)
 {
 	unsigned long flags;
+	bool lost;
 	u32 seq;
 	int r;
 
@@ -874,6 +932,14 @@ int nm_flush_local(struct nm_dev *nm)
 	seq = nm->rs_done_seq;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	r = blkdev_issue_flush(nm->dev->bdev);
+	lost = nm_flush_lost_take(nm);
+	if (!r && lost) {
+		/* this one is good, but what the failed one lost is gone */
+		nm_rs_flushed(nm, seq, -EIO);
+		nm_fail(nm, "flush_failed",
+			"a flush of the peer failed with resynced data unflushed: they are out of sync again: dropping link");
+		return -EIO;
+	}
 	nm_rs_flushed(nm, seq, r);
 	if (!r || READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return 0;
@@ -938,8 +1004,9 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
  * (nm_peer_sync sends the acks first, under ack_mutex) can confirm those
  * writes before the link is down.  Up to 1.18.3 the failure was dropped
  * silently, and a later stable point confirmed writes the failed flush
- * had lost (fault-flushfail).  Process context; ack_mutex, then
- * drop_mutex.
+ * had lost (fault-flushfail).  The resync data it may have lost are
+ * marked first (1.18.16, fault-rsflush part peer).  Process context;
+ * ack_mutex, then the metadata's commit, then drop_mutex.
  */
 static int nm_peer_flush_failed(struct nm_dev *nm, int err)
 {
@@ -947,6 +1014,9 @@ static int nm_peer_flush_failed(struct nm_dev *nm, int err)
 	lockdep_assert_held(&nm->ack_mutex);
 	if (!err)
 		return 0;
+	/* the resync data it may have lost: out of sync before the next link */
+	if (nm_flush_lost_take(nm))
+		nm_rs_flushed(nm, 0, -EIO);
 	nm_fail(nm, "flush_failed",
 		"a flush of the peer failed on the backing device (%d): dropping link",
 		err);

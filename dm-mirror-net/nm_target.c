@@ -838,7 +838,7 @@ static void nm_status(struct dm_target *ti, status_type_t type,
 		role = nm->role;
 		disk = nm->disk;
 		pdisk = cs >= NM_C_CONNECTED ? nm->peer_disk : NM_DISK_UNKNOWN;
-		oos = nm_regions_oos_count(&nm->rg);
+		oos = nm_regions_shown_oos(&nm->rg);
 		unconfirmed = nm_regions_unconfirmed(&nm->rg);
 		strscpy(err, nm->last_error, sizeof(err));
 		gen = nm->gen.cur;

@@ -23,19 +23,19 @@ int main(void)
 	check("count_rounds_up", rg.nr == 126 && rg.shift == 3);
 	check("fresh_all_in_sync", nm_regions_oos_count(&rg) == 0);
 
-	/* memory: 12 bitmaps of 2 words and 126 counters; with metadata 14 */
+	/* memory: 14 bitmaps of 2 words and 126 counters; with metadata 16 */
 	check("bytes_small",
-	      nm_regions_bytes(1001, 8, false) == 13 * 2 * 8 + 126 * 4);
+	      nm_regions_bytes(1001, 8, false) == 14 * 2 * 8 + 126 * 4);
 	check("bytes_small_meta",
-	      nm_regions_bytes(1001, 8, true) == 15 * 2 * 8 + 126 * 4);
+	      nm_regions_bytes(1001, 8, true) == 16 * 2 * 8 + 126 * 4);
 	/* 512 GiB in regions of 8 sectors: 2^27 regions, 720 MiB */
 	check("bytes_2p27",
 	      nm_regions_bytes(1ULL << 30, 8, false) ==
-	      13ULL * (1 << 24) + (4ULL << 27));
+	      14ULL * (1 << 24) + (4ULL << 27));
 	/* 64 TiB in regions of 1 MiB: 2^26 regions; fits in 64 bits */
 	check("bytes_64tib",
 	      nm_regions_bytes(1ULL << 37, 2048, true) ==
-	      15ULL * (1 << 23) + (4ULL << 26));
+	      16ULL * (1 << 23) + (4ULL << 26));
 
 	check("range_one_sector",
 	      nm_regions_range(&rg, 9, 1, &f, &l) && f == 1 && l == 1);
@@ -128,7 +128,13 @@ int main(void)
 	      nm_regions_oos_count(&rg) == 1);
 	nm_regions_sent(&rg, rg.nr - 1, rg.nr - 1);
 	check("large_unconfirmed_last", nm_regions_unconfirmed(&rg) == 1);
+	/* status counts oos and failed_here once each, the handshake oos */
+	__set_bit(rg.nr - 1, rg.failed_here);
+	__set_bit(7, rg.failed_here);
+	check("shown_oos_union",
+	      nm_regions_shown_oos(&rg) == 2 && nm_regions_oos_count(&rg) == 1);
 	nm_regions_exit(&rg);
+	check("exit_clears_failed_here", !rg.failed_here);
 
 	return nm_check_done();
 }

@@ -26,9 +26,25 @@
 #   <P>/resynced       both in sync
 #   <P>/identical      md5 of both backing devices
 # 1.18.14 fails identical under A, B and C.
+# Then the same loss through another flush (part peer, 1.18.16; nmb
+# under on_io_error pass_on, so that its disk stays): the resync runs at 256 KiB/s and is paused after its first MiB reached nmb
+# (in nmb's cache, no flush since); nmb's flushes fail; a flush of nma's
+# (sync: an empty flush, which goes to the peer under A and B, and under C
+# as the first of a link) fails on nmb's disk (under A and B the link
+# drops, under C the failure is acknowledged and the link stays):
+#   <P>/peer/resync-ran    the resync wrote a MiB before the pause
+#   <P>/peer/flush-failed  nmb's disk failed the peer's flush
+#   then the flushes are good again, the range is put back as before the
+#   resync (what the failed flush lost), and the resync is resumed at
+#   full rate; its P_RS_DONE flush succeeds:
+#   <P>/peer/resynced      both in sync
+#   <P>/peer/identical     md5 of both backing devices
+# 1.18.15 fails peer/identical under A, B and C: only a failed flush of
+# nm_flush_local's own marked the resynced regions out of sync, and the
+# next good flush counted them stable.
 # vms: 1
 # disks: none
-# timeout: 400
+# timeout: 600
 load_netmirror
 . /tests/nmlib.sh
 . /tests/dur-lib.sh
@@ -39,6 +55,12 @@ S=65536
 # failed flushes of nmb's disk so far (nm_flush_local's message)
 flushfails() {
 	dmesg | grep -c 'flush of the backing device failed'
+}
+
+# a flush of the peer's that nmb's disk failed: the link drops (A, B) or
+# the failure is acknowledged (C: the write from the peer at sector 0)
+peerflushfails() {
+	dmesg | grep -c 'a flush of the peer failed\|write from the peer at sector 0 failed'
 }
 
 for P in $(nm_protos); do
@@ -74,6 +96,40 @@ for P in $(nm_protos); do
 	check resynced nm_wait_synced nma 60
 	check_wait identical 30 "nm_synced nmb && [ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/nlb)\" ]"
 	log "$P: nma $(dmsetup status nma)"
+	nm_local_unpair
+	flushes_teardown
+
+	NM_CHECK_PREFIX=$P/peer/
+	flushes_setup
+	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb "" "on_io_error pass_on"
+	pattern write /dev/mapper/nma 3 2M --size 16M --direct --quiet || fail "peer: first write"
+	nm_wait_confirmed nma 30 || fail "peer: writes unconfirmed: $(dmsetup status nma)"
+	lose_link
+	pattern write /dev/mapper/nma 4 4M --size 4M --offset 8M --bs-min 65536 --direct --quiet ||
+		fail "peer: write apart"
+	$DD if=/dev/nlb of=/tmp/old.img bs=1M skip=8 count=4 iflag=direct status=none ||
+		fail "peer: save the old range"
+	dmsetup message nma 0 resync_rate 256 || fail "peer: resync_rate 256"
+	rb0=$(nm_status nma resync_bytes)
+	dmsetup message nmb 0 connect || fail "peer: connect"
+	wait_eval "[ \$(nm_status nma resync_bytes) -ge $((rb0 + 1048576)) ]" 30 ||
+		fail "peer: no MiB resynced: $(dmsetup status nma)"
+	dmsetup message nma 0 pause_resync || fail "peer: pause_resync"
+	sleep 1		# the regions on their way land
+	check resync-ran [ "$(nm_status nma resync_bytes)" -ge $((rb0 + 1048576)) ]
+	log "$P: peer: paused: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	flushes_bad lowb /dev/nlb
+	f0=$(peerflushfails)
+	sync /dev/mapper/nma || log "$P: peer: the flush failed on nma too"
+	check_wait flush-failed 30 "[ \$(peerflushfails) -gt $f0 ]"
+	flushes_good lowb /dev/nlb
+	$DD if=/tmp/old.img of=/dev/nlb bs=1M seek=8 count=4 oflag=direct conv=notrunc status=none ||
+		fail "peer: put the old range back"
+	dmsetup message nma 0 resync_rate 0 || fail "peer: resync_rate 0"
+	dmsetup message nma 0 resume_resync || fail "peer: resume_resync"
+	check resynced nm_wait_synced nma 60
+	check_wait identical 30 "nm_synced nmb && [ \"\$(dev_sum /dev/ram0)\" = \"\$(dev_sum /dev/nlb)\" ]"
+	log "$P: peer: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	nm_local_unpair
 	flushes_teardown
 done
