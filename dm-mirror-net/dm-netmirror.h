@@ -341,6 +341,14 @@ struct nm_dev {
 	 * nm_rs_flush_pending, marks them out of sync (nm_rs_flushed)
 	 */
 	bool flush_lost;
+	/*
+	 * secondary: resync writes begun (rs_sub_seq); those begun up to
+	 * rs_suspect_seq were in flight when a flush of the peer's failed
+	 * (rs_suspect): each sets flush_lost again when it is done
+	 */
+	u32 rs_sub_seq;
+	u32 rs_suspect_seq;
+	bool rs_suspect;
 
 	/* -- under tx_mutex: the socket and everything sent on it -- */
 	struct mutex tx_mutex;

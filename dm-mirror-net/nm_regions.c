@@ -111,13 +111,20 @@ unsigned long nm_regions_oos_count(const struct nm_regions *rg)
 	return bitmap_weight(rg->oos, rg->nr);
 }
 
-/* Out of sync as status shows it: oos, and what our disk failed. */
+/*
+ * Out of sync as status shows it: oos, and what our disk failed.  The
+ * bits past the last region are not counted (bitmap_fill sets them).
+ */
 unsigned long nm_regions_shown_oos(const struct nm_regions *rg)
 {
-	unsigned long i, n = 0;
+	unsigned long i, w, n = 0, words = BITS_TO_LONGS(rg->nr);
 
-	for (i = 0; i < BITS_TO_LONGS(rg->nr); i++)
-		n += hweight_long(rg->oos[i] | rg->failed_here[i]);
+	for (i = 0; i < words; i++) {
+		w = rg->oos[i] | rg->failed_here[i];
+		if (i == words - 1)
+			w &= BITMAP_LAST_WORD_MASK(rg->nr);
+		n += hweight_long(w);
+	}
 	return n;
 }
 

@@ -49,6 +49,7 @@ struct nm_peer_req {
 	bool zero_pages;		/* written as zero pages (refused) */
 	bool ack_disk;			/* A, B: NM_DF_ACK_DISK, P_WRITE_ACK */
 	bool flush;			/* NM_DF_FLUSH: the disk's cache first */
+	u32 rs_seq;			/* resync: nm->rs_sub_seq at its start */
 	struct work_struct work;	/* nm_peer_zero_pages_work */
 	u64 id;
 	int status;
@@ -201,19 +202,28 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 	/*
 	 * A failed flush of the peer's (dm sends a flush apart from its
 	 * data) may have lost the resync data our disk completed since its
-	 * last flush (rg.rs_unflushed), also those in flight now, whose
-	 * completion may come after this one's (rs_writing): the next
-	 * nm_flush_local, however its own flush goes, marks them out of
-	 * sync again and drops the link (1.18.16; up to 1.18.15 a good one
-	 * counted them stable, fault-rsflush part peer).  Not for a
-	 * detached disk: an attach starts afresh.
+	 * last flush (rg.rs_unflushed): the link drop that follows (A, B:
+	 * nm_peer_flush_failed), else the next nm_flush_local, however its
+	 * own flush goes, marks them out of sync again (1.18.16; up to
+	 * 1.18.15 a good flush counted them stable, fault-rsflush part
+	 * peer).  So also those in flight now (rs_suspect): the disk may
+	 * have held one before this flush failed, its completion coming
+	 * after this one's.  Not for a detached disk: an attach starts
+	 * afresh.
 	 */
-	if (status && pr->flush && nm->disk != NM_DISK_DISKLESS &&
-	    (nm->rs_unflushed_any ||
-	     !bitmap_empty(nm->rg.rs_writing, nm->rg.nr)))
-		nm->flush_lost = true;
+	if (status && pr->flush && nm->disk != NM_DISK_DISKLESS) {
+		if (nm->rs_unflushed_any)
+			nm->flush_lost = true;
+		if (!bitmap_empty(nm->rg.rs_writing, nm->rg.nr)) {
+			nm->rs_suspect = true;
+			nm->rs_suspect_seq = nm->rs_sub_seq;
+		}
+	}
 	if (resync) {
 		__clear_bit(region, nm->rg.rs_writing);
+		if (!status && nm->rs_suspect &&
+		    (s32)(pr->rs_seq - nm->rs_suspect_seq) <= 0)
+			nm->flush_lost = true;	/* begun before it failed */
 		if (!status) {
 			__clear_bit(region, nm->rg.failed_here);
 			__clear_bit(region, nm->rg.oos);
@@ -676,6 +686,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		} else {
 			__clear_bit(region, nm->rg.rs_hold);
 			__set_bit(region, nm->rg.rs_writing);
+			pr->rs_seq = ++nm->rs_sub_seq;
 		}
 		spin_unlock_irq(&nm->lock);
 		if (stale) {
@@ -832,6 +843,32 @@ int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d)
  * sent since its last stable point out of sync.
  */
 /*
+ * Under nm->lock: the resync data no flush made stable (rg.rs_unflushed)
+ * are out of sync again, in memory and on the metadata.  True if the
+ * metadata needs a commit (nm_rs_marks_commit, after the unlock).
+ */
+static bool __nm_rs_unflushed_lost(struct nm_dev *nm)
+{
+	bool mark;
+
+	lockdep_assert_held(&nm->lock);
+	if (!nm->rs_unflushed_any)
+		return false;
+	bitmap_or(nm->rg.oos, nm->rg.oos, nm->rg.rs_unflushed, nm->rg.nr);
+	mark = nm->meta && nm_meta_set_bits(nm->meta, nm->rg.rs_unflushed);
+	bitmap_zero(nm->rg.rs_unflushed, nm->rg.nr);
+	nm->rs_unflushed_any = false;
+	return mark;
+}
+
+static void nm_rs_marks_commit(struct nm_dev *nm, bool mark)
+{
+	might_sleep();
+	if (mark && nm_meta_commit(nm->meta))
+		nm_err(nm, "cannot record the resynced regions a failed flush may have lost");
+}
+
+/*
  * A resync target's regions whose data the peer sent and this disk
  * completed (rg.rs_unflushed) are in sync once a flush made them stable,
  * and out of sync again if the flush failed: its cache may have lost them
@@ -848,42 +885,41 @@ static void nm_rs_flushed(struct nm_dev *nm, u32 seq, int err)
 	bool mark = false;
 
 	spin_lock_irqsave(&nm->lock, flags);
-	if (!nm->rs_unflushed_any) {
-		spin_unlock_irqrestore(&nm->lock, flags);
-		return;
-	}
 	if (err) {
-		bitmap_or(nm->rg.oos, nm->rg.oos, nm->rg.rs_unflushed,
-			  nm->rg.nr);
-		mark = nm->meta &&
-		       nm_meta_set_bits(nm->meta, nm->rg.rs_unflushed);
-	}
-	if (err || seq == nm->rs_done_seq) {
+		mark = __nm_rs_unflushed_lost(nm);
+	} else if (nm->rs_unflushed_any && seq == nm->rs_done_seq) {
 		bitmap_zero(nm->rg.rs_unflushed, nm->rg.nr);
 		nm->rs_unflushed_any = false;
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
-	if (mark && nm_meta_commit(nm->meta))
-		nm_err(nm, "cannot record the resynced regions a failed flush may have lost");
+	nm_rs_marks_commit(nm, mark);
 }
 
 /*
  * Did a flush of the peer's fail since the last such check (flush_lost),
- * with resync data unflushed?  Then they are to be marked out of sync
- * (nm_rs_flushed with an error).  nm_flush_local asks after its own
- * flush, so that one failing while it ran counts; nm_peer_flush_failed
- * when the failure drops the link (A, B).  The mark is cleared either
- * way.  Process context, not under nm->lock.
+ * with resync data unflushed?  Then they are out of sync again now, in
+ * the same critical section that takes the mark (a good flush of another
+ * thread's, nm_rs_flushed, cannot retire them in between).
+ * nm_flush_local asks after its own flush, so that one failing while it
+ * ran counts; nm_peer_flush_failed when the failure drops the link (A,
+ * B).  The mark is cleared either way; a resync write begun before the
+ * failure and done after this check sets it again (rs_suspect).  Process
+ * context, not under nm->lock.
  */
-static bool nm_flush_lost_take(struct nm_dev *nm)
+static bool nm_flush_lost_mark(struct nm_dev *nm)
 {
 	unsigned long flags;
-	bool lost;
+	bool lost, mark = false;
 
 	spin_lock_irqsave(&nm->lock, flags);
 	lost = nm->flush_lost && nm->rs_unflushed_any;
+	if (lost)
+		mark = __nm_rs_unflushed_lost(nm);
 	nm->flush_lost = false;
+	if (bitmap_empty(nm->rg.rs_writing, nm->rg.nr))
+		nm->rs_suspect = false;		/* none left in flight */
 	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_rs_marks_commit(nm, mark);
 	return lost;
 }
 
@@ -908,8 +944,7 @@ void nm_rs_flush_pending(struct nm_dev *nm)
 		return;
 	if (READ_ONCE(nm->disk) != NM_DISK_DISKLESS)
 		err = blkdev_issue_flush(nm->dev->bdev);
-	if (nm_flush_lost_take(nm))
-		err = -EIO;
+	nm_flush_lost_mark(nm);
 	nm_rs_flushed(nm, seq, err);
 }
 
@@ -932,10 +967,9 @@ int nm_flush_local(struct nm_dev *nm)
 	seq = nm->rs_done_seq;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	r = blkdev_issue_flush(nm->dev->bdev);
-	lost = nm_flush_lost_take(nm);
+	lost = nm_flush_lost_mark(nm);
 	if (!r && lost) {
 		/* this one is good, but what the failed one lost is gone */
-		nm_rs_flushed(nm, seq, -EIO);
 		nm_fail(nm, "flush_failed",
 			"a flush of the peer failed with resynced data unflushed: they are out of sync again: dropping link");
 		return -EIO;
@@ -1015,8 +1049,7 @@ static int nm_peer_flush_failed(struct nm_dev *nm, int err)
 	if (!err)
 		return 0;
 	/* the resync data it may have lost: out of sync before the next link */
-	if (nm_flush_lost_take(nm))
-		nm_rs_flushed(nm, 0, -EIO);
+	nm_flush_lost_mark(nm);
 	nm_fail(nm, "flush_failed",
 		"a flush of the peer failed on the backing device (%d): dropping link",
 		err);

@@ -305,6 +305,7 @@ int nm_attach(struct nm_dev *nm, bool *drop)
 	bitmap_fill(nm->rg.oos, nm->rg.nr);
 	/* all of it is resynced: what a failed flush lost before is too */
 	nm->flush_lost = false;
+	nm->rs_suspect = false;
 	/*
 	 * A write mapped while diskless may still wait on send_q behind our
 	 * P_STATE (it goes at the top of the sender's loop), and the peer's
@@ -575,19 +576,6 @@ again:
 		spin_unlock_irqrestore(&nm->lock, flags);
 		nm_err(nm, "refusing to become primary: the peer's data is the resync source (it stopped as primary) and its resync into this node has not run; force_primary overrides");
 		DMEMIT("refused: the peer's resync into this node comes first");
-		return -EBUSY;
-	}
-	/*
-	 * Our disk failed writes of the peer's (on_io_error pass_on) that no
-	 * resync has brought yet (rg.failed_here): promoted, this node would
-	 * serve its old data there, and be the source of the next resync.
-	 * force_primary overrides.  (1.18.16)
-	 */
-	if (role == NM_ROLE_PRIMARY && nm->role != NM_ROLE_PRIMARY &&
-	    !force && !bitmap_empty(nm->rg.failed_here, nm->rg.nr)) {
-		spin_unlock_irqrestore(&nm->lock, flags);
-		nm_err(nm, "refusing to become primary: this disk failed writes of the peer's that no resync has brought yet; force_primary overrides");
-		DMEMIT("refused: this disk failed the peer's writes");
 		return -EBUSY;
 	}
 	if (role == NM_ROLE_SECONDARY && nm->cstate == NM_C_SYNC_SOURCE) {

@@ -90,6 +90,17 @@ static inline void bitmap_zero(unsigned long *map, unsigned long nbits)
 		map[i] = 0;
 }
 
+/* as the kernel's: the whole last word, bits past @nbits too */
+static inline void bitmap_fill(unsigned long *map, unsigned long nbits)
+{
+	unsigned long i;
+
+	for (i = 0; i < BITS_TO_LONGS(nbits); i++)
+		map[i] = ~0UL;
+}
+
+#define BITMAP_LAST_WORD_MASK(nbits) (~0UL >> (-(nbits) & (BITS_PER_LONG - 1)))
+
 static inline bool bitmap_empty(const unsigned long *map,
 				unsigned long nbits)
 {

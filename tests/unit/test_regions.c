@@ -129,6 +129,22 @@ int main(void)
 	nm_regions_sent(&rg, rg.nr - 1, rg.nr - 1);
 	check("large_unconfirmed_last", nm_regions_unconfirmed(&rg) == 1);
 	/* status counts oos and failed_here once each, the handshake oos */
+	{
+		struct nm_regions small;
+
+		/* 100 regions: the last word has 36 bits past them */
+		check("init_100", !nm_regions_init(&small, 800, 8) &&
+		      small.nr == 100);
+		bitmap_fill(small.oos, small.nr);
+		check("shown_oos_filled_counts_regions_only",
+		      nm_regions_shown_oos(&small) == 100);
+		bitmap_zero(small.oos, small.nr);
+		__set_bit(99, small.failed_here);
+		check("shown_oos_failed_here_last",
+		      nm_regions_shown_oos(&small) == 1 &&
+		      nm_regions_oos_count(&small) == 0);
+		nm_regions_exit(&small);
+	}
 	__set_bit(rg.nr - 1, rg.failed_here);
 	__set_bit(7, rg.failed_here);
 	check("shown_oos_union",
