@@ -63,17 +63,24 @@ peerflushfails() {
 	dmesg | grep -c 'a flush of the peer failed\|write from the peer at sector 0 failed'
 }
 
+# apart SEED OPTS_B: a pair (nmb with OPTS_B) in sync on 16 MiB of pattern
+# SEED, nmb disconnected, 4 MiB at 8 MiB written on nma alone (SEED + 1);
+# nmb's old copy of that range in /tmp/old.img
+apart() {
+	flushes_setup
+	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb "" "$2"
+	pattern write /dev/mapper/nma "$1" 2M --size 16M --direct --quiet || fail "$P: first write"
+	nm_wait_confirmed nma 30 || fail "$P: writes unconfirmed: $(dmsetup status nma)"
+	lose_link
+	pattern write /dev/mapper/nma $(($1 + 1)) 4M --size 4M --offset 8M --bs-min 65536 --direct --quiet ||
+		fail "$P: write apart"
+	$DD if=/dev/nlb of=/tmp/old.img bs=1M skip=8 count=4 iflag=direct status=none ||
+		fail "$P: save the old range"
+}
+
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
-	flushes_setup
-	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb
-	pattern write /dev/mapper/nma 1 2M --size 16M --direct --quiet || fail "first write"
-	nm_wait_confirmed nma 30 || fail "writes unconfirmed: $(dmsetup status nma)"
-	lose_link
-	pattern write /dev/mapper/nma 2 4M --size 4M --offset 8M --bs-min 65536 --direct --quiet ||
-		fail "write apart"
-	$DD if=/dev/nlb of=/tmp/old.img bs=1M skip=8 count=4 iflag=direct status=none ||
-		fail "save the old range"
+	apart 1 ""
 	log "$P: apart: nma $(dmsetup status nma)"
 	flushes_bad lowb /dev/nlb
 	rb0=$(nm_status nma resync_bytes)
@@ -100,15 +107,7 @@ for P in $(nm_protos); do
 	flushes_teardown
 
 	NM_CHECK_PREFIX=$P/peer/
-	flushes_setup
-	nm_local_pair "$P" none "$S" /dev/ram0 /dev/mapper/lowb "" "on_io_error pass_on"
-	pattern write /dev/mapper/nma 3 2M --size 16M --direct --quiet || fail "peer: first write"
-	nm_wait_confirmed nma 30 || fail "peer: writes unconfirmed: $(dmsetup status nma)"
-	lose_link
-	pattern write /dev/mapper/nma 4 4M --size 4M --offset 8M --bs-min 65536 --direct --quiet ||
-		fail "peer: write apart"
-	$DD if=/dev/nlb of=/tmp/old.img bs=1M skip=8 count=4 iflag=direct status=none ||
-		fail "peer: save the old range"
+	apart 3 "on_io_error pass_on"
 	dmsetup message nma 0 resync_rate 256 || fail "peer: resync_rate 256"
 	rb0=$(nm_status nma resync_bytes)
 	dmsetup message nmb 0 connect || fail "peer: connect"
