@@ -44,7 +44,11 @@ for P in $(nm_protos); do
 	brd_setup 32 2
 	dmsetup create lowa --table "0 $S linear /dev/ram0 0" || fail "create lowa"
 	dmsetup create lowb --table "0 $S linear /dev/ram1 0" || fail "create lowb"
-	nm_local_pair "$P" none "" /dev/mapper/lowa /dev/mapper/lowb "" "max_buffers 1024"
+	# timeout 20 s: the watchdog is not what this tests, and with both
+	# CPUs held and nmb's 3 s writes a slow host left nma's answers
+	# unread for over 6 s once (the clean clone of 95e03cb: "peer
+	# answered no request for 6000 ms", W failed with EIO)
+	nm_local_pair "$P" none "" /dev/mapper/lowa /dev/mapper/lowb "timeout 20000" "max_buffers 1024 timeout 20000"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
 	lower bad lowa /dev/ram0
 	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
