@@ -916,8 +916,9 @@ static bool nm_flush_lost_mark(struct nm_dev *nm)
 	if (lost)
 		mark = __nm_rs_unflushed_lost(nm);
 	nm->flush_lost = false;
-	if (bitmap_empty(nm->rg.rs_writing, nm->rg.nr))
-		nm->rs_suspect = false;		/* none left in flight */
+	/* none left in flight (scanned only after a failure: every flush) */
+	if (nm->rs_suspect && bitmap_empty(nm->rg.rs_writing, nm->rg.nr))
+		nm->rs_suspect = false;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	nm_rs_marks_commit(nm, mark);
 	return lost;
