@@ -373,6 +373,16 @@ struct nm_dev {
 	 * bytes, WRITE_ONCE in data_ready (nm_fastack.c) and by live_work
 	 */
 	unsigned long rx_at;
+	/*
+	 * and our reader's waits for our own disk (nm_rx_wait_begin): rx_owner,
+	 * the task in a packet's handler (nm_rx_packet); rx_held while it
+	 * waits for our disk (room, an overlap, a drain, a flush), and
+	 * rx_held_end, jiffies it last stopped.  Written by the stream's
+	 * owner only; rx_held and rx_held_end read by nm_check_stuck.
+	 */
+	struct task_struct *rx_owner;
+	unsigned long rx_held_end;
+	bool rx_held;
 	struct delayed_work live_work;
 	struct mutex ack_mutex;		/* secondary: acks leave in order */
 
@@ -817,7 +827,30 @@ bool nm_discard_whole(struct block_device *bdev, sector_t s, sector_t e,
 		      sector_t *first, sector_t *end);
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
 			   unsigned int sectors);
+void nm_peer_wait_drained(struct nm_dev *nm);
 int nm_flush_local(struct nm_dev *nm);
+
+/*
+ * The stream's owner, in a packet's handler, starts and ends a wait for
+ * our own disk: nm_check_stuck's clock stands still meanwhile, since the
+ * peer's answers may wait unread behind it.  Anyone else (the sync
+ * thread, a suspend) waits as before.  Returns whether it counted.
+ */
+static inline bool nm_rx_wait_begin(struct nm_dev *nm)
+{
+	if (READ_ONCE(nm->rx_owner) != current)
+		return false;
+	smp_store_release(&nm->rx_held, true);	/* read by nm_check_stuck */
+	return true;
+}
+
+static inline void nm_rx_wait_end(struct nm_dev *nm, bool began)
+{
+	if (!began)
+		return;
+	WRITE_ONCE(nm->rx_held_end, jiffies);
+	smp_store_release(&nm->rx_held, false);	/* after rx_held_end */
+}
 
 /* nm_state.c: state words, last error, role, detach/attach */
 enum nm_state_what { NM_ST_CSTATE, NM_ST_DISK, NM_ST_ROLE };

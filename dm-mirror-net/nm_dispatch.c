@@ -55,7 +55,7 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 
 	if (role == NM_ROLE_SECONDARY &&
 	    READ_ONCE(nm->peer_role) == NM_ROLE_PRIMARY)
-		wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+		nm_peer_wait_drained(nm);
 	nm_gen_handed_over(nm, nm_h64(p->state.gen), nm_h32(p->state.disk));
 	spin_lock_irqsave(&nm->lock, flags);
 	changed = nm->peer_role != role;
@@ -336,8 +336,10 @@ int nm_rx_packet(struct nm_dev *nm)
 		nm_set_error(nm, "bad_packet");
 		return r;
 	}
+	WRITE_ONCE(nm->rx_owner, current);	/* nm_rx_wait_begin */
 	r = nm_rx_handlers[type] ? nm_rx_handlers[type](nm, type, &p, len) :
 				   -EPROTO;
+	WRITE_ONCE(nm->rx_owner, NULL);
 	/*
 	 * not the packet's fault: a lost link (also one the watchdog shut
 	 * down while the payload was on its way), a refusal already named,

@@ -406,7 +406,7 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 			return 0;
 		return -EPROTO;
 	}
-	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	nm_peer_wait_drained(nm);
 	r = nm_flush_local(nm);
 	if (r)
 		return r;	/* not stable: stay inconsistent */

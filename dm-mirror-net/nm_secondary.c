@@ -146,11 +146,15 @@ static bool nm_peer_room(struct nm_dev *nm, unsigned int nr)
  */
 static void nm_peer_wait_room(struct nm_dev *nm, unsigned int nr)
 {
+	bool began;
+
 	if (nm_peer_room(nm, nr))
 		return;
 	nm_peer_release_acks(nm, U32_MAX);
 	nm_conn_kick(nm);
+	began = nm_rx_wait_begin(nm);
 	wait_event(nm->peer_wq, nm_peer_room(nm, nr));
+	nm_rx_wait_end(nm, began);
 }
 
 /*
@@ -301,7 +305,25 @@ static bool nm_peer_overlaps(struct nm_dev *nm, sector_t sector,
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
 			   unsigned int sectors)
 {
+	bool began;
+
+	if (!nm_peer_overlaps(nm, sector, sectors))
+		return;
+	began = nm_rx_wait_begin(nm);
 	wait_event(nm->peer_wq, !nm_peer_overlaps(nm, sector, sectors));
+	nm_rx_wait_end(nm, began);
+}
+
+/* Wait for the peer's writes on our disk (a drain before a stable point). */
+void nm_peer_wait_drained(struct nm_dev *nm)
+{
+	bool began;
+
+	if (!atomic_read(&nm->peer_inflight))
+		return;
+	began = nm_rx_wait_begin(nm);
+	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	nm_rx_wait_end(nm, began);
 }
 
 /* Answer a write without writing it (refused resync data, diskless). */
@@ -727,8 +749,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 		bio->bi_private = pr;
 	}
 	if (pr->sectors)
-		wait_event(nm->peer_wq,
-			   !nm_peer_overlaps(nm, pr->sector, pr->sectors));
+		nm_peer_wait_overlaps(nm, pr->sector, pr->sectors);
 	spin_lock_irq(&nm->lock);
 	list_add_tail(&pr->inflight, &nm->peer_reqs);
 	spin_unlock_irq(&nm->lock);
@@ -952,7 +973,7 @@ void nm_rs_flush_pending(struct nm_dev *nm)
 int nm_flush_local(struct nm_dev *nm)
 {
 	unsigned long flags;
-	bool lost;
+	bool lost, began;
 	u32 seq;
 	int r;
 
@@ -967,7 +988,9 @@ int nm_flush_local(struct nm_dev *nm)
 	spin_lock_irqsave(&nm->lock, flags);
 	seq = nm->rs_done_seq;
 	spin_unlock_irqrestore(&nm->lock, flags);
+	began = nm_rx_wait_begin(nm);
 	r = blkdev_issue_flush(nm->dev->bdev);
+	nm_rx_wait_end(nm, began);
 	lost = nm_flush_lost_mark(nm);
 	if (!r && lost) {
 		/* this one is good, but what the failed one lost is gone */
@@ -996,7 +1019,7 @@ int nm_peer_sync(struct nm_dev *nm, __be64 cookie)
 
 	might_sleep();
 
-	wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+	nm_peer_wait_drained(nm);
 	r = nm_flush_local(nm);
 	if (r)
 		return r;
@@ -1018,7 +1041,7 @@ int nm_peer_barrier(struct nm_dev *nm, u32 epoch)
 	if (nm->peer_epoch_valid && epoch != nm->peer_epoch)
 		return -EPROTO;
 	if (nm->ordering != NM_ORD_NONE && nm->protocol != NM_PROTO_C)
-		wait_event(nm->peer_wq, !atomic_read(&nm->peer_inflight));
+		nm_peer_wait_drained(nm);
 	if (nm->ordering == NM_ORD_FLUSH) {
 		r = nm_flush_local(nm);
 		if (r)

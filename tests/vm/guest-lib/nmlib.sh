@@ -304,3 +304,18 @@ nm_round_writer() {
 
 # link losses logged so far (the state change "connection X -> connecting")
 drops() { dmesg | grep -c 'connection [a-z_]* -> connecting'; }
+
+# the largest receive queue (bytes unread) of a socket on ports 7789/7790
+# (nm_local_pair's), from /proc/net/tcp
+pair_rxq() {
+	local m=0 sl la ra st q rest v
+	while read -r sl la ra st q rest; do
+		case "$la $ra" in
+		*:1E6D\ *|*:1E6E\ *|*:1E6D|*:1E6E) ;;
+		*) continue ;;
+		esac
+		v=$((0x${q#*:}))
+		[ "$v" -gt "$m" ] && m=$v
+	done < /proc/net/tcp
+	echo "$m"
+}

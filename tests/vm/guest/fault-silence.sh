@@ -162,20 +162,6 @@ stall_pair() {
 	NM_CHECK_PREFIX=
 }
 
-# the largest receive queue (bytes unread) of a socket on ports 7789/7790
-pair_rxq() {
-	local m=0 sl la ra st q rest v
-	while read -r sl la ra st q rest; do
-		case "$la $ra" in
-		*:1E6D\ *|*:1E6E\ *|*:1E6D|*:1E6E) ;;
-		*) continue ;;
-		esac
-		v=$((0x${q#*:}))
-		[ "$v" -gt "$m" ] && m=$v
-	done < /proc/net/tcp
-	echo "$m"
-}
-
 # slow_disk NAME TA: the secondary's disk stops for 3 T under a write
 # stream; the secondary's timeout is T, the primary's TA
 slow_disk() {
