@@ -120,7 +120,7 @@ struct nm_req {
 	u32 conn_gen;			/* the link its P_DATA went on */
 	u32 peer_fails;			/* nm->peer_fails at its send */
 	u64 stable_need;		/* held: the P_SYNC_ACK that ends it */
-	unsigned long sent_at;		/* jiffies: onto wait_q, its send began */
+	unsigned long sent_at;		/* __nm_live_now: onto wait_q, sent */
 	u64 flush_covers;		/* empty flush: peer_unstable at map */
 	u64 t_map, t_sent;		/* nm_clock_ns(): map, P_DATA sent */
 	struct bvec_iter saved_iter;	/* reads: to retry on the peer */
@@ -240,7 +240,17 @@ struct nm_dev {
 	u64 peer_nonce;
 	struct list_head send_q;	/* writes not yet sent */
 	struct list_head wait_q;	/* sent, awaiting the protocol's ack */
-	unsigned long answered_at;	/* jiffies: the peer last answered one */
+	unsigned long answered_at;	/* __nm_live_now: the peer last answered one */
+	/*
+	 * nm_check_stuck's clock (__nm_live_now) is jiffies less the time our
+	 * reader waited for our own disk: live_held, jiffies of the waits
+	 * that ended (under nm->lock); rx_held while one lasts, since
+	 * live_held_at (both written by the stream's owner only, with
+	 * WRITE_ONCE / smp_store_release: nm_rx_wait_begin)
+	 */
+	unsigned long live_held;
+	unsigned long live_held_at;
+	bool rx_held;
 	struct list_head ack_q;		/* secondary: write acks to send */
 	unsigned int ack_q_len;		/* entries on ack_q (nm->lock) */
 	struct list_head active;	/* primary: writes in flight */
@@ -373,16 +383,8 @@ struct nm_dev {
 	 * bytes, WRITE_ONCE in data_ready (nm_fastack.c) and by live_work
 	 */
 	unsigned long rx_at;
-	/*
-	 * and our reader's waits for our own disk (nm_rx_wait_begin): rx_owner,
-	 * the task in a packet's handler (nm_rx_packet); rx_held while it
-	 * waits for our disk (room, an overlap, a drain, a flush), and
-	 * rx_held_end, jiffies it last stopped.  Written by the stream's
-	 * owner only; rx_held and rx_held_end read by nm_check_stuck.
-	 */
+	/* the stream's owner, in a packet's handler (nm_rx_wait_begin) */
 	struct task_struct *rx_owner;
-	unsigned long rx_held_end;
-	bool rx_held;
 	struct delayed_work live_work;
 	struct mutex ack_mutex;		/* secondary: acks leave in order */
 
@@ -432,7 +434,7 @@ struct nm_dev {
 	unsigned int rs_nr_pages;	/* pages per slot (one region) */
 	unsigned int rs_slots;		/* slots allocated, >= 1 */
 	unsigned long rs_slot_region[NM_RS_WINDOW];
-	/* jiffies: the slot's region was sent (bit set in rs_slot_sent) */
+	/* __nm_live_now: the slot's region was sent (bit in rs_slot_sent) */
 	unsigned long rs_slot_at[NM_RS_WINDOW];
 	unsigned long rs_slot_sent;	/* nm_check_stuck times these */
 	/*
@@ -831,25 +833,25 @@ void nm_peer_wait_drained(struct nm_dev *nm);
 int nm_flush_local(struct nm_dev *nm);
 
 /*
- * The stream's owner, in a packet's handler, starts and ends a wait for
- * our own disk: nm_check_stuck's clock stands still meanwhile, since the
- * peer's answers may wait unread behind it.  Anyone else (the sync
- * thread, a suspend) waits as before.  Returns whether it counted.
+ * Under nm->lock: nm_check_stuck's clock, in jiffies, standing still while
+ * our reader waits for our own disk (nm_rx_wait_begin): the peer's
+ * answers may then wait unread behind it.
  */
-static inline bool nm_rx_wait_begin(struct nm_dev *nm)
+static inline unsigned long __nm_live_now(struct nm_dev *nm)
 {
-	if (READ_ONCE(nm->rx_owner) != current)
-		return false;
-	smp_store_release(&nm->rx_held, true);	/* read by nm_check_stuck */
-	return true;
-}
+	unsigned long now, held = nm->live_held;
 
-static inline void nm_rx_wait_end(struct nm_dev *nm, bool began)
-{
-	if (!began)
-		return;
-	WRITE_ONCE(nm->rx_held_end, jiffies);
-	smp_store_release(&nm->rx_held, false);	/* after rx_held_end */
+	lockdep_assert_held(&nm->lock);
+	/* rx_held before live_held_at (nm_rx_wait_begin), jiffies after */
+	if (smp_load_acquire(&nm->rx_held)) {
+		unsigned long at = READ_ONCE(nm->live_held_at);
+
+		now = jiffies;
+		if (time_after(now, at))
+			held += now - at;
+		return now - held;
+	}
+	return jiffies - held;
 }
 
 /* nm_state.c: state words, last error, role, detach/attach */

@@ -383,7 +383,7 @@ static void nm_go_connected(struct nm_dev *nm, struct socket *s, u32 seq)
 
 	spin_lock_irqsave(&nm->lock, flags);
 	nm->gen_fresh = false;	/* a new generation at the next lone write */
-	nm->answered_at = jiffies;	/* nm_check_stuck: a new link's clock */
+	nm->answered_at = __nm_live_now(nm);	/* nm_check_stuck */
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	nm->send_bitmap = true;
 	nm->bm_sent = false;

@@ -7,7 +7,6 @@
  * the stream (nm_fastack.c).
  *
  * Context: process context, the stream's owner; handlers may sleep.
- * Nothing here takes a lock of its own.
  */
 #include "dm-netmirror.h"
 
@@ -336,7 +335,7 @@ int nm_rx_packet(struct nm_dev *nm)
 		nm_set_error(nm, "bad_packet");
 		return r;
 	}
-	WRITE_ONCE(nm->rx_owner, current);	/* nm_rx_wait_begin */
+	WRITE_ONCE(nm->rx_owner, current);	/* nm_rx_wait_begin (nm_secondary.c) */
 	r = nm_rx_handlers[type] ? nm_rx_handlers[type](nm, type, &p, len) :
 				   -EPROTO;
 	WRITE_ONCE(nm->rx_owner, NULL);

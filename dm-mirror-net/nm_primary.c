@@ -1103,7 +1103,7 @@ static void __nm_wait_add(struct nm_dev *nm, struct nm_req *req)
 {
 	lockdep_assert_held(&nm->lock);
 	list_move_tail(&req->list, &nm->wait_q);
-	req->sent_at = jiffies;
+	req->sent_at = __nm_live_now(nm);
 	atomic_inc(&req->ref);
 }
 
@@ -1230,12 +1230,12 @@ bool nm_send_inline(struct nm_dev *nm, struct nm_req *req)
  * P_CSUM_REPLY is an answer: a target
  * whose disk hangs no longer keeps application writes parked behind its
  * busy regions for as long as it hangs (review F22).
- * Our reader's waits for our own disk are not the peer's silence: while
- * a packet's handler waits for room for a write, an overlapping write, a
- * drain or a flush of our disk (nm_rx_wait_begin), the peer's answers may
- * sit unread in the socket behind it, so the clock stands still, and it
- * starts again when the wait ends (fault-slowsource; up to 1.18.16 a
- * resync source whose own disk was slow dropped a healthy link).
+ * These clocks are __nm_live_now's, which stands still while our reader
+ * waits for our own disk (room for a write, an overlap, a drain, a
+ * flush, a read, a submit held by the block layer: nm_rx_wait_begin):
+ * the peer's answers may then sit unread in the socket behind it
+ * (fault-slowsource; up to 1.18.16 a resync source whose own disk was
+ * slow dropped a healthy link).
  * Called by the link's watchdog (nm_conn.c); returns the jiffies left
  * before that clock runs out (the whole timeout with nothing waiting),
  * or 0 when it ran out and the link was dropped here.
@@ -1265,18 +1265,13 @@ long nm_check_stuck(struct nm_dev *nm)
 		waiting = true;
 	}
 	if (waiting) {
-		/* rx_held before rx_held_end (nm_rx_wait_end) */
-		bool held = smp_load_acquire(&nm->rx_held);
-		unsigned long held_end = READ_ONCE(nm->rx_held_end);
-
 		if (time_after(nm->answered_at, since))
 			since = nm->answered_at;
-		/* our reader waits for our disk: answers may wait unread */
-		if (held)
-			since = jiffies;
-		else if (time_in_range(held_end, since, jiffies))
-			since = held_end;
-		left = (long)(since + t - jiffies);
+		/* __nm_live_now runs no faster than jiffies: left is not late */
+		left = (long)(since + t - __nm_live_now(nm));
+		/* a clock standing still: look again in a while, not at once */
+		if (READ_ONCE(nm->rx_held))
+			left = max(left, min_t(long, t, HZ / 4));
 	}
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (left > 0)
@@ -1309,7 +1304,7 @@ static void __nm_wait_del(struct nm_dev *nm, struct nm_req *req)
 	lockdep_assert_held(&nm->lock);
 	clear_bit(NM_REQ_QUEUED, &req->flags);
 	list_del_init(&req->list);
-	nm->answered_at = jiffies;	/* nm_check_stuck */
+	nm->answered_at = __nm_live_now(nm);	/* nm_check_stuck */
 }
 
 /*

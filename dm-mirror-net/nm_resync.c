@@ -245,7 +245,7 @@ static void nm_rs_slot_sent(struct nm_dev *nm, int slot)
 	unsigned long fl;
 
 	spin_lock_irqsave(&nm->lock, fl);
-	nm->rs_slot_at[slot] = jiffies;
+	nm->rs_slot_at[slot] = __nm_live_now(nm);
 	__set_bit(slot, &nm->rs_slot_sent);
 	spin_unlock_irqrestore(&nm->lock, fl);
 }
@@ -278,7 +278,7 @@ void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a)
 		bool stale = __nm_rs_slot_stale(nm, region);
 
 		if (__nm_rs_region_end(nm, region)) {
-			nm->answered_at = jiffies;	/* nm_check_stuck */
+			nm->answered_at = __nm_live_now(nm);
 			live = !stale;
 		}
 	}
@@ -620,7 +620,7 @@ int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 	if (nm->rs_slot_state[slot] == NM_RSS_STALE) {
 		/* asked by a resync that ended since: compared again later */
 		__nm_rs_slot_drop(nm, slot);
-		nm->answered_at = jiffies;
+		nm->answered_at = __nm_live_now(nm);
 		spin_unlock_irqrestore(&nm->lock, fl);
 		nm_sync_kick(nm);
 		return 0;
@@ -632,7 +632,7 @@ int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp)
 		nm_blk_map_host(rp->diff, nm->rs_slot_diff[slot]);
 	}
 	nm->rs_slot_state[slot] = NM_RSS_DIFF;
-	nm->answered_at = jiffies;	/* nm_check_stuck */
+	nm->answered_at = __nm_live_now(nm);	/* nm_check_stuck */
 	spin_unlock_irqrestore(&nm->lock, fl);
 	if (status)
 		nm_err_limit(nm, "resync: peer cannot compare region %lu (%u): sending it all",

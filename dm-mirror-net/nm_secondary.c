@@ -138,6 +138,43 @@ static bool nm_peer_room(struct nm_dev *nm, unsigned int nr)
 }
 
 /*
+ * The stream's owner, in a packet's handler, begins and ends a wait for
+ * our own disk (room for a write, an overlapping write, a drain, a flush,
+ * a read, a write's submit, which a request-based disk may hold for a
+ * tag): nm_check_stuck's clock (__nm_live_now) stands still meanwhile,
+ * since the peer's answers may wait unread behind it.  Anyone else (the
+ * sync thread, the verify source, a suspend) waits as before.
+ * nm_rx_wait_begin returns whether it counted, for nm_rx_wait_end.  No
+ * lock unless the wait spanned a tick: a write's submit, nearly always
+ * shorter, costs two stores.  Context: process, no spinlock held.
+ */
+static bool nm_rx_wait_begin(struct nm_dev *nm)
+{
+	if (READ_ONCE(nm->rx_owner) != current)
+		return false;
+	WARN_ON_ONCE(nm->rx_held);	/* never nested */
+	WRITE_ONCE(nm->live_held_at, jiffies);
+	smp_store_release(&nm->rx_held, true);	/* after live_held_at */
+	return true;
+}
+
+static void nm_rx_wait_end(struct nm_dev *nm, bool began)
+{
+	unsigned long flags, at = nm->live_held_at, now = jiffies;
+
+	if (!began)
+		return;
+	if (now == at) {
+		smp_store_release(&nm->rx_held, false);	/* nothing to add */
+		return;
+	}
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->live_held += now - at;
+	smp_store_release(&nm->rx_held, false);	/* with live_held */
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
+/*
  * The reader waits for room (nm_peer_room).  Acks it holds (ack_batch) or
  * that wait for the sender are released first: they are what frees room
  * when the disk is not the reason.  A link shut down meanwhile (the
@@ -155,6 +192,16 @@ static void nm_peer_wait_room(struct nm_dev *nm, unsigned int nr)
 	began = nm_rx_wait_begin(nm);
 	wait_event(nm->peer_wq, nm_peer_room(nm, nr));
 	nm_rx_wait_end(nm, began);
+}
+
+/* submit_bio_wait, as a wait for our own disk (nm_rx_wait_begin) */
+static int nm_rx_bio_wait(struct nm_dev *nm, struct bio *bio)
+{
+	bool began = nm_rx_wait_begin(nm);
+	int r = submit_bio_wait(bio);
+
+	nm_rx_wait_end(nm, began);
+	return r;
 }
 
 /*
@@ -359,7 +406,7 @@ static int nm_peer_reads_zero(struct nm_dev *nm, struct nm_peer_req *pr)
 			       0);
 		left -= min_t(u32, left, PAGE_SIZE);
 	}
-	r = submit_bio_wait(bio);
+	r = nm_rx_bio_wait(nm, bio);
 	bio_put(bio);
 	for (i = 0, left = pr->sectors << SECTOR_SHIFT; !r && i < pr->nr_pages;
 	     i++) {
@@ -480,6 +527,7 @@ static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
 				u32 fl)
 {
 	struct bio *bio;
+	bool began;
 	int r;
 
 	might_sleep();
@@ -490,14 +538,16 @@ static void nm_peer_zero_submit(struct nm_dev *nm, struct nm_peer_req *pr,
 			return;
 		}
 	}
+	began = nm_rx_wait_begin(nm);
 	r = nm_zero_range(nm, pr->sector, pr->sectors, fl, &bio);
-	if (!bio) {
-		nm_peer_end(pr, r ? r : -EIO);
-		return;
+	if (bio) {
+		bio->bi_end_io = nm_peer_endio;
+		bio->bi_private = pr;
+		submit_bio(bio);
 	}
-	bio->bi_end_io = nm_peer_endio;
-	bio->bi_private = pr;
-	submit_bio(bio);
+	nm_rx_wait_end(nm, began);
+	if (!bio)
+		nm_peer_end(pr, r ? r : -EIO);
 }
 
 /*
@@ -580,13 +630,17 @@ fail:
 }
 
 /* Submit a request's bios: the chained ones, then the one that ends it. */
-static void nm_peer_submit(struct bio *bio, struct bio_list *chain)
+static void nm_peer_submit(struct nm_dev *nm, struct bio *bio,
+			   struct bio_list *chain)
 {
+	/* a request-based disk may hold us for a tag (nm_rx_wait_begin) */
+	bool began = nm_rx_wait_begin(nm);
 	struct bio *c;
 
 	while ((c = bio_list_pop(chain)))
 		submit_bio(c);
 	submit_bio(bio);
+	nm_rx_wait_end(nm, began);
 }
 
 /*
@@ -771,7 +825,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			if (zero)
 				nm_peer_zero_submit(nm, pr, fl);
 			else
-				nm_peer_submit(bio, &chain);
+				nm_peer_submit(nm, bio, &chain);
 			return r;
 		}
 	}
@@ -780,7 +834,7 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	if (zero)
 		nm_peer_zero_submit(nm, pr, fl);
 	else if (bio)
-		nm_peer_submit(bio, &chain);
+		nm_peer_submit(nm, bio, &chain);
 	else
 		nm_peer_end(pr, 0);	/* nothing to write: P_RS_BLOCKS of a region in sync */
 	WRITE_ONCE(nm->peer_submitter, NULL);
@@ -1281,7 +1335,7 @@ int nm_peer_read(struct nm_dev *nm, const struct nm_p_data *d)
 		vec[i + 1].iov_len = len;
 		left -= len;
 	}
-	r = submit_bio_wait(bio);
+	r = nm_rx_bio_wait(nm, bio);
 	bio_put(bio);
 	if (r) {
 		nm_detach(nm, r);
@@ -1326,7 +1380,7 @@ int nm_read_local(struct nm_dev *nm, struct page **pages, sector_t sector,
 		__bio_add_page(bio, pages[i], len, 0);
 		left -= len;
 	}
-	r = submit_bio_wait(bio);
+	r = nm_rx_bio_wait(nm, bio);
 	bio_put(bio);
 	return r;
 }

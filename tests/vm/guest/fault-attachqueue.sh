@@ -50,10 +50,7 @@ for P in $(nm_protos); do
 	# answered no request for 6000 ms", W failed with EIO)
 	nm_local_pair "$P" none "" /dev/mapper/lowa /dev/mapper/lowb "timeout 20000" "max_buffers 1024 timeout 20000"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
-	lower bad lowa /dev/ram0
-	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
-	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
-	lower ok lowa /dev/ram0
+	nm_detach_lowa /dev/ram0
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "rewrite while diskless"
 	dmsetup reload lowb --table "0 $S delay /dev/ram1 0 0 /dev/ram1 0 3000" &&
 		dmsetup resume lowb || fail "lowb: delay"

@@ -16,6 +16,7 @@
 # nma: nma is an inconsistent primary, nmb its resync source.  fio writes
 # 128 KiB at random at depth 32 on nma for 12 s while the link is polled.
 # Checks <P>/...:
+#   detached      nma's disk diskless after the failing write
 #   resyncing     nma's disk inconsistent once attached (the premise)
 #   still-resyncing  nma's disk still inconsistent when fio ended (the
 #                 premise: the resync was not over)
@@ -53,10 +54,7 @@ for P in $(nm_protos); do
 	dmsetup create slowb --table "0 $S linear /dev/ram1 0" || fail "create slowb"
 	nm_local_pair "$P" none "" /dev/mapper/lowa /dev/mapper/slowb "" "max_buffers 1024 resync_rate 2048"
 	pattern write /dev/mapper/nma 1 8M --size 8M --direct --quiet || fail "first write"
-	lower bad lowa /dev/ram0
-	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none
-	wait_for "[ \"\$(nm_status nma disk)\" = diskless ]" 10 || fail "$P: nma not detached"
-	lower ok lowa /dev/ram0
+	nm_detach_lowa /dev/ram0
 	slowb slow
 	dmesg -c > /dev/null
 	dmsetup message nma 0 attach || fail "$P: attach"
