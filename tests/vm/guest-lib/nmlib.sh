@@ -42,6 +42,8 @@
 #                         attached again under nmb's paused resync
 #   nm_round_writer CMD...   CMD... N for N = 1, 2, ... in the background
 #                         until /tmp/stop (/tmp/wr.log, /tmp/wr.n, WPID)
+#   pair_rxq              the largest receive queue (bytes unread) of a
+#                         socket on nm_local_pair's ports
 
 # like wait_for, but evaluates CMD in this shell (so it can call functions)
 wait_eval() {
