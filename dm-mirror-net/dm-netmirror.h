@@ -711,6 +711,7 @@ int nm_reload_ctr_role(struct nm_dev *nm, char **error);
 /* nm_conn.c: the connection threads */
 int nm_conn_start(struct nm_dev *nm);
 void nm_conn_stop(struct nm_dev *nm);
+void nm_stable_final(struct nm_dev *nm);
 void nm_live_init(struct nm_dev *nm);
 
 /* nm_resync.c: bitmap exchange, resync source and target, lazy clearing */

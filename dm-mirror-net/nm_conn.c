@@ -12,6 +12,7 @@
  * Lock order: nm->tx_mutex (all sends, nm->sock changes) before nm->lock
  * (spinlock, irqsave).  Nothing sleeps under nm->lock.
  */
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -525,6 +526,69 @@ int nm_conn_start(struct nm_dev *nm)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Nothing the peer has not confirmed stable, or no link to confirm it. */
+static bool nm_tl_settled(struct nm_dev *nm)
+{
+	unsigned long flags;
+	bool r;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	r = nm->cstate < NM_C_CONNECTED || !nm_regions_unconfirmed(&nm->rg);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return r;
+}
+
+/*
+ * Our own suspend (postsuspend: dm drained every write), before the link
+ * stops: one last stable point (P_SYNC), so that the writes the peer holds
+ * but has not confirmed stable (the transfer log) are confirmed, and the
+ * stop marks none of them out of sync.  A reload then resyncs nothing, and
+ * the peer stays uptodate (promotable) instead of becoming the target of
+ * a resync of the last second's writes (up to 1.18.17: fault-badinput's
+ * switch-over by reload in CI, fault-reloadtl).  At most a second, or the
+ * link's timeout if shorter: a peer that has not answered by then is left
+ * to the stop, which marks the transfer log as a lost link does.
+ */
+void nm_stable_final(struct nm_dev *nm)
+{
+	unsigned long end = jiffies + min_t(unsigned long, HZ,
+					    msecs_to_jiffies(nm->timeout_ms));
+	struct nm_p_ping p;
+	unsigned long flags;
+	u64 cookie = 0;
+	bool send;
+	long left;
+
+	might_sleep();
+	if (nm_tl_settled(nm))
+		return;
+	/* not behind a send blocked on a stalled peer */
+	while (!mutex_trylock(&nm->tx_mutex)) {
+		if (time_after_eq(jiffies, end))
+			return;
+		msleep(20);
+	}
+	spin_lock_irqsave(&nm->lock, flags);
+	send = nm->sock && nm->cstate >= NM_C_CONNECTED && nm->bm_peer_done &&
+	       nm->bm_sent && nm_regions_stable_point(&nm->rg);
+	if (send) {
+		cookie = ++nm->sync_cookie;
+		nm->sync_wait = cookie;
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (send) {
+		p.cookie = cpu_to_be64(cookie);
+		send = !__nm_send_ctrl(nm, NM_P_SYNC, &p, sizeof(p));
+	}
+	mutex_unlock(&nm->tx_mutex);
+	left = (long)(end - jiffies);
+	/* its P_SYNC_ACK (nm_stable_done) or the link's end kicks sync_wq */
+	if (send && left > 0)
+		wait_event_timeout(nm->sync_wq, nm_tl_settled(nm), left);
+	if (!nm_tl_settled(nm))
+		nm_info(nm, "suspend: the peer did not confirm its last writes stable in time");
 }
 
 void nm_conn_stop(struct nm_dev *nm)

@@ -1060,6 +1060,7 @@ static void nm_postsuspend(struct dm_target *ti)
 {
 	struct nm_dev *nm = ti->private;
 
+	nm_stable_final(nm);
 	nm_conn_stop(nm);
 	nm_reload_save(nm);
 	nm->suspended = true;
