@@ -543,13 +543,22 @@ static bool nm_tl_settled(struct nm_dev *nm)
 /*
  * Our own suspend (postsuspend: dm drained every write), before the link
  * stops: one last stable point (P_SYNC), so that the writes the peer holds
- * but has not confirmed stable (the transfer log) are confirmed, and the
- * stop marks none of them out of sync.  A reload then resyncs nothing, and
- * the peer stays uptodate (promotable) instead of becoming the target of
- * a resync of the last second's writes (up to 1.18.17: fault-badinput's
- * switch-over by reload in CI, fault-reloadtl).  At most a second, or the
- * link's timeout if shorter: a peer that has not answered by then is left
- * to the stop, which marks the transfer log as a lost link does.
+ * but has not confirmed stable (the transfer log: a primary's, or a
+ * demoted one's) are confirmed, and the stop marks none of them out of
+ * sync.  A reload then resyncs nothing, and the peer stays uptodate
+ * (promotable) instead of becoming the target of a resync of the last
+ * second's writes (up to 1.18.17: fault-badinput's switch-over by reload
+ * in CI, fault-reloadtl).
+ *
+ * Bounded: the stop counts as ours from here (conn_stopping: a link that
+ * drops meanwhile is not taken for a lost one, no freeze, no new
+ * generation, as for the stop itself); the sync thread is stopped first
+ * (its own stable points would move sync_wait past ours, and its resync
+ * sends compete for the socket); the P_SYNC goes only when the socket has
+ * room for it (nm_tx_trylock), so the send never waits for a stalled
+ * peer; and its P_SYNC_ACK is waited for at most a second, or the link's
+ * timeout if shorter.  A peer that has not answered by then is left to
+ * the stop, which marks the transfer log as a lost link does.
  */
 void nm_stable_final(struct nm_dev *nm)
 {
@@ -562,12 +571,13 @@ void nm_stable_final(struct nm_dev *nm)
 	long left;
 
 	might_sleep();
+	nm_conn_stopping(nm, true);
 	if (nm_tl_settled(nm))
 		return;
-	/* not behind a send blocked on a stalled peer */
-	while (!mutex_trylock(&nm->tx_mutex)) {
-		if (time_after_eq(jiffies, end))
-			return;
+	nm_sync_stop(nm);
+	while (!nm_tx_trylock(nm, NM_ACK_WIRE_MAX)) {
+		if (time_after_eq(jiffies, end) || nm_tl_settled(nm))
+			goto out;
 		msleep(20);
 	}
 	spin_lock_irqsave(&nm->lock, flags);
@@ -587,6 +597,7 @@ void nm_stable_final(struct nm_dev *nm)
 	/* its P_SYNC_ACK (nm_stable_done) or the link's end kicks sync_wq */
 	if (send && left > 0)
 		wait_event_timeout(nm->sync_wq, nm_tl_settled(nm), left);
+out:
 	if (!nm_tl_settled(nm))
 		nm_info(nm, "suspend: the peer did not confirm its last writes stable in time");
 }

@@ -1284,6 +1284,9 @@ static void nm_stable_point(struct nm_dev *nm)
 				READ_ONCE(nm->sync_acked) >= cookie ||
 				kthread_should_stop(), 5 * HZ))
 		return;
+	/* woken by a stop (nm_sync_stop, the link still up): no ack */
+	if (READ_ONCE(nm->sync_acked) < cookie)
+		return;
 
 	spin_lock_irqsave(&nm->lock, fl);
 	/* the ack of this link: not a new link's (link down fakes one) */
