@@ -552,13 +552,15 @@ static bool nm_tl_settled(struct nm_dev *nm)
  *
  * Bounded: the stop counts as ours from here (conn_stopping: a link that
  * drops meanwhile is not taken for a lost one, no freeze, no new
- * generation, as for the stop itself); the sync thread is stopped first
- * (its own stable points would move sync_wait past ours, and its resync
- * sends compete for the socket); the P_SYNC goes only when the socket has
- * room for it (nm_tx_trylock), so the send never waits for a stalled
- * peer; and its P_SYNC_ACK is waited for at most a second, or the link's
- * timeout if shorter.  A peer that has not answered by then is left to
- * the stop, which marks the transfer log as a lost link does.
+ * generation, as for the stop itself); the P_SYNC goes only when the
+ * socket has room for it (nm_tx_trylock), so the send never waits for a
+ * stalled peer; and the transfer log is waited for at most a second, or
+ * the link's timeout if shorter.  A peer that has not answered by then is
+ * left to the stop, which marks the transfer log as a lost link does.
+ * The sync thread runs on meanwhile (stopped, a checksum resync's slot
+ * that waits for it would look unanswered to the watchdog): a stable
+ * point of its own sent after ours moves sync_wait past ours, and then
+ * its answer, one more drain and flush later, empties the log.
  */
 void nm_stable_final(struct nm_dev *nm)
 {
@@ -574,7 +576,6 @@ void nm_stable_final(struct nm_dev *nm)
 	nm_conn_stopping(nm, true);
 	if (nm_tl_settled(nm))
 		return;
-	nm_sync_stop(nm);
 	while (!nm_tx_trylock(nm, NM_ACK_WIRE_MAX)) {
 		if (time_after_eq(jiffies, end) || nm_tl_settled(nm))
 			goto out;
