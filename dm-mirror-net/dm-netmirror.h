@@ -213,6 +213,7 @@ struct nm_dev {
 	struct work_struct gen_work;
 	struct work_struct thaw_work;	/* the link is back: release */
 	struct work_struct event_work;	/* dm_table_event from irq context */
+	struct work_struct disk_work;	/* nm_disk_work: save the disk state */
 	wait_queue_head_t sync_wq;
 	wait_queue_head_t send_wq;
 	wait_queue_head_t conn_wq;
@@ -874,6 +875,9 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 void __nm_gen_new(struct nm_dev *nm, bool primary_before);
 void __nm_go_inconsistent(struct nm_dev *nm);
 int nm_go_inconsistent(struct nm_dev *nm);
+bool __nm_peer_write_failed(struct nm_dev *nm, unsigned long first,
+			    unsigned long last);
+void nm_disk_work(struct work_struct *w);
 void nm_disk_adopt(struct nm_dev *nm, enum nm_disk disk);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,
 			   u32 peer_gf, u64 peer_changed, bool crashed);

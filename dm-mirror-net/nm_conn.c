@@ -619,6 +619,8 @@ void nm_conn_stop(struct nm_dev *nm)
 		nm->send_task = NULL;
 	}
 	nm_peer_drain(nm);
+	/* a write of the peer's that failed in the drain: its state saved */
+	flush_work(&nm->disk_work);
 	nm_ctrl_q_drop(nm);
 	nm_state_set(nm, NM_ST_CSTATE, NM_C_STANDALONE);
 }

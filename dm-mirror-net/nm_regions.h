@@ -29,9 +29,9 @@
  *     anyway), skipped until the resync starts again.
  *   - failed_here is a secondary's: a region whose write of the peer's
  *     its disk failed (on_io_error pass_on), out of sync in its status
- *     (nm_regions_shown_oos) until a resync write into it succeeds.  Kept
- *     apart from oos, which the handshake counts (eq_marks): the peer
- *     marked those regions itself.
+ *     (nm_regions_shown_oos) until a resync write into it succeeds.  Since
+ *     1.18.19 also set in oos (the disk is inconsistent then: its marks
+ *     never make it a resync source, nm_is_source).
  *   - sent/syncing are the primary's transfer log, by region: a write sent
  *     to the peer is in "sent" until a stable point (P_SYNC) is sent after
  *     it, then in "syncing" until that P_SYNC_ACK confirms it is on the

@@ -240,16 +240,19 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 	list_del(&pr->inflight);
 	/*
 	 * Our disk failed the peer's write and stays (on_io_error pass_on):
-	 * it lacks the data until the peer resyncs them, so its status
-	 * counts the regions out of sync from now on, before the failure is
-	 * logged (rg.failed_here: the peer marked them in its own oos).  Up
-	 * to 1.18.15 this node said in sync until the peer's P_RS_START came
-	 * (about 100 ms; fault-secwrite).
+	 * it lacks the data until the peer resyncs them.  Its status counts
+	 * the regions out of sync from now on, before the failure is logged
+	 * (up to 1.18.15 it said in sync until the peer's P_RS_START came,
+	 * about 100 ms; fault-secwrite), and the disk is inconsistent from
+	 * now on, on the metadata too (up to 1.18.18 it stayed uptodate, and
+	 * promotable, until P_RS_START; fault-secfailcut).
 	 */
 	if (status && !resync && pr->sectors &&
-	    nm->disk != NM_DISK_DISKLESS &&
-	    nm_regions_range(&nm->rg, pr->sector, pr->sectors, &first, &last))
-		bitmap_set(nm->rg.failed_here, first, last - first + 1);
+	    nm_regions_range(&nm->rg, pr->sector, pr->sectors, &first, &last) &&
+	    __nm_peer_write_failed(nm, first, last)) {
+		queue_work(nm->wq, &nm->disk_work);
+		wake_up(&nm->send_wq);		/* our P_STATE */
+	}
 	/*
 	 * A failed flush of the peer's (dm sends a flush apart from its
 	 * data) may have lost the resync data our disk completed since its

@@ -218,6 +218,58 @@ int nm_go_inconsistent(struct nm_dev *nm)
 }
 
 /*
+ * Our disk failed a write of the peer's [first, last] and stays
+ * (on_io_error pass_on; nm_detach made a failed disk diskless first): it
+ * lacks those data until the peer resyncs them, so it is inconsistent
+ * from now on, as DRBD makes it (__drbd_chk_io_error_, EP_PASS_ON): not
+ * promoted, its regions out of sync here too (sent in the bitmap
+ * exchange, kept on the metadata; rg.failed_here until a resync write
+ * into them succeeds), its P_STATE due.  Up to 1.18.18 the disk stayed
+ * uptodate until the peer's P_RS_START: with the link lost first, it was
+ * promoted with the old data of a write the peer had acknowledged, also
+ * after a restart (fault-secfailcut).  Caller holds nm->lock, any
+ * context; true if the state changed: the caller queues disk_work, which
+ * saves it on the metadata.
+ */
+bool __nm_peer_write_failed(struct nm_dev *nm, unsigned long first,
+			    unsigned long last)
+{
+	lockdep_assert_held(&nm->lock);
+	if (nm->disk == NM_DISK_DISKLESS)
+		return false;
+	bitmap_set(nm->rg.failed_here, first, last - first + 1);
+	bitmap_set(nm->rg.oos, first, last - first + 1);
+	__nm_go_inconsistent(nm);
+	nm->send_state = true;
+	return true;
+}
+
+/*
+ * disk_work: save on the metadata a disk state noted where no metadata I/O
+ * can be done (__nm_peer_write_failed, in a bio's completion).  A save
+ * that fails is a local disk error (nm_detach); under pass_on the state
+ * stays unsaved, and the next nm_go_inconsistent tries it again.
+ */
+void nm_disk_work(struct work_struct *w)
+{
+	struct nm_dev *nm = container_of(w, struct nm_dev, disk_work);
+	unsigned long flags;
+	bool save;
+	int err;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	save = nm->meta && nm->disk != NM_DISK_DISKLESS &&
+	       __nm_disk_unsaved(nm);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!save)
+		return;
+	err = nm_disk_state_save(nm);
+	if (err && !nm_detach(nm, err))
+		nm_err_limit(nm, "cannot record the disk as inconsistent (%d)",
+			     err);
+}
+
+/*
  * A table reload (nm_reload_adopt) takes the predecessor's disk state
  * @disk.  This instance's metadata was just re-read from the device, which
  * may not hold that state: the predecessor's record of it failed (pass_on),

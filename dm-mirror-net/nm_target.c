@@ -555,6 +555,7 @@ static int nm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_WORK(&nm->mark_work, nm_mark_work);
 	INIT_WORK(&nm->zero_work, nm_zero_work);
 	INIT_WORK(&nm->event_work, nm_event_work);
+	INIT_WORK(&nm->disk_work, nm_disk_work);
 	mutex_init(&nm->tx_mutex);
 	mutex_init(&nm->ack_mutex);
 	mutex_init(&nm->drop_mutex);
