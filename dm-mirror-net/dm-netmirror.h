@@ -716,6 +716,8 @@ void nm_stable_final(struct nm_dev *nm);
 void nm_live_init(struct nm_dev *nm);
 
 /* nm_resync.c: bitmap exchange, resync source and target, lazy clearing */
+bool __nm_stable_link(struct nm_dev *nm);
+u64 __nm_stable_cookie(struct nm_dev *nm);
 /* nm_fastack.c */
 void nm_fast_attach(struct nm_dev *nm, struct socket *s);
 void nm_fast_detach(struct nm_dev *nm, struct socket *s);
@@ -876,7 +878,7 @@ void __nm_gen_new(struct nm_dev *nm, bool primary_before);
 void __nm_go_inconsistent(struct nm_dev *nm);
 int nm_go_inconsistent(struct nm_dev *nm);
 bool __nm_peer_write_failed(struct nm_dev *nm, unsigned long first,
-			    unsigned long last);
+			    unsigned long last, bool src_good);
 void nm_disk_work(struct work_struct *w);
 void nm_disk_adopt(struct nm_dev *nm, enum nm_disk disk);
 const char *nm_gen_verdict(struct nm_dev *nm, const struct nm_gens *peer,

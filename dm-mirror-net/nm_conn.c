@@ -582,12 +582,9 @@ void nm_stable_final(struct nm_dev *nm)
 		msleep(20);
 	}
 	spin_lock_irqsave(&nm->lock, flags);
-	send = nm->sock && nm->cstate >= NM_C_CONNECTED && nm->bm_peer_done &&
-	       nm->bm_sent && nm_regions_stable_point(&nm->rg);
-	if (send) {
-		cookie = ++nm->sync_cookie;
-		nm->sync_wait = cookie;
-	}
+	send = __nm_stable_link(nm) && nm_regions_stable_point(&nm->rg);
+	if (send)
+		cookie = __nm_stable_cookie(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (send) {
 		p.cookie = cpu_to_be64(cookie);

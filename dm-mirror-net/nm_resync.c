@@ -1199,6 +1199,28 @@ stop:	/* under nm->lock */
 }
 
 /*
+ * Under tx_mutex and nm->lock: the link can carry a stable point (up, both
+ * bitmaps exchanged: the answer then retires this link's transfer log).
+ * nm_stable_point and nm_stable_final.
+ */
+bool __nm_stable_link(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->tx_mutex);
+	lockdep_assert_held(&nm->lock);
+	return nm->sock && nm->cstate >= NM_C_CONNECTED && nm->bm_peer_done &&
+	       nm->bm_sent;
+}
+
+/* Under tx_mutex and nm->lock: a new stable point's cookie, waited for. */
+u64 __nm_stable_cookie(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->tx_mutex);
+	lockdep_assert_held(&nm->lock);
+	nm->sync_wait = ++nm->sync_cookie;
+	return nm->sync_cookie;
+}
+
+/*
  * A stable point, about once a second while writes flow: P_SYNC makes the
  * peer drain and flush everything it received before it.  Its P_SYNC_ACK
  * retires the transfer log up to the point (nm_stable_done, in the
@@ -1227,8 +1249,7 @@ static void nm_stable_point(struct nm_dev *nm)
 	if (!mutex_trylock(&nm->tx_mutex))
 		return;
 	spin_lock_irqsave(&nm->lock, fl);
-	if (!nm->sock || nm->cstate < NM_C_CONNECTED || !nm->bm_peer_done ||
-	    !nm->bm_sent) {
+	if (!__nm_stable_link(nm)) {
 		spin_unlock_irqrestore(&nm->lock, fl);
 		mutex_unlock(&nm->tx_mutex);
 		return;
@@ -1269,8 +1290,7 @@ static void nm_stable_point(struct nm_dev *nm)
 			nm_meta_commit(nm->meta);
 		return;
 	}
-	cookie = ++nm->sync_cookie;
-	nm->sync_wait = cookie;
+	cookie = __nm_stable_cookie(nm);
 	gen = nm->conn_gen;
 	spin_unlock_irqrestore(&nm->lock, fl);
 	p.cookie = cpu_to_be64(cookie);

@@ -49,6 +49,7 @@ struct nm_peer_req {
 	bool zero_pages;		/* written as zero pages (refused) */
 	bool ack_disk;			/* A, B: NM_DF_ACK_DISK, P_WRITE_ACK */
 	bool flush;			/* NM_DF_FLUSH: the disk's cache first */
+	bool src_good;			/* the sender's disk was uptodate */
 	u32 rs_seq;			/* resync: nm->rs_sub_seq at its start */
 	struct work_struct work;	/* nm_peer_zero_pages_work */
 	u64 id;
@@ -244,12 +245,13 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 	 * the regions out of sync from now on, before the failure is logged
 	 * (up to 1.18.15 it said in sync until the peer's P_RS_START came,
 	 * about 100 ms; fault-secwrite), and the disk is inconsistent from
-	 * now on, on the metadata too (up to 1.18.18 it stayed uptodate, and
-	 * promotable, until P_RS_START; fault-secfailcut).
+	 * now on, on the metadata too, when the peer holds the data (up to
+	 * 1.18.18 it stayed uptodate, and promotable, until P_RS_START;
+	 * fault-secfailcut).
 	 */
 	if (status && !resync && pr->sectors &&
 	    nm_regions_range(&nm->rg, pr->sector, pr->sectors, &first, &last) &&
-	    __nm_peer_write_failed(nm, first, last)) {
+	    __nm_peer_write_failed(nm, first, last, pr->src_good)) {
 		queue_work(nm->wq, &nm->disk_work);
 		wake_up(&nm->send_wq);		/* our P_STATE */
 	}
@@ -699,6 +701,9 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->zero = zero;
 	pr->ack_disk = !resync && (fl & NM_DF_ACK_DISK);
 	pr->flush = !resync && (fl & NM_DF_FLUSH);
+	/* the sender holds it whatever our disk does (__nm_peer_write_failed) */
+	pr->src_good = !resync && !pr->ack_disk &&
+		       READ_ONCE(nm->peer_disk) == NM_DISK_UPTODATE;
 	pr->t_rx = t_rx;
 	pr->id = nm_h64(d->id);
 	pr->nr_pages = nr;

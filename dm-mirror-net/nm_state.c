@@ -219,53 +219,62 @@ int nm_go_inconsistent(struct nm_dev *nm)
 
 /*
  * Our disk failed a write of the peer's [first, last] and stays
- * (on_io_error pass_on; nm_detach made a failed disk diskless first): it
- * lacks those data until the peer resyncs them, so it is inconsistent
- * from now on, as DRBD makes it (__drbd_chk_io_error_, EP_PASS_ON): not
- * promoted, its regions out of sync here too (sent in the bitmap
- * exchange, kept on the metadata; rg.failed_here until a resync write
- * into them succeeds), its P_STATE due.  Up to 1.18.18 the disk stayed
- * uptodate until the peer's P_RS_START: with the link lost first, it was
- * promoted with the old data of a write the peer had acknowledged, also
- * after a restart (fault-secfailcut).  Caller holds nm->lock, any
- * context; true if the state changed: the caller queues disk_work, which
- * saves it on the metadata.
+ * (on_io_error pass_on; nm_detach made a failed disk diskless first).
+ * Its status counts the regions out of sync from now on (rg.failed_here,
+ * until a resync write into them succeeds).  And when the peer holds the
+ * data (@src_good: its disk was uptodate when it sent them, so the write
+ * may be acknowledged there), this disk lacks what the peer's has: it is
+ * inconsistent from now on, as DRBD makes it (__drbd_chk_io_error_,
+ * EP_PASS_ON): not promoted, the regions out of sync in its own bitmap
+ * too (sent in the bitmap exchange, kept on the metadata).  Up to 1.18.18
+ * the disk stayed uptodate until the peer's P_RS_START: with the link lost
+ * first it was promoted with the old data of a write the peer had
+ * acknowledged, also after a restart (fault-secfailcut).  A peer without
+ * a good copy failed that write to its submitter, and this disk, the only
+ * good one, stays as it is.  Caller holds nm->lock, any context; true if
+ * the metadata needs saving: the caller queues disk_work.
  */
 bool __nm_peer_write_failed(struct nm_dev *nm, unsigned long first,
-			    unsigned long last)
+			    unsigned long last, bool src_good)
 {
+	unsigned long n = last - first + 1, r;
+	bool dirty = false;
+
 	lockdep_assert_held(&nm->lock);
 	if (nm->disk == NM_DISK_DISKLESS)
 		return false;
-	bitmap_set(nm->rg.failed_here, first, last - first + 1);
-	bitmap_set(nm->rg.oos, first, last - first + 1);
-	__nm_go_inconsistent(nm);
-	nm->send_state = true;
-	return true;
+	bitmap_set(nm->rg.failed_here, first, n);
+	if (!src_good)
+		return false;
+	bitmap_set(nm->rg.oos, first, n);
+	if (nm->disk != NM_DISK_INCONSISTENT) {
+		__nm_go_inconsistent(nm);
+		nm->send_state = true;
+		return !!nm->meta;
+	}
+	if (!nm->meta)
+		return false;
+	for (r = first; r <= last; r++)
+		dirty |= nm_meta_set(nm->meta, r);
+	return dirty;
 }
 
 /*
- * disk_work: save on the metadata a disk state noted where no metadata I/O
- * can be done (__nm_peer_write_failed, in a bio's completion).  A save
- * that fails is a local disk error (nm_detach); under pass_on the state
- * stays unsaved, and the next nm_go_inconsistent tries it again.
+ * disk_work: save on the metadata what __nm_peer_write_failed noted in a
+ * bio's completion (the disk state, the regions).  A save that fails is
+ * a local disk error (nm_detach); under pass_on the state stays unsaved,
+ * and the next nm_go_inconsistent tries it again.
  */
 void nm_disk_work(struct work_struct *w)
 {
 	struct nm_dev *nm = container_of(w, struct nm_dev, disk_work);
-	unsigned long flags;
-	bool save;
 	int err;
 
-	spin_lock_irqsave(&nm->lock, flags);
-	save = nm->meta && nm->disk != NM_DISK_DISKLESS &&
-	       __nm_disk_unsaved(nm);
-	spin_unlock_irqrestore(&nm->lock, flags);
-	if (!save)
+	if (!nm->meta || READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return;
 	err = nm_disk_state_save(nm);
 	if (err && !nm_detach(nm, err))
-		nm_err_limit(nm, "cannot record the disk as inconsistent (%d)",
+		nm_err_limit(nm, "cannot record the regions this disk failed (%d)",
 			     err);
 }
 

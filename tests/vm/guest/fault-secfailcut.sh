@@ -9,23 +9,40 @@
 # table) was accepted, and the new primary served the old data of a write
 # the old primary had acknowledged (under A, B and C).
 #
-# One VM, both nodes on loopback, 32 MiB brd each, metadata on both; nmb's
+# One VM, both nodes on loopback, 16 MiB brd each, metadata on both; nmb's
 # MiB at 8 MiB can be switched to a dm-delay (3 s) over dm "error", so that
 # the write fails on nmb after the wire is cut.  For each protocol A, B, C:
 #   <P>/held           the 64 KiB write sits in nmb's delay (dm-delay's
 #                      status), the wire is cut then (lo down)
 #   <P>/failed         nmb's disk failed it (its log line)
 #   <P>/acked          nma completed the write (its peer lost)
-#   <P>/not-uptodate   nmb's disk is not uptodate
+#   <P>/inconsistent   nmb's disk is inconsistent
 #   <P>/refused        `primary` on nmb is refused
 #   <P>/md-inconsistent nmb's superblock says not consistent (within 10 s)
-#   <P>/restart-inconsistent, <P>/restart-refused   nmb removed and created
-#                      again on the same disk and metadata (the disk good
-#                      again, the wire still cut): still not uptodate, and
-#                      `primary` refused
-#   <P>/resynced       the wire back: both in sync
+#   <P>/restart-inconsistent, <P>/restart-marked, <P>/restart-refused
+#                      nmb removed and created again on the same disk and
+#                      metadata (the disk good again, the wire still cut):
+#                      still inconsistent, the region out of sync on its
+#                      metadata, and `primary` refused
+#   <P>/resynced       the wire back: both in sync, nmb uptodate
 #   <P>/kept           nmb's disk holds the acknowledged write
 #   <P>/identical      md5 of both backing devices
+#   <P>/switched       nma secondary, nmb primary and back: accepted
+# Before that cut, on the same pair (then reconnected: a pair in sync for
+# the cut whatever this part left), a verify's hold: a block of nmb's
+# disk is changed under it, `verify` on nma finds it (no resync on this
+# link then), and
+# nmb's disk fails a write at 8 MiB (no delay, the link stays; nma's
+# resync paused, released once the disk is good again):
+#   <P>/held/found         verify_diffs 1
+#   <P>/held/inconsistent  nmb's disk is inconsistent
+#   <P>/held/resynced      the disk good again: both in sync, nmb uptodate,
+#                          on the same link (the failure ends the hold: the
+#                          resync covers the verify's region too)
+#   <P>/held/identical     md5 of both backing devices
+# 1.18.18 fails inconsistent, refused, md-inconsistent, restart-*,
+# held/inconsistent and held/resynced under A, B and C (and, after its own
+# promotions, the rest of the first part).
 # vms: 1
 # disks: none
 # timeout: 500
@@ -33,14 +50,18 @@ load_netmirror
 . /tests/nmlib.sh
 . /tests/dur-power-lib.sh
 modprobe dm-delay || fail "modprobe dm-delay"
-brd_setup 32 4
-S=65536
+brd_setup 16 4
+S=32768
 BAD=16384	# the MiB at 8 MiB: sectors 16384..18431
 
-lowb() { # lowb ok|slowbad
-	local t="0 $S linear /dev/ram1 0"
-	[ "$1" = slowbad ] && t="0 $BAD linear /dev/ram1 0
-$BAD 2048 delay /dev/mapper/errb 0 3000
+lowb() { # lowb ok|slowbad|bad
+	local t="0 $S linear /dev/ram1 0" seg=
+	case $1 in
+	slowbad) seg="delay /dev/mapper/errb 0 3000" ;;
+	bad) seg="error" ;;
+	esac
+	[ -n "$seg" ] && t="0 $BAD linear /dev/ram1 0
+$BAD 2048 $seg
 $((BAD + 2048)) $((S - BAD - 2048)) linear /dev/ram1 $((BAD + 2048))"
 	echo "$t" | dmsetup reload lowb && dmsetup resume lowb || fail "lowb $1"
 }
@@ -76,9 +97,36 @@ for P in $(nm_protos); do
 	dmsetup create nma --table "0 $S netmirror /dev/ram0 127.0.0.1:7790 $P flush 10 listen 127.0.0.1:7789 role primary meta /dev/ram2 timeout 1500 ping 500" ||
 		fail "create nma"
 	nm_wait_synced nma 60 || fail "$P: no sync: $(dmsetup status nma)"
-	pattern write /dev/mapper/nma 1 4M --size 16M --direct --quiet || fail "$P: first write"
+	pattern write /dev/mapper/nma 1 4M --size 8M --direct --quiet || fail "$P: first write"
 	nm_wait_confirmed nma 30 || fail "$P: writes unconfirmed: $(dmsetup status nma)"
 	nm_wait_synced nmb 30 || fail "$P: nmb not in sync: $(dmsetup status nmb)"
+	# a verify's hold, then a failed write with the link up
+	head -c 4096 /dev/urandom | $DD of=/dev/ram1 bs=4k seek=3072 oflag=direct conv=notrunc status=none ||
+		fail "$P: change nmb's disk"
+	rc=0
+	nmsetup verify nma --wait > /tmp/verify.out 2>&1 || rc=$?
+	check_eq held/found "$rc/$(nm_status nma verify_diffs)" 7/1 || log "$(cat /tmp/verify.out)"
+	# held before the failure, so that its region is not tried before
+	# the disk is good again (that would wait ten seconds for a retry)
+	dmsetup message nma 0 pause_resync || fail "$P: pause_resync"
+	lowb bad
+	head -c 65536 /dev/urandom > /tmp/w2
+	$DD if=/tmp/w2 of=/dev/mapper/nma bs=64k seek=128 count=1 oflag=direct conv=notrunc status=none ||
+		log "$P: the write failed on nma"
+	check_wait held/inconsistent 10 "[ \"\$(nm_status nmb disk)\" = inconsistent ]"
+	lowb ok
+	dmsetup message nma 0 resume_resync || fail "$P: resume_resync"
+	check_wait held/resynced 40 "nm_synced nma && nm_synced nmb && [ \"\$(nm_status nmb disk)\" = uptodate ]"
+	check held/identical [ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ]
+	log "$P: held: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	# whatever the hold left (a module without the fix resyncs at the
+	# next link only): a new link, so that the cut starts from a pair in sync
+	dmsetup message nma 0 disconnect && dmsetup message nma 0 connect ||
+		fail "$P: reconnect"
+	nm_wait_synced nma 60 && nm_wait_synced nmb 30 ||
+		fail "$P: not in sync after the reconnect: $(dmsetup status nma)"
+	nm_wait_confirmed nma 30 || fail "$P: writes unconfirmed: $(dmsetup status nma)"
+
 	lowb slowbad
 	f0=$(failcount)
 	rm -f /tmp/w.rc
@@ -92,7 +140,7 @@ for P in $(nm_protos); do
 	nm_wait_conn nmb connecting 20 || nm_wait_conn nmb standalone 1 ||
 		log "$P: nmb still $(nm_status nmb connection)"
 	log "$P: after the failure: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
-	check not-uptodate [ "$(nm_status nmb disk)" != uptodate ]
+	check_eq inconsistent "$(nm_status nmb disk)" inconsistent
 	if dmsetup message nmb 0 primary 2>/dev/null; then
 		check_bad refused "nmb became primary: $(dmsetup status nmb)"
 		dmsetup message nmb 0 secondary
@@ -105,7 +153,8 @@ for P in $(nm_protos); do
 	remove_retry nmb "$P"
 	dmsetup create nmb --table "$(tableb)" || fail "$P: create nmb again"
 	log "$P: nmb again: $(dmsetup status nmb)"
-	check restart-inconsistent [ "$(nm_status nmb disk)" != uptodate ]
+	check_eq restart-inconsistent "$(nm_status nmb disk)" inconsistent
+	check restart-marked [ "$(nm_status nmb in_sync_regions)" -lt "$(nm_status nmb total_regions)" ]
 	if dmsetup message nmb 0 primary 2>/dev/null; then
 		check_bad restart-refused "nmb became primary: $(dmsetup status nmb)"
 		dmsetup message nmb 0 secondary
@@ -114,10 +163,13 @@ for P in $(nm_protos); do
 	fi
 
 	wire_restore
-	check resynced nm_wait_synced nma 60
-	check_wait kept 30 "nm_synced nmb && $DD if=/dev/ram1 bs=64k skip=128 count=1 iflag=direct status=none | cmp -s - /tmp/w"
+	check_wait resynced 60 "nm_synced nma && nm_synced nmb && [ \"\$(nm_status nmb disk)\" = uptodate ]"
+	check kept eval "$DD if=/dev/ram1 bs=64k skip=128 count=1 iflag=direct status=none | cmp -s - /tmp/w"
 	check identical [ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ]
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+
+	check switched eval "dmsetup message nma 0 secondary && dmsetup message nmb 0 primary &&
+		dmsetup message nmb 0 secondary && dmsetup message nma 0 primary"
 	remove_retry nma "$P"
 	remove_retry nmb "$P"
 done
