@@ -64,14 +64,6 @@ static int nm_h_state(struct nm_dev *nm, u16 type, union nm_rx_payload *p,
 		   nm->peer_proto >= NM_PROTO_ATTACH;
 	detached = nm->peer_disk != NM_DISK_DISKLESS &&
 		   disk == NM_DISK_DISKLESS;
-	/*
-	 * The peer lost data it held (its disk failed one of our writes,
-	 * __nm_peer_write_failed): it waits for a resync, which a verify's
-	 * hold (ov_hold, up to the next link) must not keep from it, as for
-	 * an attached disk (nm_peer_attached).
-	 */
-	if (nm->peer_disk == NM_DISK_UPTODATE && disk == NM_DISK_INCONSISTENT)
-		nm->ov_hold = false;
 	nm->peer_role = role;
 	nm->peer_disk = disk;
 	/* diskless or being resynced, we expose the peer's data (nm_gen_verdict) */

@@ -826,12 +826,17 @@ static void nm_data_pkt_fill(struct nm_dev *nm, struct nm_data_pkt *pkt,
  * so that a link lost meanwhile, or this node's crash, or the peer's, fails
  * it (nm_req_peer_done) instead of losing it.  A peer older than
  * NM_PROTO_ACK_DISK cannot be asked: the write then waits for a stable
- * point once done (nm_req_complete, stable_wait).
+ * point once done (nm_req_complete, stable_wait).  Under C (version 11)
+ * the flag changes no ack and tells the peer that its copy is the only
+ * one: a peer disk that fails the write stays as it is
+ * (__nm_peer_write_failed); NM_REQ_ACK_DISK changes nothing here under C.
  */
 static u32 nm_ack_disk_flag(struct nm_dev *nm, struct nm_req *req)
 {
 	lockdep_assert_held(&nm->tx_mutex);
-	if (nm->protocol == NM_PROTO_C || nm->peer_proto < NM_PROTO_ACK_DISK ||
+	if ((nm->protocol == NM_PROTO_C &&
+	     nm->peer_proto < NM_PROTO_SRC_FLAG) ||
+	    nm->peer_proto < NM_PROTO_ACK_DISK ||
 	    (!test_bit(NM_REQ_LOCAL_STALE, &req->flags) &&
 	     !test_bit(NM_REQ_NO_LOCAL, &req->flags) &&
 	     !test_bit(NM_REQ_LOCAL_FAILED, &req->flags) &&

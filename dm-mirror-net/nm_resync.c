@@ -1055,11 +1055,14 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	 * an inconsistent peer with nothing marked (its resync ended before
 	 * P_RS_DONE arrived), once per link.  Not while a verify runs (it
 	 * holds slot 0 and rs_busy), nor on a link where one found
-	 * differences (ov_hold: the next link repairs them).
+	 * differences (ov_hold: the next link repairs them), unless the peer
+	 * lacks data meanwhile (its disk failed one of our writes,
+	 * __nm_peer_write_failed; 1.18.19): it waits for this resync, which
+	 * covers the verify's differences too.
 	 */
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->ov_state != NM_OV_RUNNING && !nm->ov_inflight &&
-	    !nm->ov_hold &&
+	    (!nm->ov_hold || nm->peer_disk == NM_DISK_INCONSISTENT) &&
 	    (!nm->rs_stopped || time_after_eq(jiffies, nm->rs_retry_at)) &&
 	    nm->bm_sent && nm->bm_peer_done &&
 	    (!bitmap_empty(nm->rg.oos, nm->rg.nr) ||

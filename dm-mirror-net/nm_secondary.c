@@ -701,9 +701,14 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 	pr->zero = zero;
 	pr->ack_disk = !resync && (fl & NM_DF_ACK_DISK);
 	pr->flush = !resync && (fl & NM_DF_FLUSH);
-	/* the sender holds it whatever our disk does (__nm_peer_write_failed) */
+	/*
+	 * The sender holds it whatever our disk does (__nm_peer_write_failed):
+	 * it says otherwise with NM_DF_ACK_DISK (under C too from version
+	 * 11); an older one is judged by its last P_STATE.
+	 */
 	pr->src_good = !resync && !pr->ack_disk &&
-		       READ_ONCE(nm->peer_disk) == NM_DISK_UPTODATE;
+		       (nm->peer_proto >= NM_PROTO_SRC_FLAG ||
+			READ_ONCE(nm->peer_disk) == NM_DISK_UPTODATE);
 	pr->t_rx = t_rx;
 	pr->id = nm_h64(d->id);
 	pr->nr_pages = nr;

@@ -86,15 +86,22 @@
  *    secondaries of one generation the flag decides the resync source
  *    when one has it; otherwise, and with a peer that speaks less (which
  *    gets no flag), the marked regions decide, as before.
+ * 11: NM_DF_ACK_DISK under protocol C too (where the ack is the same
+ *    anyway): it tells the receiver that the sender's disk holds no good
+ *    copy of the write, so that a receiver whose disk fails it knows
+ *    whether it lacks data the sender has (it goes inconsistent) or is
+ *    the only good copy (it stays as it is).  With a peer that speaks
+ *    less, the receiver judges by the sender's last disk state (P_STATE).
  */
 #define NM_PROTO_MIN		5
-#define NM_PROTO_MAX		10
+#define NM_PROTO_MAX		11
 #define NM_PROTO_ORD		6	/* the first that carries the ordering */
 #define NM_PROTO_ATTACH		7	/* attach without a new handshake */
 #define NM_PROTO_RS_STOP	8	/* P_RS_STOP */
 #define NM_PROTO_ACK_DISK	8	/* NM_DF_ACK_DISK */
 #define NM_PROTO_BIND		9	/* the handshake under the secret */
 #define NM_PROTO_CRASHED	10	/* NM_GF_CRASHED_PRI */
+#define NM_PROTO_SRC_FLAG	11	/* NM_DF_ACK_DISK under C too */
 
 /* Largest write carried by one P_DATA: the target caps bios at this size. */
 #define NM_MAX_DATA		0x100000u	/* 1 MiB */
@@ -211,6 +218,7 @@ struct nm_p_state {
  * P_DATA and P_ZERO (version 8), under protocol A or B: answer with a
  * P_WRITE_ACK once the write is on this disk (and no P_RECV_ACK), as
  * under C.  The sender's own disk is not uptodate: its copy is no copy.
+ * From version 11 sent under C too, where it changes no ack.
  */
 #define NM_DF_ACK_DISK	0x10u
 

@@ -491,8 +491,10 @@ int main(void)
 	      sizeof(NM_AUTH_DOWN) - 1 == NM_AUTH_DOWN_LEN &&
 	      NM_AUTH_DOWN_LEN < NM_AUTH_LEN, "bind_version");
 	/* version 10: NM_GF_CRASHED_PRI in P_GENS, no new packet type */
-	check(NM_PROTO_MAX == 10 && NM_PROTO_CRASHED == 10 &&
-	      NM_P_MAX == 30, "crashed_version");
+	check(NM_PROTO_CRASHED == 10 && NM_P_MAX == 30, "crashed_version");
+	/* version 11: NM_DF_ACK_DISK under C too, no new packet type */
+	check(NM_PROTO_MAX == 11 && NM_PROTO_SRC_FLAG == 11 &&
+	      NM_P_MAX == 30, "src_flag_version");
 	{
 		struct nm_p_count c = { nm_be64(1) };
 
