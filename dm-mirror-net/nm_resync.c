@@ -1057,8 +1057,9 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 	 * holds slot 0 and rs_busy), nor on a link where one found
 	 * differences (ov_hold: the next link repairs them), unless the peer
 	 * lacks data meanwhile (its disk failed one of our writes,
-	 * __nm_peer_write_failed; 1.18.19): it waits for this resync, which
-	 * covers the verify's differences too.
+	 * __nm_peer_write_failed; 1.18.19; or it attached its disk,
+	 * nm_peer_attached): it waits for this resync, which covers the
+	 * verify's differences too, so the hold ends with its start.
 	 */
 	if (nm->cstate == NM_C_CONNECTED && nm_is_source(nm) &&
 	    nm->ov_state != NM_OV_RUNNING && !nm->ov_inflight &&
@@ -1072,6 +1073,7 @@ static void nm_rs_step(struct nm_dev *nm, struct nm_rate *rt)
 		__nm_state_set(nm, NM_ST_CSTATE, NM_C_SYNC_SOURCE);
 		/* the peer takes our data: what our disk failed is moot */
 		bitmap_zero(nm->rg.failed_here, nm->rg.nr);
+		nm->ov_hold = false;
 		nm->rs_ran = true;
 		nm->rs_stopped = false;
 		nm->rs_refused = false;

@@ -185,6 +185,25 @@ void __nm_go_inconsistent(struct nm_dev *nm)
 }
 
 /*
+ * Commit the disk state noted so far (nm_disk_state_save).  A commit that
+ * fails is a local disk error (nm_detach); under on_io_error pass_on the
+ * disk stays attached, the state unsaved (the next commit tries again),
+ * and the error, logged as "cannot record @what", is returned.  0 when
+ * saved, or when the disk detached.  Process context.
+ */
+static int nm_disk_commit(struct nm_dev *nm, const char *what)
+{
+	int err;
+
+	might_sleep();
+	err = nm_disk_state_save(nm);
+	if (!err || nm_detach(nm, err))
+		return 0;
+	nm_err_limit(nm, "cannot record %s (%d)", what, err);
+	return err;
+}
+
+/*
  * As __nm_go_inconsistent, taking nm->lock, and durable before it returns
  * 0: a resync target calls it before its first resync write lands.  A
  * metadata write that fails is a local disk error (nm_detach); under
@@ -197,7 +216,6 @@ void __nm_go_inconsistent(struct nm_dev *nm)
 int nm_go_inconsistent(struct nm_dev *nm)
 {
 	unsigned long flags;
-	int err;
 
 	might_sleep();
 	spin_lock_irqsave(&nm->lock, flags);
@@ -209,12 +227,7 @@ int nm_go_inconsistent(struct nm_dev *nm)
 	if (nm->disk != NM_DISK_INCONSISTENT)
 		__nm_go_inconsistent(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	err = nm_disk_state_save(nm);
-	if (!err || nm_detach(nm, err))
-		return 0;
-	nm_err_limit(nm, "cannot record the disk as inconsistent (%d): refusing resync data",
-		     err);
-	return err;
+	return nm_disk_commit(nm, "the disk as inconsistent: refusing resync data");
 }
 
 /*
@@ -268,14 +281,10 @@ bool __nm_peer_write_failed(struct nm_dev *nm, unsigned long first,
 void nm_disk_work(struct work_struct *w)
 {
 	struct nm_dev *nm = container_of(w, struct nm_dev, disk_work);
-	int err;
 
 	if (!nm->meta || READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
 		return;
-	err = nm_disk_state_save(nm);
-	if (err && !nm_detach(nm, err))
-		nm_err_limit(nm, "cannot record the regions this disk failed (%d)",
-			     err);
+	nm_disk_commit(nm, "the regions this disk failed");
 }
 
 /*
@@ -413,11 +422,11 @@ void nm_peer_attached(struct nm_dev *nm)
 	nm->rs_stopped = false;
 	/*
 	 * A verify's differences wait for the next link (ov_hold), the
-	 * attached disk does not: its resync covers them too.  Up to 1.18.2
+	 * attached (inconsistent) disk does not: the resync start condition
+	 * (nm_sync) lets its resync run, which covers them too.  Up to 1.18.2
 	 * it stayed inconsistent until a reconnect (fault-detachrestart,
 	 * part verify).
 	 */
-	nm->ov_hold = false;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
 		nm_meta_commit(nm->meta);

@@ -42,6 +42,18 @@
 #                         needs a write cache, or the block layer completes
 #                         the flush before dm sees it (fault-flushfail,
 #                         fault-rsflush)
+#   lowb_set ok|bad|slowbad   nmb's disk lowb, $S sectors over /dev/ram1,
+#                         whose MiB at sector $BAD is good, dm "error", or
+#                         a dm-delay (3 s) over the dm device errb (created
+#                         by the caller: "0 2048 error"); lowb_held prints
+#                         how many writes sit in that delay
+#   secfail_write_cut     nma writes /tmp/w (64 KiB) at $BAD in the
+#                         background (its exit status in /tmp/w.rc, the
+#                         caller waits), lowb slowbad: once the write is held
+#                         in nmb's delay (at most 10 s) the wire is cut, so
+#                         that nmb's disk fails it after the link is lost;
+#                         1 if it was never held (the wire cut anyway)
+#                         (fault-secfailcut, dur-secfailpower)
 
 NL_CFG=/sys/kernel/config/nullb
 
@@ -132,4 +144,31 @@ flushes_setup() {
 flushes_teardown() {
 	dmsetup remove lowb || fail "remove lowb"
 	nl_destroy nlb
+}
+
+lowb_set() {
+	local t="0 $S linear /dev/ram1 0" seg=
+	case $1 in
+	slowbad) seg="delay /dev/mapper/errb 0 3000" ;;
+	bad) seg="error" ;;
+	esac
+	[ -n "$seg" ] && t="0 $BAD linear /dev/ram1 0
+$BAD 2048 $seg
+$((BAD + 2048)) $((S - BAD - 2048)) linear /dev/ram1 $((BAD + 2048))"
+	echo "$t" | dmsetup reload lowb && dmsetup resume lowb || fail "lowb $1"
+}
+
+lowb_held() {
+	dmsetup status lowb | awk -v b="$BAD" '$1 == b && $3 == "delay" { print $5 }'
+}
+
+secfail_write_cut() {
+	local r=0
+	lowb_set slowbad
+	rm -f /tmp/w.rc
+	( $DD if=/tmp/w of=/dev/mapper/nma bs=64k seek=$((BAD / 128)) count=1 oflag=direct conv=notrunc status=none
+	  echo $? > /tmp/w.rc ) &
+	wait_eval "[ \"\$(lowb_held)\" = 1 ]" 10 || r=1
+	wire_cut
+	return $r
 }

@@ -31,18 +31,6 @@ S=32768
 BAD=16384
 OPTS="timeout 1500 ping 500"
 
-lowb() { # lowb ok|slowbad
-	local t="0 $S linear /dev/ram1 0"
-	[ "$1" = slowbad ] && t="0 $BAD linear /dev/ram1 0
-$BAD 2048 delay /dev/mapper/errb 0 3000
-$((BAD + 2048)) $((S - BAD - 2048)) linear /dev/ram1 $((BAD + 2048))"
-	echo "$t" | dmsetup reload lowb && dmsetup resume lowb || fail "lowb $1"
-}
-
-held() {
-	dmsetup status lowb | awk -v b=$BAD '$1 == b && $3 == "delay" { print $5 }'
-}
-
 table_b() {
 	echo "0 $S netmirror /dev/mapper/lowb 127.0.0.1:7789 $P flush $((10 + $#)) listen 127.0.0.1:7790 meta /dev/nlm on_io_error pass_on $OPTS${1:+ $*}"
 }
@@ -54,7 +42,7 @@ for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
 	nm_zero /dev/ram0 /dev/ram1 /dev/ram2
 	nl_create nlm 4
-	lowb ok
+	lowb_set ok
 	dmsetup create nmb --table "$(table_b)" || fail "$P: create nmb"
 	dmsetup create nma --table "0 $S netmirror /dev/ram0 127.0.0.1:7790 $P flush 10 listen 127.0.0.1:7789 role primary meta /dev/ram2 $OPTS" ||
 		fail "$P: create nma"
@@ -62,19 +50,14 @@ for P in $(nm_protos); do
 	pattern write /dev/mapper/nma 1 4M --size 8M --direct --quiet || fail "$P: first write"
 	nm_wait_confirmed nma 30 || fail "$P: writes unconfirmed: $(dmsetup status nma)"
 	nm_wait_synced nmb 30 || fail "$P: nmb not in sync: $(dmsetup status nmb)"
-	lowb slowbad
-	rm -f /tmp/w.rc
-	( $DD if=/tmp/w of=/dev/mapper/nma bs=64k seek=128 count=1 oflag=direct conv=notrunc status=none
-	  echo $? > /tmp/w.rc ) &
-	wait_eval "[ \"\$(held)\" = 1 ]" 10 || fail "$P: the write did not reach nmb's delay"
-	wire_cut
+	secfail_write_cut || fail "$P: the write did not reach nmb's delay"
 	check_wait failed 20 "[ \$(nm_status nmb in_sync_regions) -lt \$(nm_status nmb total_regions) ]"
 	check_wait acked 30 "[ \"\$(cat /tmp/w.rc 2>/dev/null)\" = 0 ]"
 	wait
 	check_eq inconsistent "$(nm_status nmb disk)" inconsistent
 	sleep 2
 	nl_power nlm 0
-	lowb ok
+	lowb_set ok
 	remove_retry nmb "$P: after nlm's power cut"
 	nl_power nlm 1
 	dmsetup create nmb --table "$(table_b)" || fail "$P: create nmb again: $(table_b)"

@@ -63,23 +63,6 @@ brd_setup 16 4
 S=32768
 BAD=16384	# the MiB at 8 MiB: sectors 16384..18431
 
-lowb() { # lowb ok|slowbad|bad
-	local t="0 $S linear /dev/ram1 0" seg=
-	case $1 in
-	slowbad) seg="delay /dev/mapper/errb 0 3000" ;;
-	bad) seg="error" ;;
-	esac
-	[ -n "$seg" ] && t="0 $BAD linear /dev/ram1 0
-$BAD 2048 $seg
-$((BAD + 2048)) $((S - BAD - 2048)) linear /dev/ram1 $((BAD + 2048))"
-	echo "$t" | dmsetup reload lowb && dmsetup resume lowb || fail "lowb $1"
-}
-
-# writes held in lowb's delay segment now
-held() {
-	dmsetup status lowb | awk -v b=$BAD '$1 == b && $3 == "delay" { print $5 }'
-}
-
 # the consistent flag (bit 0) of nmb's superblock
 md_consistent() {
 	local f
@@ -98,7 +81,7 @@ head -c 65536 /dev/urandom > /tmp/w
 for P in $(nm_protos); do
 	NM_CHECK_PREFIX=$P/
 	nm_zero /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
-	lowb ok
+	lowb_set ok
 	echo "0 $S linear /dev/ram0 0" | dmsetup reload lowa && dmsetup resume lowa || fail "lowa ok"
 	dmsetup create nmb --table "$(tableb)" || fail "create nmb"
 	dmsetup create nma --table "0 $S netmirror /dev/mapper/lowa 127.0.0.1:7790 $P flush 10 listen 127.0.0.1:7789 role primary meta /dev/ram2 timeout 1500 ping 500" ||
@@ -116,12 +99,12 @@ for P in $(nm_protos); do
 	# held before the failure, so that its region is not tried before
 	# the disk is good again (that would wait ten seconds for a retry)
 	dmsetup message nma 0 pause_resync || fail "$P: pause_resync"
-	lowb bad
+	lowb_set bad
 	head -c 65536 /dev/urandom > /tmp/w2
 	$DD if=/tmp/w2 of=/dev/mapper/nma bs=64k seek=128 count=1 oflag=direct conv=notrunc status=none ||
 		log "$P: the write failed on nma"
 	check_wait held/inconsistent 10 "[ \"\$(nm_status nmb disk)\" = inconsistent ]"
-	lowb ok
+	lowb_set ok
 	dmsetup message nma 0 resume_resync || fail "$P: resume_resync"
 	check_wait held/resynced 40 "nm_synced nma && nm_synced nmb && [ \"\$(nm_status nmb disk)\" = uptodate ]"
 	check held/identical [ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ]
@@ -134,12 +117,7 @@ for P in $(nm_protos); do
 		fail "$P: not in sync after the reconnect: $(dmsetup status nma)"
 	nm_wait_confirmed nma 30 || fail "$P: writes unconfirmed: $(dmsetup status nma)"
 
-	lowb slowbad
-	rm -f /tmp/w.rc
-	( $DD if=/tmp/w of=/dev/mapper/nma bs=64k seek=128 count=1 oflag=direct conv=notrunc status=none
-	  echo $? > /tmp/w.rc ) &
-	check_wait held 10 "[ \"\$(held)\" = 1 ]"
-	wire_cut
+	check held secfail_write_cut
 	# (nmb counts the region it failed out of sync from the failure on,
 	# 1.18.16; its log line may be rate-limited away)
 	check_wait failed 20 "[ \$(nm_status nmb in_sync_regions) -lt \$(nm_status nmb total_regions) ]"
@@ -157,7 +135,7 @@ for P in $(nm_protos); do
 	fi
 	check_wait md-inconsistent 10 "[ \"\$(md_consistent)\" = 0 ]"
 
-	lowb ok
+	lowb_set ok
 	remove_retry nmb "$P"
 	dmsetup create nmb --table "$(tableb)" || fail "$P: create nmb again"
 	log "$P: nmb again: $(dmsetup status nmb)"
@@ -184,12 +162,12 @@ for P in $(nm_protos); do
 	$DD if=/dev/urandom of=/dev/mapper/nma bs=4k seek=100 count=1 oflag=direct conv=notrunc status=none ||
 		log "$P: the write that detached nma failed"
 	check_wait only/detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
-	lowb bad
+	lowb_set bad
 	check_fail only/write-eio $DD if=/tmp/w of=/dev/mapper/nma bs=64k seek=128 count=1 oflag=direct conv=notrunc status=none
 	check_eq only/uptodate "$(nm_status nmb disk)" uptodate
 	check only/served $DD if=/tmp/w of=/dev/mapper/nma bs=64k seek=64 count=1 oflag=direct conv=notrunc status=none
 	log "$P: only: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
-	lowb ok
+	lowb_set ok
 	remove_retry nma "$P"
 	remove_retry nmb "$P"
 done
