@@ -334,16 +334,31 @@ int nm_reload_adopt(struct nm_dev *nm)
 			nm_err(nm, "cannot re-read the metadata device (%d)", r);
 			return r;
 		}
-		spin_lock_irqsave(&nm->lock, flags);
-		nm_meta_or_bits(nm->meta, nm->rg.oos);
-		spin_unlock_irqrestore(&nm->lock, flags);
-	} else {
-		/* no history of our own: the predecessor's is the truth */
-		spin_lock_irqsave(&nm->lock, flags);
-		bitmap_zero(nm->rg.oos, nm->rg.nr);
-		spin_unlock_irqrestore(&nm->lock, flags);
 	}
+	/*
+	 * The predecessor's regions out of sync are the truth, with a
+	 * metadata device too: its bits are those regions and the marks of
+	 * recent writes (cleared lazily, two stable points after them), which
+	 * the predecessor's stop confirmed or put out of sync.  Up to 1.18.19
+	 * the bits re-read were added: every region written in the last
+	 * second or two was resynced after a planned reload, the peer its
+	 * target, not promotable meanwhile (fault-reloadtl, part meta).  The
+	 * marks stay on the metadata, and the lazy clear takes them.
+	 */
+	spin_lock_irqsave(&nm->lock, flags);
+	bitmap_zero(nm->rg.oos, nm->rg.nr);
+	spin_unlock_irqrestore(&nm->lock, flags);
 	nm_reload_merge(nm, found);
+	if (nm->meta) {
+		bool newly;
+
+		spin_lock_irqsave(&nm->lock, flags);
+		newly = nm_meta_set_bits(nm->meta, nm->rg.oos);
+		spin_unlock_irqrestore(&nm->lock, flags);
+		/* a mark the predecessor could not commit (pass_on) */
+		if (newly)
+			nm_meta_commit(nm->meta);
+	}
 	if (nm->meta)
 		nm_meta_gens(nm->meta, &ondisk);
 	spin_lock_irqsave(&nm->lock, flags);
