@@ -240,6 +240,14 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	lost = nm->want_connect && !nm->conn_stopping && !kthread_should_stop();
 	if (lost)
 		__nm_freeze(nm);
+	/*
+	 * A generation begun on this link (our disk the only one,
+	 * nm_peer_detached; a forced promotion) went to the peer: the next
+	 * change apart begins another.  Up to 1.18.19 it stayed fresh: a
+	 * promotion apart began none, and a diskless primary took the link
+	 * back with the data under its users changed (gen-diskless, lone).
+	 */
+	nm->gen_fresh = false;
 	__nm_state_set(nm, NM_ST_CSTATE,
 		       nm->want_connect ? NM_C_CONNECTING : NM_C_STANDALONE);
 	/* learn the nonce again: the link may have been a stranger's */

@@ -677,10 +677,16 @@ again:
 	nm->send_state = true;
 	if (role == NM_ROLE_PRIMARY)
 		nm->thaw_fail = 0;	/* a new primary's writes are held again */
-	if (role == NM_ROLE_PRIMARY && nm->cstate < NM_C_CONNECTED) {
-		/* promoted alone: new data from here, a "younger primary" */
+	/*
+	 * Promoted alone, or forced (then connected only to a peer without
+	 * an uptodate disk): new data from here, a "younger primary".  Up to
+	 * 1.18.19 a forced promotion on a live link (its peer diskless) began
+	 * none: the peer, back on its repaired disk with its older
+	 * generation, looked newer and overwrote the forced writes
+	 * (gen-diskless, part forced).
+	 */
+	if (role == NM_ROLE_PRIMARY && (nm->cstate < NM_C_CONNECTED || forced))
 		__nm_gen_new(nm, false);
-	}
 	unsaved = nm->gen_unsaved;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (nm->meta)
