@@ -311,6 +311,8 @@ struct nm_dev {
 	u64 ov_diffs;			/* 4 KiB blocks that differ */
 	unsigned long ov_t0;		/* jiffies at the start */
 	bool gen_fresh;			/* cur begun alone this link, not offered */
+	bool pri_at_split;		/* primary when the last link went (or, */
+					/* none since the ctr, at the last stop) */
 	bool gen_unsaved;		/* it (or NM_MF_PRIMARY) is not on */
 					/* the metadata yet */
 	u32 disk_seq;			/* disk state changes noted for the metadata */

@@ -248,6 +248,8 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	 * back with the data under its users changed (gen-diskless, lone).
 	 */
 	nm->gen_fresh = false;
+	/* an "older primary" (after_sb_0pri) if it writes apart from here */
+	nm->pri_at_split = nm->role == NM_ROLE_PRIMARY;
 	__nm_state_set(nm, NM_ST_CSTATE,
 		       nm->want_connect ? NM_C_CONNECTING : NM_C_STANDALONE);
 	/* learn the nonce again: the link may have been a stranger's */

@@ -387,7 +387,7 @@ void nm_gen_work(struct work_struct *work)
 
 	spin_lock_irqsave(&nm->lock, fl);
 	if (nm->cstate < NM_C_CONNECTED && !bio_list_empty(&nm->gen_wait))
-		__nm_gen_new(nm, true);
+		__nm_gen_new(nm, nm->pri_at_split);
 	spin_unlock_irqrestore(&nm->lock, fl);
 	nm_gen_save(nm);
 }
@@ -603,7 +603,7 @@ int nm_map_write(struct nm_dev *nm, struct bio *bio)
 		return DM_MAPIO_SUBMITTED;
 	}
 	if (gen_new)
-		__nm_gen_new(nm, true);
+		__nm_gen_new(nm, nm->pri_at_split);
 	local = nm->disk != NM_DISK_DISKLESS;
 	/* its peer part is the one that counts (nm_req_peer_done) */
 	if (!local)

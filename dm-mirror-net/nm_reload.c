@@ -48,6 +48,7 @@ struct nm_reload_entry {
 	u32 role;			/* enum nm_role */
 	struct nm_gens gen;
 	bool gen_fresh;
+	bool pri_at_split;
 	u64 gen_exposed;		/* not its disk's: the peer's data */
 	bool gen_unsaved;		/* not on the metadata (a failed commit) */
 	bool frozen;			/* fencing: writes were held */
@@ -129,6 +130,7 @@ void nm_reload_save(struct nm_dev *nm)
 		e->role = nm->role;
 		e->gen = nm->gen;
 		e->gen_fresh = nm->gen_fresh;
+		e->pri_at_split = nm->pri_at_split;
 		e->gen_exposed = nm->gen_exposed;
 		e->gen_unsaved = nm->gen_unsaved;
 		e->frozen = nm->frozen;
@@ -365,6 +367,7 @@ int nm_reload_adopt(struct nm_dev *nm)
 	/* the predecessor's history is ours */
 	nm->gen = found->gen;
 	nm->gen_fresh = found->gen_fresh;
+	nm->pri_at_split = found->pri_at_split;
 	nm->gen_exposed = found->gen_exposed;
 	/*
 	 * and our metadata's: a generation the predecessor could not record

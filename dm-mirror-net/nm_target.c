@@ -472,6 +472,8 @@ static int nm_ctr_history(struct nm_dev *nm, char **error)
 		history = !fresh && (flags & NM_MF_HISTORY);
 		consistent = flags & NM_MF_CONSISTENT;
 		outdated = consistent && (flags & NM_MF_OUTDATED);
+		/* before a table's role primary sets it (nm_reload_adopt) */
+		nm->pri_at_split = flags & NM_MF_PRIMARY;
 		nm_meta_copy_bits(m, nm->rg.oos);
 	}
 	if (!nm->meta)

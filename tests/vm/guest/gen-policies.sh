@@ -6,7 +6,9 @@
 #   the table and the roles of the scenario, and checks who won: both disks
 #   equal to the winner's, the kernel log names the policy.
 #     0pri discard_least_changes, discard_younger_primary (the older
-#     primary wins although it changed less), discard_zero_changes;
+#     primary wins although it changed less; also when the younger was
+#     promoted by a table with role primary, younger-by-table: fails on
+#     1.18.19), discard_zero_changes;
 #     1pri discard_secondary (the secondary loses although it changed
 #     more), consensus refusing to discard the primary (both standalone
 #     split_brain, disks untouched; then discard_my_data resolves it).
@@ -51,7 +53,16 @@ split() {
 		fail "disconnect"
 	nm_wait_conn nma standalone 20 && nm_wait_conn nmb standalone 20 ||
 		fail "not standalone"
-	dmsetup message nmb 0 primary || fail "promote nmb alone"
+	if [ "${3:-}" = table ]; then
+		# promoted by its table, as after a restart with role primary
+		dmsetup remove nmb || fail "remove nmb"
+		dmsetup create nmb --table "0 $S netmirror /dev/mapper/lowb 127.0.0.1:7789 $P flush 6 listen 127.0.0.1:7790 role primary meta /dev/ram3" ||
+			fail "create nmb as primary"
+		nm_wait_conn nmb connecting 20 || fail "nmb: $(dmsetup status nmb)"
+		dmsetup message nmb 0 disconnect || fail "disconnect nmb again"
+	else
+		dmsetup message nmb 0 primary || fail "promote nmb alone"
+	fi
 	seed=$((seed + 1))
 	[ "$1" = 0 ] || pattern write /dev/mapper/nma $seed "${1}M" --offset 1M --size "${1}M" \
 		--direct --quiet || fail "write on nma"
@@ -95,6 +106,15 @@ round() {
 	split 1 4
 	mk secondary secondary "after_sb_0pri discard_younger_primary"
 	resolved younger-primary "$sa" after_sb_0pri
+	dmsetup message nma 0 primary || fail "promote nma"
+
+	# --- the same, nmb promoted by a table with role primary: it is the
+	# younger primary too (up to 1.18.19 its first write apart counted it
+	# as the older one, both were, and the least changes decided: nma's
+	# writes were discarded)
+	split 1 4 table
+	mk secondary secondary "after_sb_0pri discard_younger_primary"
+	resolved younger-by-table "$sa" after_sb_0pri
 	dmsetup message nma 0 primary || fail "promote nma"
 
 	# --- 0pri discard_zero_changes: nmb was promoted but wrote nothing
