@@ -670,6 +670,21 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 
 	if (!resync && READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		return -EPROTO;		/* only a secondary takes writes */
+	/*
+	 * An outdated disk (the handshake found the peer's data newer) is
+	 * the target of the peer's resync, whose P_RS_START comes after the
+	 * bitmap exchange, and the peer's writes flow from the connect on.
+	 * Written on a disk whose metadata says consistent, a power loss
+	 * would leave a new write without the older ones the resync brings:
+	 * not "older but consistent".  So it is inconsistent first, durably
+	 * (DRBD's primary sends P_OUT_OF_SYNC instead until the resync
+	 * starts).  Up to 1.18.19 the write went first (dur-outdatedwrite).
+	 * A commit that fails (pass_on) is retried by the next one.
+	 */
+	if (!resync && READ_ONCE(nm->disk) == NM_DISK_OUTDATED) {
+		nm_info(nm, "this outdated disk takes a write of the peer's before the resync: inconsistent first");
+		nm_go_inconsistent(nm);
+	}
 	if (!resync) {
 		if (nm->ordering != NM_ORD_NONE && nm->peer_epoch_valid &&
 		    epoch != nm->peer_epoch)
