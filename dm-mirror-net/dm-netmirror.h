@@ -879,6 +879,7 @@ int nm_set_role(struct nm_dev *nm, enum nm_role role, bool force,
 void __nm_gen_new(struct nm_dev *nm, bool primary_before);
 void __nm_go_inconsistent(struct nm_dev *nm);
 int nm_go_inconsistent(struct nm_dev *nm);
+int nm_rs_target_inconsistent(struct nm_dev *nm);
 bool __nm_peer_write_failed(struct nm_dev *nm, unsigned long first,
 			    unsigned long last, bool src_good);
 void nm_disk_work(struct work_struct *w);

@@ -381,7 +381,7 @@ int nm_peer_rs_start(struct nm_dev *nm, u64 count)
 	 * and is refused.
 	 */
 	if (count)
-		nm_go_inconsistent(nm);
+		nm_rs_target_inconsistent(nm);
 	nm_info(nm, "resync target: %llu regions to receive", count);
 	dm_table_event(nm->ti->table);
 	return 0;

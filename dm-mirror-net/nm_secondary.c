@@ -649,6 +649,31 @@ static void nm_peer_submit(struct nm_dev *nm, struct bio *bio,
 }
 
 /*
+ * A write of the peer's (not resync data) to a disk that lacks data.  An
+ * outdated disk (the handshake found the peer's data newer) is the target
+ * of the peer's resync, whose P_RS_START comes after the bitmap exchange,
+ * and the peer's writes flow from the connect on.  Written on a disk whose
+ * metadata says consistent, a power loss would leave a new write without
+ * the older ones the resync brings: not "older but consistent".  So the
+ * disk is inconsistent first, durably (DRBD's primary sends P_OUT_OF_SYNC
+ * instead until the resync starts); up to 1.18.19 the write went first
+ * (dur-outdatedwrite).  An inconsistent disk whose metadata does not say
+ * so yet (a commit that failed, pass_on) tries again.  True if the
+ * metadata still cannot say it: the write is refused, not written.
+ * Receiver or receive worker (process context).
+ */
+static bool nm_peer_stale_write(struct nm_dev *nm)
+{
+	enum nm_disk disk = READ_ONCE(nm->disk);
+
+	if (disk != NM_DISK_OUTDATED && disk != NM_DISK_INCONSISTENT)
+		return false;
+	if (disk == NM_DISK_OUTDATED)
+		nm_info(nm, "this outdated disk takes a write of the peer's before the resync: inconsistent first");
+	return nm_go_inconsistent(nm) != 0;
+}
+
+/*
  * A P_DATA or P_RS_DATA (or, @zero, a P_ZERO or P_RS_ZERO: no data follow)
  * arrived, fixed part checked: read and issue it.
  */
@@ -670,21 +695,6 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 
 	if (!resync && READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
 		return -EPROTO;		/* only a secondary takes writes */
-	/*
-	 * An outdated disk (the handshake found the peer's data newer) is
-	 * the target of the peer's resync, whose P_RS_START comes after the
-	 * bitmap exchange, and the peer's writes flow from the connect on.
-	 * Written on a disk whose metadata says consistent, a power loss
-	 * would leave a new write without the older ones the resync brings:
-	 * not "older but consistent".  So it is inconsistent first, durably
-	 * (DRBD's primary sends P_OUT_OF_SYNC instead until the resync
-	 * starts).  Up to 1.18.19 the write went first (dur-outdatedwrite).
-	 * A commit that fails (pass_on) is retried by the next one.
-	 */
-	if (!resync && READ_ONCE(nm->disk) == NM_DISK_OUTDATED) {
-		nm_info(nm, "this outdated disk takes a write of the peer's before the resync: inconsistent first");
-		nm_go_inconsistent(nm);
-	}
 	if (!resync) {
 		if (nm->ordering != NM_ORD_NONE && nm->peer_epoch_valid &&
 		    epoch != nm->peer_epoch)
@@ -797,7 +807,9 @@ static int nm_peer_write(struct nm_dev *nm, const struct nm_p_data *d,
 			nm_peer_ack_now(nm, pr, -EAGAIN);
 			return 0;
 		}
-	} else if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS) {
+	} else if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS ||
+		   (!resync && pr->sectors && nm_peer_stale_write(nm))) {
+		/* not written: diskless, or its metadata cannot say it lacks data */
 		atomic64_inc(&nm->writes_received);
 		if (nm->protocol == NM_PROTO_B && !pr->ack_disk) {
 			struct nm_p_ack a = { .id = d->id };

@@ -231,6 +231,29 @@ int nm_go_inconsistent(struct nm_dev *nm)
 }
 
 /*
+ * P_RS_START with regions to come: as nm_go_inconsistent, and the regions
+ * out of sync (ours and the source's bitmap, merged by nm_recv_bitmap) on
+ * the metadata too, also when the disk is inconsistent already (a write
+ * of the peer's came first, nm_peer_stale_write, or an earlier link):
+ * __nm_go_inconsistent records them only on the way from another state,
+ * and a region the resync then writes into the disk's cache alone, lost
+ * at a power cut, would be marked nowhere (review helper-63).  Process
+ * context.
+ */
+int nm_rs_target_inconsistent(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	might_sleep();
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->meta && nm->disk == NM_DISK_INCONSISTENT &&
+	    nm_meta_set_bits(nm->meta, nm->rg.oos))
+		__nm_disk_noted(nm);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	return nm_go_inconsistent(nm);
+}
+
+/*
  * Our disk failed a write of the peer's [first, last] and stays
  * (on_io_error pass_on; nm_detach made a failed disk diskless first).
  * Its status counts the regions out of sync from now on (rg.failed_here,

@@ -16,7 +16,7 @@
 # for the connect, so that each commit of nmb's metadata takes that long.
 # For each protocol A, B, C: nmb disconnects, nma writes 1 MiB at 2 MiB
 # (nma's generation moves on); a writer on nma writes its first 256 KiB
-# over and over; nmb connects (it is outdated, then the resync target).
+# over and over from nma's connect on; nmb connects (it is outdated, then the resync target).
 # Checks <P>/...:
 #   landed      one of the writer's blocks reached nmb's disk within 20 s
 #   torn        when it was first seen there, nmb's metadata media (ram3,
@@ -49,8 +49,11 @@ mdb() { # fast|slow
 	echo "$t" | dmsetup reload mdb && dmsetup resume mdb || fail "mdb $1"
 }
 
+# from nma's connect on (its region was not written apart: a change of it
+# on nmb's disk is a P_DATA, not resync data)
 writer() {
 	local i=0
+	wait_for "[ \"\$(nm_status nma connection)\" != connecting ]" 30 || return 0
 	while [ ! -e /tmp/stopw ]; do
 		printf 'W2-%08d' $i | $DD of=/dev/mapper/nma bs=4k seek=$((i % 64)) conv=notrunc,sync oflag=direct status=none ||
 			break
