@@ -27,6 +27,17 @@
 #   resynced    the delay gone, the writer stopped: both in sync, nmb
 #               uptodate
 #   identical   md5 of both backing devices
+# Part again (<P>/again/...; metadata not slowed): nmb becomes the target
+# of a paused resync (first-marked: the source's region at 4 MiB is on
+# nmb's metadata), the link drops, nma writes 1 MiB at 10 MiB, nmb
+# connects again, inconsistent already:
+#   target      nmb is the sync_target again
+#   marked      the source's new region (10 MiB, region 20) is on nmb's
+#               metadata media too: a resync write into nmb's disk cache
+#               that a power loss takes must stay marked there.  Up to
+#               1.18.19 only a disk that was not inconsistent yet recorded
+#               the source's regions at P_RS_START (review helper-63)
+#   resynced, identical   the resync released: in sync, md5 equal
 # vms: 1
 # disks: none
 # timeout: 400
@@ -59,6 +70,13 @@ writer() {
 			break
 		i=$((i + 1))
 	done
+}
+
+# bit R of nmb's bitmap on its metadata media (block 1 on, a bit a region)
+md_bit() {
+	local b
+	b=$($DD if=/dev/ram3 bs=4096 skip=1 count=1 iflag=direct status=none | od -An -tu1 -j $(($1 / 8)) -N1 | tr -d ' ')
+	echo $(((b >> ($1 % 8)) & 1))
 }
 
 landed() {
@@ -100,6 +118,23 @@ for P in $(nm_protos); do
 	check_wait resynced 60 "nm_synced nma && nm_synced nmb && [ \"\$(nm_status nmb disk)\" = uptodate ]"
 	check identical [ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ]
 	log "$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+
+	# part again: nmb inconsistent already when it connects
+	NM_CHECK_PREFIX=$P/again/
+	lose_link
+	pattern write /dev/mapper/nma 3 1M --size 1M --offset 4M --direct --quiet || fail "$P: write apart (4M)"
+	dmsetup message nma 0 pause_resync || fail "$P: pause_resync"
+	dmsetup message nmb 0 connect || fail "$P: connect nmb"
+	check_wait first-marked 30 "[ \"\$(nm_status nmb connection)\" = sync_target ] && [ \"\$(md_bit 8)\" = 1 ]"
+	lose_link
+	pattern write /dev/mapper/nma 4 1M --size 1M --offset 10M --direct --quiet || fail "$P: write apart (10M)"
+	dmsetup message nmb 0 connect || fail "$P: connect nmb again"
+	check_wait target 30 "[ \"\$(nm_status nmb connection)\" = sync_target ]"
+	check_wait marked 10 "[ \"\$(md_bit 20)\" = 1 ]"
+	log "$P: again: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	dmsetup message nma 0 resume_resync || fail "$P: resume_resync"
+	check_wait resynced 60 "nm_synced nma && nm_synced nmb && [ \"\$(nm_status nmb disk)\" = uptodate ]"
+	check identical [ "$(dev_sum /dev/ram0)" = "$(dev_sum /dev/ram1)" ]
 	nm_local_unpair
 	dmsetup remove mdb || fail "remove mdb"
 done
