@@ -224,7 +224,8 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	nm_conn_set_sock(nm, NULL);
 	/* drop_sock is gone: a running watchdog drops nothing, queues nothing */
 	cancel_delayed_work_sync(&nm->live_work);
-	kernel_sock_shutdown(s, SHUT_RDWR);	/* a blocked sender returns */
+	/* before a given-up write ends; a blocked sender returns */
+	nm_sock_abort(s);
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = NULL;
 	mutex_unlock(&nm->tx_mutex);

@@ -1186,6 +1186,25 @@ void nm_conn_drop(struct nm_dev *nm)
 	mutex_unlock(&nm->drop_mutex);
 }
 
+/*
+ * Reset a link that ends: what its socket still holds for the peer is
+ * dropped, never sent.  A shutdown alone queues a FIN behind that data and
+ * the released socket, orphaned, goes on sending it, also after
+ * nm_teardown has completed the writes it gave up: their pages, sent by
+ * reference (B and C; resync slots too), are the submitter's again by then
+ * and may hold other bytes, which a peer that still reads the link would
+ * write as ours (fault-orphansend; 1.18.20 and earlier).  tcp_abort sends
+ * a reset, stops every timer and wakes a blocked sender and the receiver.
+ */
+void nm_sock_abort(struct socket *s)
+{
+	might_sleep();
+	if (s->sk && s->sk->sk_protocol == IPPROTO_TCP &&
+	    s->sk->sk_type == SOCK_STREAM)
+		tcp_abort(s->sk, ECONNABORTED);
+	kernel_sock_shutdown(s, SHUT_RDWR);
+}
+
 /* The nm_conn thread publishes (@s) or withdraws (NULL) the link. */
 void nm_conn_set_sock(struct nm_dev *nm, struct socket *s)
 {

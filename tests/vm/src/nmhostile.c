@@ -45,6 +45,19 @@
  *         NMH ackkind kind=K linked          once the link is up, then
  *         NMH ackkind kind=K accepted=0|1 writes=N ackdisk=N closed=0|1
  *       writes: P_DATA/P_ZERO seen; ackdisk: of them with NM_DF_ACK_DISK.
+ *   nmhostile stall HOST PORT GOFILE SECONDS   (review of 1.18.20)
+ *       after a valid handshake as the node's secondary (as ackkind), with
+ *       a 4 KiB receive buffer: answers pings until the header of the
+ *       first P_DATA, then reads nothing more (the node's sends back up in
+ *       its own socket) until the file GOFILE exists, at most SECONDS; then
+ *       reads everything, answering nothing, until the node closes the
+ *       link or 10 s pass.  Prints
+ *         NMH stall linked                  once the link is up,
+ *         NMH stall held length=N           at the first write's header,
+ *         NMH stall data sector=S size=N fill=B|mixed   per P_DATA read
+ *                                           whole (that first one too),
+ *         NMH stall accepted=0|1 datas=N closed=0|1
+ *       fill: the payload's one byte value (decimal), or mixed.
  *
  * Each case prints one line:
  *   NMH case=NAME accepted=0|1 packets=N bytes=N closed_ms=N|-1 [note=...]
@@ -1793,6 +1806,114 @@ refused:
 	return 0;
 }
 
+/*
+ * stall: a secondary that stops reading after the handshake, then reads
+ * what the node still sends.  See the top of the file.
+ */
+static int cmd_stall(const char *gofile, int seconds)
+{
+	static char buf[NM_BITMAP_MAX_BITS / 8 + 64 + NM_MAX_DATA];
+	struct nm_p_count c = { .count = 0 };
+	unsigned long long datas = 0;
+	struct nm_p_hello m;
+	struct nm_p_gens g;
+	struct nm_hdr h;
+	struct node n;
+	int closed = 0, first, fd;
+	uint32_t seq = 3, len;
+	long long end;
+
+	g_rcvbuf = 4096;
+	fd = conn(0);
+	if (fd < 0) {
+		fprintf(stderr, "nmhostile: cannot connect to %s:%d: %s\n",
+			g_host, g_port, strerror(errno));
+		return 2;
+	}
+	g_secondary = 1;
+	if (read_node_hello(fd, &n))
+		goto refused;
+	good_hello(&n, &m);
+	if (spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m)) ||
+	    rfull(fd, &h, sizeof(h), 5000) || nm_h16(h.type) != NM_P_GENS ||
+	    nm_h32(h.length) != sizeof(g) || rfull(fd, &g, sizeof(g), 2000) ||
+	    spkt(fd, NM_P_GENS, 0, sizeof(g), 1, &g, sizeof(g)) ||
+	    !wait_live(fd) ||
+	    spkt(fd, NM_P_BITMAP_DONE, 0, sizeof(c), 2, &c, sizeof(c)))
+		goto refused;
+	printf("NMH stall linked\n");
+	fflush(stdout);
+	/* answer pings up to the first write's header, kept in h */
+	end = now_ms() + seconds * 1000LL;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (now_ms() >= end || poll(&p, 1, 200) < 0)
+			goto refused;
+		if (p.revents == 0)
+			continue;
+		if (rfull(fd, &h, sizeof(h), 3000))
+			goto refused;
+		if (nm_h16(h.type) == NM_P_DATA)
+			break;	/* its body is read after GOFILE */
+		len = nm_h32(h.length) + g_trailer;
+		if (len > sizeof(buf) || rfull(fd, buf, len, 3000))
+			goto refused;
+		if (nm_h16(h.type) == NM_P_PING &&
+		    spkt_whole(fd, NM_P_PING_ACK, seq++, buf,
+			       sizeof(struct nm_p_ping)))
+			goto refused;
+	}
+	printf("NMH stall held length=%u\n", nm_h32(h.length));
+	fflush(stdout);
+	while (access(gofile, F_OK) && now_ms() < end)
+		usleep(50000);
+	end = now_ms() + 10000;
+	for (first = 1; now_ms() < end; first = 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct nm_p_data *d = (struct nm_p_data *)buf;
+		uint32_t size, i;
+		uint16_t t;
+
+		if (!first && poll(&p, 1, (int)(end - now_ms())) != 1)
+			break;
+		if (!first && rfull(fd, &h, sizeof(h), 3000)) {
+			closed = 1;
+			break;
+		}
+		len = nm_h32(h.length) + g_trailer;
+		t = nm_h16(h.type);
+		if (len > sizeof(buf) || rfull(fd, buf, len, 3000)) {
+			closed = 1;
+			break;
+		}
+		if (t != NM_P_DATA || nm_h32(h.length) < sizeof(*d))
+			continue;
+		size = nm_h32(d->size);
+		if (size > nm_h32(h.length) - sizeof(*d))
+			size = nm_h32(h.length) - sizeof(*d);
+		for (i = 1; i < size; i++)
+			if (buf[sizeof(*d) + i] != buf[sizeof(*d)])
+				break;
+		datas++;
+		if (size && i == size)
+			printf("NMH stall data sector=%llu size=%u fill=%u\n",
+			       (unsigned long long)nm_h64(d->sector), size,
+			       (unsigned char)buf[sizeof(*d)]);
+		else
+			printf("NMH stall data sector=%llu size=%u fill=mixed\n",
+			       (unsigned long long)nm_h64(d->sector), size);
+		fflush(stdout);
+	}
+	printf("NMH stall accepted=1 datas=%llu closed=%d\n", datas, closed);
+	close(fd);
+	return 0;
+refused:
+	printf("NMH stall accepted=0 datas=0 closed=1\n");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int i, ncase = 0, rc = 0, j, found;
@@ -1837,8 +1958,13 @@ int main(int argc, char **argv)
 		g_port = atoi(argv[3]);
 		return cmd_ackkind(argv[4], atoi(argv[5]));
 	}
+	if (argc == 6 && !strcmp(argv[1], "stall")) {
+		g_host = argv[2];
+		g_port = atoi(argv[3]);
+		return cmd_stall(argv[4], atoi(argv[5]));
+	}
 	if (argc < 5 || strcmp(argv[1], "run")) {
-		fprintf(stderr, "usage: nmhostile list | run HOST PORT CASE... | auth HOST PORT MODE SECRET | crc HOST PORT MODE SECTOR | addkey DESC SECRET | flood HOST PORT ping|data SECONDS | ackkind HOST PORT right|wrong SECONDS\n");
+		fprintf(stderr, "usage: nmhostile list | run HOST PORT CASE... | auth HOST PORT MODE SECRET | crc HOST PORT MODE SECTOR | addkey DESC SECRET | flood HOST PORT ping|data SECONDS | ackkind HOST PORT right|wrong SECONDS | stall HOST PORT GOFILE SECONDS\n");
 		return 2;
 	}
 	g_host = argv[2];
