@@ -917,7 +917,7 @@ u32 nm_sk_unread(struct sock *sk);
 int nm_rx(struct nm_dev *nm, void *buf, size_t len);
 int nm_rx_trailer(struct nm_dev *nm);
 void nm_conn_drop(struct nm_dev *nm);	/* shut the link down */
-void nm_sock_abort(struct socket *s);	/* reset it, its queue dropped */
+void nm_sock_abort(struct socket *s);	/* reset: its queue dropped */
 void nm_conn_set_sock(struct nm_dev *nm, struct socket *s);
 void nm_sock_setup(struct socket *sock, unsigned int timeout_ms);
 int nm_listen(struct nm_dev *nm);

@@ -219,13 +219,12 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	struct nm_req *req, *tmp;
 	unsigned long flags;
 	LIST_HEAD(failed);
-	bool gen, lost;
+	bool gen, lost, reset;
 
 	nm_conn_set_sock(nm, NULL);
 	/* drop_sock is gone: a running watchdog drops nothing, queues nothing */
 	cancel_delayed_work_sync(&nm->live_work);
-	/* before a given-up write ends; a blocked sender returns */
-	nm_sock_abort(s);
+	kernel_sock_shutdown(s, SHUT_RDWR);	/* a blocked sender returns */
 	mutex_lock(&nm->tx_mutex);
 	nm->sock = NULL;
 	mutex_unlock(&nm->tx_mutex);
@@ -276,9 +275,20 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	       (lost && nm_regions_unconfirmed(&nm->rg)));
 	if (gen)
 		__nm_gen_new(nm, true);
+	/*
+	 * Pages sent by reference may still be queued in the socket: the
+	 * given-up writes' under B and C, the resync slots'.  They are handed
+	 * back below: reset the link first (nm_sock_abort).  Else the FIN
+	 * stays behind the data, which the orphaned socket still delivers: a
+	 * planned disconnect under A loses no acknowledged write's tail.
+	 */
+	reset = (nm->protocol != NM_PROTO_A && !list_empty(&failed)) ||
+		nm->rs_inflight || nm->rs_slot_sent;
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (gen)
 		nm_gen_save(nm);
+	if (reset)
+		nm_sock_abort(s);
 
 	list_for_each_entry_safe(req, tmp, &failed, list) {
 		list_del_init(&req->list);

@@ -25,6 +25,7 @@
  * stream's owner: the nm_conn thread, which owns nm->sock's lifetime, or
  * the receive worker while the thread waits (nm_fastack.c).
  */
+#include <linux/delay.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/in.h>
@@ -1187,22 +1188,31 @@ void nm_conn_drop(struct nm_dev *nm)
 }
 
 /*
- * Reset a link that ends: what its socket still holds for the peer is
- * dropped, never sent.  A shutdown alone queues a FIN behind that data and
- * the released socket, orphaned, goes on sending it, also after
- * nm_teardown has completed the writes it gave up: their pages, sent by
- * reference (B and C; resync slots too), are the submitter's again by then
- * and may hold other bytes, which a peer that still reads the link would
- * write as ours (fault-orphansend; 1.18.20 and earlier).  tcp_abort sends
- * a reset, stops every timer and wakes a blocked sender and the receiver.
+ * Reset a link that ends with pages sent by reference in its socket: what
+ * it still holds for the peer is dropped, never sent.  A shutdown alone
+ * queues a FIN behind that data, and the released socket, orphaned, goes
+ * on sending it after nm_teardown has handed the pages back: those of the
+ * writes it gave up (B and C) and the resync slots.  By then they may hold
+ * other bytes, which a peer that still reads the link would write as ours
+ * (fault-orphansend; 1.18.20 and earlier).  tcp_abort sends a reset, stops
+ * every timer and purges the queues.  Copies of sent packets still below
+ * TCP (a qdisc, a driver's ring) share the pages too: they hold the
+ * socket's write memory until they are gone, waited for here (1 s at
+ * most).  Loopback releases that memory at once and the peer's receive
+ * queue shares the pages: a pair on one host (tests, demos) keeps that gap.
  */
 void nm_sock_abort(struct socket *s)
 {
+	struct sock *sk = s->sk;
+	int i;
+
 	might_sleep();
-	if (s->sk && s->sk->sk_protocol == IPPROTO_TCP &&
-	    s->sk->sk_type == SOCK_STREAM)
-		tcp_abort(s->sk, ECONNABORTED);
-	kernel_sock_shutdown(s, SHUT_RDWR);
+	if (!sk || sk->sk_protocol != IPPROTO_TCP ||
+	    sk->sk_type != SOCK_STREAM)
+		return;
+	tcp_abort(sk, ECONNABORTED);
+	for (i = 0; i < 100 && refcount_read(&sk->sk_wmem_alloc) > 1; i++)
+		msleep(10);
 }
 
 /* The nm_conn thread publishes (@s) or withdraws (NULL) the link. */
