@@ -1211,8 +1211,8 @@ void nm_sock_abort(struct socket *s)
 	    sk->sk_type != SOCK_STREAM)
 		return;
 	tcp_abort(sk, ECONNABORTED);
-	for (i = 0; i < 100 && refcount_read(&sk->sk_wmem_alloc) > 1; i++)
-		msleep(10);
+	for (i = 0; i < 50 && refcount_read(&sk->sk_wmem_alloc) > 1; i++)
+		msleep(20);
 }
 
 /* The nm_conn thread publishes (@s) or withdraws (NULL) the link. */
