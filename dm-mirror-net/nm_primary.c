@@ -233,6 +233,30 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 	nm_req_put(req);
 }
 
+/*
+ * Our own disk failed a flush and stays (on_io_error pass_on): the writes
+ * it completed since its last good flush may be gone from its cache while
+ * the peer has them.  Their regions go out of sync, ours the copy to keep,
+ * as for a failed write: every region marked on the metadata (a mark is
+ * cleared only after a good flush of this disk, nm_meta_clear_bits), or,
+ * without metadata, every region written since the table's start.  Up to
+ * 1.18.20 an empty flush marked nothing: the pair said in sync while this
+ * disk had lost writes the peer kept (fault-pflushfail).  Any context.
+ */
+static void nm_local_flush_failed(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->meta)
+		nm_meta_or_bits(nm->meta, nm->rg.oos);
+	else
+		bitmap_or(nm->rg.oos, nm->rg.oos, nm->rg.touched, nm->rg.nr);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_err_limit(nm, "local disk failed a flush (on_io_error pass_on): the regions it may have lost go out of sync");
+	nm_sync_kick(nm);
+}
+
 static void nm_local_endio(struct bio *clone)
 {
 	struct nm_req *req = clone->bi_private;
@@ -274,6 +298,8 @@ static void nm_local_endio(struct bio *clone)
 		if (!test_bit(NM_REQ_LOCAL_FAILED, &req->flags))
 			nm_mark_oos(nm, req->bio->bi_iter.bi_sector,
 				    bio_sectors(req->bio));
+		if (!detached && (req->bio->bi_opf & REQ_PREFLUSH))
+			nm_local_flush_failed(nm);
 	}
 	bio_put(clone);
 	nm_req_put(req);

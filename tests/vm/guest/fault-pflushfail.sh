@@ -1,0 +1,66 @@
+# The primary's own disk fails a flush and stays (on_io_error pass_on):
+# the writes it completed since its last good flush may be gone from its
+# cache while the secondary has them, so the copies may differ: their
+# regions must go out of sync, this disk's copy the one to keep (as for a
+# failed write), and a resync makes the disks equal again.  Up to 1.18.20
+# an empty flush marked nothing (its own zero sectors): the pair said in
+# sync, every region, while the primary's disk had lost a write the
+# secondary kept (review of 1.18.19, helper-61 finding 2).
+#
+# One VM, both nodes on loopback, 8 MiB.  nma's disk: a volatile-cache
+# null_blk (nlb) under a dm table (lowb) whose last MiB is a dm-flakey
+# segment when "bad": every flush of lowb fails, writes to the linear part
+# succeed.  nmb's disk: ram0.  Ordering none (no flushes of the
+# protocol's own).  For each protocol A, B, C, with no metadata (part
+# nometa: every region written since the table's start counts) and with
+# metadata devices (part meta: the regions marked on it), checks
+# <part>/<P>/...:
+#   flush-failed  premise: 64 KiB written through nma, then the same bytes
+#                 replaced by zeros on nlb below it (what the cache lost),
+#                 then an fsync of nma while lowb is bad fails (EIO)
+#   marked        within 5 s nma counts a region out of sync, or a resync
+#                 started (1.18.20: neither, the status said in sync)
+#   identical     once the pair settled in sync, both disks equal (1.18.20:
+#                 the region differed under a status in sync)
+# vms: 1
+# disks: none
+# timeout: 400
+load_netmirror
+. /tests/nmlib.sh
+. /tests/dur-lib.sh
+. /tests/dur-power-lib.sh
+modprobe dm-flakey || fail "modprobe dm-flakey"
+S=16384
+brd_setup 8 3
+
+for M in nometa meta; do
+	for P in $(nm_protos); do
+		NM_CHECK_PREFIX=$M/$P/
+		nm_zero /dev/ram0 /dev/ram1 /dev/ram2
+		nl_create nlb 8
+		dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+		oa="on_io_error pass_on" ob=
+		[ "$M" = meta ] && oa="$oa meta /dev/ram1" ob="meta /dev/ram2"
+		nm_local_pair "$P" none "$S" /dev/mapper/lowb /dev/ram0 "$oa" "$ob"
+		pattern write /dev/mapper/nma 7 1M --size 2M --direct --quiet || fail "$M/$P: first write"
+		$DD if=/dev/urandom of=/dev/mapper/nma bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
+			fail "$M/$P: write at 5 MiB"
+		# the disk's cache loses it: its media holds the old bytes (zeros)
+		$DD if=/dev/zero of=/dev/nlb bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
+			fail "$M/$P: zeros below nma"
+		flushes_bad lowb /dev/nlb
+		rs0=$(dmesg | grep -c 'resync started')
+		$DD if=/dev/zero of=/dev/mapper/nma bs=4k count=0 conv=fsync,notrunc status=none 2>/dev/null
+		rc=$?
+		flushes_good lowb /dev/nlb
+		check_fail flush-failed [ "$rc" = 0 ]
+		check_wait marked 5 "[ \$(nm_status nma in_sync_regions) -lt \$(nm_status nma total_regions) ] || [ \$(dmesg | grep -c 'resync started') -gt $rs0 ]"
+		log "$M/$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+		dur_settled_same identical 60 /dev/mapper/lowb /dev/ram0
+		nm_local_unpair
+		dmsetup remove lowb || fail "remove lowb"
+		nl_destroy nlb
+	done
+done
+NM_CHECK_PREFIX=
+exit 0
