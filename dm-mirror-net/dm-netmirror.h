@@ -782,6 +782,7 @@ void nm_req_peer_done(struct nm_req *req, bool delivered);
 void nm_req_put(struct nm_req *req);
 void nm_stable_release(struct nm_dev *nm, u64 cookie);
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
+void nm_local_flush_failed(struct nm_dev *nm);
 void nm_mark_work(struct work_struct *w);
 void nm_zero_work(struct work_struct *w);
 void nm_overlap_work(struct work_struct *w);

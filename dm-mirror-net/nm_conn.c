@@ -270,20 +270,22 @@ static void nm_teardown(struct nm_dev *nm, struct socket *s)
 	 * up) or disconnect with all writes answered keeps the generation, so
 	 * that a planned switch-over connects.
 	 */
-	gen = nm->role == NM_ROLE_PRIMARY && nm->disk == NM_DISK_UPTODATE &&
-	      (!list_empty(&failed) ||
-	       (lost && nm_regions_unconfirmed(&nm->rg)));
-	if (gen)
-		__nm_gen_new(nm, true);
 	/*
 	 * Pages sent by reference may still be queued in the socket: the
 	 * given-up writes' under B and C, the resync slots'.  They are handed
 	 * back below: reset the link first (nm_sock_abort).  Else the FIN
 	 * stays behind the data, which the orphaned socket still delivers: a
-	 * planned disconnect under A loses no acknowledged write's tail.
+	 * planned disconnect under A loses no acknowledged write's tail.  A
+	 * reset drops A's tail too, if a resync was in flight: then, as at a
+	 * loss, its writes not confirmed begin a generation.
 	 */
 	reset = (nm->protocol != NM_PROTO_A && !list_empty(&failed)) ||
 		nm->rs_inflight || nm->rs_slot_sent;
+	gen = nm->role == NM_ROLE_PRIMARY && nm->disk == NM_DISK_UPTODATE &&
+	      (!list_empty(&failed) ||
+	       ((lost || reset) && nm_regions_unconfirmed(&nm->rg)));
+	if (gen)
+		__nm_gen_new(nm, true);
 	spin_unlock_irqrestore(&nm->lock, flags);
 	if (gen)
 		nm_gen_save(nm);

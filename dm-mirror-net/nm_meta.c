@@ -636,6 +636,22 @@ void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst)
 }
 
 /*
+ * @dst |= every region marked in memory or on disk: a mark cleared in
+ * memory stays on disk until a commit's flush of the data device
+ * succeeded (nm_meta_flush_clears), so this covers every write that flush
+ * did not make stable yet.  Any context.
+ */
+void nm_meta_or_held(struct nm_meta *m, unsigned long *dst)
+{
+	unsigned long fl, i, words = BITS_TO_LONGS(m->nr_regions);
+
+	spin_lock_irqsave(&m->lock, fl);
+	for (i = 0; i < words; i++)
+		dst[i] |= m->bits[i] | m->ondisk[i];
+	spin_unlock_irqrestore(&m->lock, fl);
+}
+
+/*
  * Mark every region set in @src (word by word: no per-region loop).
  * Returns true if one was newly set (a commit is needed).
  */

@@ -237,19 +237,21 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
  * Our own disk failed a flush and stays (on_io_error pass_on): the writes
  * it completed since its last good flush may be gone from its cache while
  * the peer has them.  Their regions go out of sync, ours the copy to keep,
- * as for a failed write: every region marked on the metadata (a mark is
- * cleared only after a good flush of this disk, nm_meta_clear_bits), or,
- * without metadata, every region written since the table's start.  Up to
- * 1.18.20 an empty flush marked nothing: the pair said in sync while this
- * disk had lost writes the peer kept (fault-pflushfail).  Any context.
+ * as for a failed write: every region marked on the metadata, in memory or
+ * still on disk (a cleared mark is written only after a good flush of this
+ * disk, nm_meta_or_held), or, without metadata, every region written since
+ * the table's start.  Also when the flush that failed was a metadata
+ * commit's (nm_stable_point).  Up to 1.18.20 an empty flush marked
+ * nothing: the pair said in sync while this disk had lost writes the peer
+ * kept (fault-pflushfail).  Any context.
  */
-static void nm_local_flush_failed(struct nm_dev *nm)
+void nm_local_flush_failed(struct nm_dev *nm)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&nm->lock, flags);
 	if (nm->meta)
-		nm_meta_or_bits(nm->meta, nm->rg.oos);
+		nm_meta_or_held(nm->meta, nm->rg.oos);
 	else
 		bitmap_or(nm->rg.oos, nm->rg.oos, nm->rg.touched, nm->rg.nr);
 	spin_unlock_irqrestore(&nm->lock, flags);

@@ -1226,6 +1226,18 @@ u64 __nm_stable_cookie(struct nm_dev *nm)
 }
 
 /*
+ * A commit of the stable point's clears.  Its flush of the data device
+ * failing on a primary under on_io_error pass_on is a failed flush of our
+ * disk: the marks it was to retire cover what the cache may have lost.
+ */
+static void nm_clear_commit(struct nm_dev *nm)
+{
+	if (nm_meta_commit(nm->meta) && nm->pass_on &&
+	    READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
+		nm_local_flush_failed(nm);
+}
+
+/*
  * A stable point, about once a second while writes flow: P_SYNC makes the
  * peer drain and flush everything it received before it.  Its P_SYNC_ACK
  * retires the transfer log up to the point (nm_stable_done, in the
@@ -1240,7 +1252,7 @@ static void nm_stable_point(struct nm_dev *nm)
 {
 	struct nm_p_ping p;
 	unsigned long fl;
-	bool clear = false, tl, pri;
+	bool clear = false, tl, quiet, pri, own = false;
 	u64 cookie;
 	u32 gen;
 	int err;
@@ -1276,23 +1288,37 @@ static void nm_stable_point(struct nm_dev *nm)
 			bitmap_zero(nm->rg.touched, nm->rg.nr);
 	}
 	/* no write of ours in flight (a demotion does not wait for A's) */
-	pri = nm->meta && nm->role != NM_ROLE_PRIMARY &&
-	      (nm_meta_flags(nm->meta) & NM_MF_PRIMARY) &&
-	      nm->cstate == NM_C_CONNECTED && nm->disk == NM_DISK_UPTODATE &&
-	      nm->peer_disk == NM_DISK_UPTODATE && list_empty(&nm->active) &&
-	      bitmap_empty(nm->rg.oos, nm->rg.nr) &&
-	      bitmap_empty(nm->rg.sent, nm->rg.nr) &&
-	      bitmap_empty(nm->rg.syncing, nm->rg.nr);
+	quiet = nm->meta && nm->role != NM_ROLE_PRIMARY &&
+		nm->cstate == NM_C_CONNECTED && nm->disk == NM_DISK_UPTODATE &&
+		nm->peer_disk == NM_DISK_UPTODATE && list_empty(&nm->active) &&
+		bitmap_empty(nm->rg.oos, nm->rg.nr) &&
+		bitmap_empty(nm->rg.sent, nm->rg.nr) &&
+		bitmap_empty(nm->rg.syncing, nm->rg.nr);
+	pri = quiet && (nm_meta_flags(nm->meta) & NM_MF_PRIMARY);
 	if (pri)
 		__nm_primary_flag(nm, false);
+	/*
+	 * Its marks too, those of its writes as primary: the peer holds them
+	 * all, and the commit flushes this disk before a cleared bit is
+	 * written.  The lazy clear above is a primary's: up to 1.18.20 they
+	 * stayed, and this node's next start resynced them (gen-demotemarks).
+	 */
+	if (quiet) {
+		const unsigned long *const busy[] = {
+			nm->rg.oos, nm->rg.active
+		};
+
+		own = nm_meta_clear_bits(nm->meta, NULL, busy,
+					 ARRAY_SIZE(busy));
+	}
 	tl = nm_regions_stable_point(&nm->rg);
 	/* writes held for a stable point (nm_stable_release) */
 	tl |= nm->stable_need > nm->sync_cookie;
 	if (!tl && !clear) {
 		spin_unlock_irqrestore(&nm->lock, fl);
 		mutex_unlock(&nm->tx_mutex);
-		if (pri)
-			nm_meta_commit(nm->meta);
+		if (pri || own)
+			nm_clear_commit(nm);
 		return;
 	}
 	cookie = __nm_stable_cookie(nm);
@@ -1301,8 +1327,8 @@ static void nm_stable_point(struct nm_dev *nm)
 	p.cookie = cpu_to_be64(cookie);
 	err = __nm_send_ctrl(nm, NM_P_SYNC, &p, sizeof(p));
 	mutex_unlock(&nm->tx_mutex);
-	if (pri && (err || !clear))
-		nm_meta_commit(nm->meta);
+	if ((pri || own) && (err || !clear))
+		nm_clear_commit(nm);
 	if (err || !clear)
 		return;
 	if (!wait_event_timeout(nm->sync_wq,
@@ -1326,7 +1352,7 @@ static void nm_stable_point(struct nm_dev *nm)
 				   ARRAY_SIZE(keep));
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
-	nm_meta_commit(nm->meta);
+	nm_clear_commit(nm);
 }
 
 /*

@@ -12,9 +12,12 @@
 # segment when "bad": every flush of lowb fails, writes to the linear part
 # succeed.  nmb's disk: ram0.  Ordering none (no flushes of the
 # protocol's own).  For each protocol A, B, C, with no metadata (part
-# nometa: every region written since the table's start counts) and with
-# metadata devices (part meta: the regions marked on it), checks
-# <part>/<P>/...:
+# nometa: every region written since the table's start counts), with
+# metadata devices (part meta: the regions marked on it), and part late
+# (metadata; lowb bad for 2.5 s before the fsync: the lazy clear of the
+# write's region, about two stable points after it, fails its own flush of
+# the data device first, and the region's mark, cleared in memory, stays
+# on disk), checks <part>/<P>/...:
 #   flush-failed  premise: 64 KiB written through nma, then the same bytes
 #                 replaced by zeros on nlb below it (what the cache lost),
 #                 then an fsync of nma while lowb is bad fails (EIO)
@@ -22,6 +25,7 @@
 #                 started (1.18.20: neither, the status said in sync)
 #   identical     once the pair settled in sync, both disks equal (1.18.20:
 #                 the region differed under a status in sync)
+#   kept          the primary's copy won: the region holds zeros on both
 # vms: 1
 # disks: none
 # timeout: 400
@@ -33,22 +37,27 @@ modprobe dm-flakey || fail "modprobe dm-flakey"
 S=16384
 brd_setup 8 3
 
-for M in nometa meta; do
+ZS=$($DD if=/dev/zero bs=64k count=1 status=none | $MD5SUM | cut -d' ' -f1)
+for M in nometa meta late; do
 	for P in $(nm_protos); do
 		NM_CHECK_PREFIX=$M/$P/
 		nm_zero /dev/ram0 /dev/ram1 /dev/ram2
 		nl_create nlb 8
 		dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
 		oa="on_io_error pass_on" ob=
-		[ "$M" = meta ] && oa="$oa meta /dev/ram1" ob="meta /dev/ram2"
+		[ "$M" != nometa ] && oa="$oa meta /dev/ram1" ob="meta /dev/ram2"
 		nm_local_pair "$P" none "$S" /dev/mapper/lowb /dev/ram0 "$oa" "$ob"
 		pattern write /dev/mapper/nma 7 1M --size 2M --direct --quiet || fail "$M/$P: first write"
 		$DD if=/dev/urandom of=/dev/mapper/nma bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: write at 5 MiB"
+		if [ "$M" = late ]; then
+			flushes_bad lowb /dev/nlb
+			sleep 2.5
+		fi
 		# the disk's cache loses it: its media holds the old bytes (zeros)
 		$DD if=/dev/zero of=/dev/nlb bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: zeros below nma"
-		flushes_bad lowb /dev/nlb
+		[ "$M" = late ] || flushes_bad lowb /dev/nlb
 		rs0=$(dmesg | grep -c 'resync started')
 		$DD if=/dev/zero of=/dev/mapper/nma bs=4k count=0 conv=fsync,notrunc status=none 2>/dev/null
 		rc=$?
@@ -57,6 +66,7 @@ for M in nometa meta; do
 		check_wait marked 5 "[ \$(nm_status nma in_sync_regions) -lt \$(nm_status nma total_regions) ] || [ \$(dmesg | grep -c 'resync started') -gt $rs0 ]"
 		log "$M/$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 		dur_settled_same identical 60 /dev/mapper/lowb /dev/ram0
+		check_eq kept "$($DD if=/dev/ram0 bs=64k skip=80 count=1 iflag=direct status=none | $MD5SUM | cut -d' ' -f1)" "$ZS"
 		nm_local_unpair
 		dmsetup remove lowb || fail "remove lowb"
 		nl_destroy nlb
