@@ -234,16 +234,12 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 }
 
 /*
- * Our own disk failed a flush and stays (on_io_error pass_on): the writes
- * it completed since its last good flush may be gone from its cache while
- * the peer has them.  Their regions go out of sync, ours the copy to keep,
- * as for a failed write: every region marked on the metadata, in memory or
- * still on disk (a cleared mark is written only after a good flush of this
- * disk, nm_meta_or_held), or, without metadata, every region written since
- * the table's start.  Also when the flush that failed was a metadata
- * commit's (nm_stable_point).  Up to 1.18.20 an empty flush marked
- * nothing: the pair said in sync while this disk had lost writes the peer
- * kept (fault-pflushfail).  Any context.
+ * Our disk failed a flush (an empty one, or a lazy clear's commit) and
+ * stays (pass_on): what it completed since its last good flush may be
+ * gone from its cache, the peer has it.  Out of sync, ours the copy to
+ * keep: every region marked in memory or still on disk (nm_meta_or_held),
+ * without metadata every region written.  Up to 1.18.20 nothing: the
+ * pair said in sync (fault-pflushfail).  Any context.
  */
 void nm_local_flush_failed(struct nm_dev *nm)
 {

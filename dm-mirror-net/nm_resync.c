@@ -1225,11 +1225,7 @@ u64 __nm_stable_cookie(struct nm_dev *nm)
 	return nm->sync_cookie;
 }
 
-/*
- * A commit of the stable point's clears.  Its flush of the data device
- * failing on a primary under on_io_error pass_on is a failed flush of our
- * disk: the marks it was to retire cover what the cache may have lost.
- */
+/* A clears commit whose data flush fails: a failed flush (pass_on). */
 static void nm_clear_commit(struct nm_dev *nm)
 {
 	if (nm_meta_commit(nm->meta) && nm->pass_on &&
@@ -1298,10 +1294,9 @@ static void nm_stable_point(struct nm_dev *nm)
 	if (pri)
 		__nm_primary_flag(nm, false);
 	/*
-	 * Its marks too, those of its writes as primary: the peer holds them
-	 * all, and the commit flushes this disk before a cleared bit is
-	 * written.  The lazy clear above is a primary's: up to 1.18.20 they
-	 * stayed, and this node's next start resynced them (gen-demotemarks).
+	 * Its marks too (its writes as primary: the peer holds them; the
+	 * commit flushes our disk first).  Up to 1.18.20 they stayed, and
+	 * its next start resynced them (gen-demotemarks).
 	 */
 	if (quiet) {
 		const unsigned long *const busy[] = {

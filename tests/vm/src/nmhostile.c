@@ -1693,6 +1693,36 @@ static int spkt_whole(int fd, uint16_t type, uint32_t seq, const void *p,
 }
 
 /*
+ * ackkind, stall: a valid handshake as the node's secondary, uptodate, with
+ * the node's own data generations echoed back (the same data: no resync),
+ * then our P_BITMAP_DONE (seq 2: nothing out of sync here).  0 once the
+ * link is up; the node's protocol in *@proto.
+ */
+static int secondary_link(int fd, uint32_t *proto)
+{
+	struct nm_p_count c = { .count = 0 };
+	struct nm_p_hello m;
+	struct nm_p_gens g;
+	struct nm_hdr h;
+	struct node n;
+
+	g_secondary = 1;
+	if (read_node_hello(fd, &n))
+		return -1;
+	good_hello(&n, &m);
+	*proto = nm_h32(n.h.protocol);
+	/* the node sends its P_GENS right after the hellos: echo it */
+	if (spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m)) ||
+	    rfull(fd, &h, sizeof(h), 5000) || nm_h16(h.type) != NM_P_GENS ||
+	    nm_h32(h.length) != sizeof(g) || rfull(fd, &g, sizeof(g), 2000) ||
+	    spkt(fd, NM_P_GENS, 0, sizeof(g), 1, &g, sizeof(g)) ||
+	    !wait_live(fd) ||
+	    spkt(fd, NM_P_BITMAP_DONE, 0, sizeof(c), 2, &c, sizeof(c)))
+		return -1;
+	return 0;
+}
+
+/*
  * ackkind: a secondary that answers a write with a P_RECV_ACK where a
  * P_WRITE_ACK is due ("wrong"), or as it should ("right").  See the top of
  * the file.
@@ -1701,13 +1731,9 @@ static int cmd_ackkind(const char *kind, int seconds)
 {
 	static char buf[NM_BITMAP_MAX_BITS / 8 + 64 + NM_MAX_DATA];
 	int wrong = !strcmp(kind, "wrong"), closed = 0, fd;
-	struct nm_p_count c = { .count = 0 };
 	unsigned long long writes = 0, ackdisk = 0;
-	struct nm_p_hello m;
-	struct nm_p_gens g;
 	struct nm_hdr h;
-	struct node n;
-	uint32_t seq = 2, proto;
+	uint32_t seq = 3, proto;
 	long long end;
 
 	if (!wrong && strcmp(kind, "right")) {
@@ -1720,21 +1746,8 @@ static int cmd_ackkind(const char *kind, int seconds)
 			g_host, g_port, strerror(errno));
 		return 2;
 	}
-	g_secondary = 1;
-	if (read_node_hello(fd, &n))
+	if (secondary_link(fd, &proto))
 		goto refused;
-	good_hello(&n, &m);
-	proto = nm_h32(n.h.protocol);
-	/* the node sends its P_GENS right after the hellos: echo it */
-	if (spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m)) ||
-	    rfull(fd, &h, sizeof(h), 5000) || nm_h16(h.type) != NM_P_GENS ||
-	    nm_h32(h.length) != sizeof(g) || rfull(fd, &g, sizeof(g), 2000) ||
-	    spkt(fd, NM_P_GENS, 0, sizeof(g), 1, &g, sizeof(g)) ||
-	    !wait_live(fd))
-		goto refused;
-	/* our bitmap: nothing out of sync here */
-	if (spkt(fd, NM_P_BITMAP_DONE, 0, sizeof(c), seq++, &c, sizeof(c)))
-		closed = 1;
 	printf("NMH ackkind kind=%s linked\n", kind);
 	fflush(stdout);
 	end = now_ms() + seconds * 1000LL;
@@ -1813,14 +1826,10 @@ refused:
 static int cmd_stall(const char *gofile, int seconds)
 {
 	static char buf[NM_BITMAP_MAX_BITS / 8 + 64 + NM_MAX_DATA];
-	struct nm_p_count c = { .count = 0 };
 	unsigned long long datas = 0;
-	struct nm_p_hello m;
-	struct nm_p_gens g;
 	struct nm_hdr h;
-	struct node n;
 	int closed = 0, first, fd;
-	uint32_t seq = 3, len;
+	uint32_t seq = 3, len, proto;
 	long long end;
 
 	g_rcvbuf = 4096;
@@ -1830,16 +1839,7 @@ static int cmd_stall(const char *gofile, int seconds)
 			g_host, g_port, strerror(errno));
 		return 2;
 	}
-	g_secondary = 1;
-	if (read_node_hello(fd, &n))
-		goto refused;
-	good_hello(&n, &m);
-	if (spkt(fd, NM_P_HELLO, 0, sizeof(m), 0, &m, sizeof(m)) ||
-	    rfull(fd, &h, sizeof(h), 5000) || nm_h16(h.type) != NM_P_GENS ||
-	    nm_h32(h.length) != sizeof(g) || rfull(fd, &g, sizeof(g), 2000) ||
-	    spkt(fd, NM_P_GENS, 0, sizeof(g), 1, &g, sizeof(g)) ||
-	    !wait_live(fd) ||
-	    spkt(fd, NM_P_BITMAP_DONE, 0, sizeof(c), 2, &c, sizeof(c)))
+	if (secondary_link(fd, &proto))
 		goto refused;
 	printf("NMH stall linked\n");
 	fflush(stdout);
