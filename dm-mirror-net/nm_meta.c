@@ -73,6 +73,7 @@ struct nm_meta {
 	unsigned long *ondisk;		/* as last written, under lock */
 	unsigned long *dirty;		/* one bit per bitmap block */
 	bool clears;			/* a bit was cleared since a commit */
+	bool flush_failed;		/* a clears flush failed since taken */
 	u32 flags;
 	struct nm_gens gens;		/* under lock */
 	bool sb_dirty;
@@ -258,6 +259,16 @@ static void nm_block_written(struct nm_meta *m, unsigned long b)
 	spin_unlock_irqrestore(&m->lock, fl);
 }
 
+/* Under m->lock: cancel the clears not yet written (the marks stay). */
+static void __nm_meta_keep_ondisk(struct nm_meta *m)
+{
+	unsigned long i, words = BITS_TO_LONGS(m->nr_regions);
+
+	lockdep_assert_held(&m->lock);
+	for (i = 0; i < words; i++)
+		m->bits[i] |= m->ondisk[i];
+}
+
 /*
  * Flush the data device for the clears made so far (under commit_mutex):
  * the writes whose stability allowed them may sit in its volatile cache.
@@ -274,6 +285,13 @@ static int nm_meta_flush_clears(struct nm_meta *m)
 	r = blkdev_issue_flush(m->data_bdev);
 	if (r) {
 		spin_lock_irqsave(&m->lock, fl);
+		/*
+		 * The clears waited for this flush: they did not happen, the
+		 * marks stay (their writes may be lost from the cache), and
+		 * the failure waits for nm_meta_take_flush_failed().
+		 */
+		__nm_meta_keep_ondisk(m);
+		m->flush_failed = true;
 		m->clears = true;
 		spin_unlock_irqrestore(&m->lock, fl);
 	}
@@ -636,19 +654,38 @@ void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst)
 }
 
 /*
- * @dst |= every region marked in memory or on disk: a mark cleared in
- * memory stays on disk until a commit's flush of the data device
- * succeeded (nm_meta_flush_clears), so this covers every write that flush
- * did not make stable yet.  Any context.
+ * @dst |= every region marked in memory or on disk, the clears not yet
+ * written cancelled: a mark cleared in memory stays on disk until a
+ * commit's flush of the data device succeeded (nm_meta_flush_clears), so
+ * this covers every write no good flush made stable, and a later commit
+ * does not write those clears.  Any context.
  */
 void nm_meta_or_held(struct nm_meta *m, unsigned long *dst)
 {
-	unsigned long fl, i, words = BITS_TO_LONGS(m->nr_regions);
+	unsigned long fl;
 
 	spin_lock_irqsave(&m->lock, fl);
-	for (i = 0; i < words; i++)
-		dst[i] |= m->bits[i] | m->ondisk[i];
+	__nm_meta_keep_ondisk(m);	/* and they stay marked */
+	bitmap_or(dst, dst, m->bits, m->nr_regions);
 	spin_unlock_irqrestore(&m->lock, fl);
+}
+
+/*
+ * Did a flush of the data device for clears fail since the last call?
+ * Whichever commit ran it (a mark's, a generation's, the lazy clear's),
+ * its clears were cancelled; the caller marks what the cache may have
+ * lost (nm_local_flush_failed).  Any context.
+ */
+bool nm_meta_take_flush_failed(struct nm_meta *m)
+{
+	unsigned long fl;
+	bool r;
+
+	spin_lock_irqsave(&m->lock, fl);
+	r = m->flush_failed;
+	m->flush_failed = false;
+	spin_unlock_irqrestore(&m->lock, fl);
+	return r;
 }
 
 /*

@@ -76,6 +76,7 @@ bool nm_meta_copy_bits_except(struct nm_meta *m, unsigned long *dst,
 			      const unsigned long *const *skip, unsigned int n);
 void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst);
 void nm_meta_or_held(struct nm_meta *m, unsigned long *dst);
+bool nm_meta_take_flush_failed(struct nm_meta *m);
 bool nm_meta_set_bits(struct nm_meta *m, const unsigned long *src);
 bool nm_meta_clear_bits(struct nm_meta *m, const unsigned long *clear,
 			const unsigned long *const *keep, unsigned int n);

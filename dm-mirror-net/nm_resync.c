@@ -190,8 +190,11 @@ static void __nm_rs_slot_put(struct nm_dev *nm, unsigned long region)
 {
 	int i = __nm_rs_slot_of(nm, region);
 
-	if (i >= 0)
+	if (i >= 0) {
 		nm->rs_slot_region[i] = ULONG_MAX;
+		/* its data are the peer's: not in the socket (nm_teardown) */
+		__clear_bit(i, &nm->rs_slot_sent);
+	}
 }
 
 /*
@@ -1225,13 +1228,6 @@ u64 __nm_stable_cookie(struct nm_dev *nm)
 	return nm->sync_cookie;
 }
 
-/* A clears commit whose data flush fails: a failed flush (pass_on). */
-static void nm_clear_commit(struct nm_dev *nm)
-{
-	if (nm_meta_commit(nm->meta) && nm->pass_on &&
-	    READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
-		nm_local_flush_failed(nm);
-}
 
 /*
  * A stable point, about once a second while writes flow: P_SYNC makes the
@@ -1254,6 +1250,10 @@ static void nm_stable_point(struct nm_dev *nm)
 	int err;
 
 	might_sleep();
+	/* a commit's flush for clears failed (pass_on): as a failed flush */
+	if (nm->meta && nm_meta_take_flush_failed(nm->meta) && nm->pass_on &&
+	    READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
+		nm_local_flush_failed(nm);
 
 	/*
 	 * Not behind a send blocked on a stalled peer: the sync thread also
@@ -1313,7 +1313,7 @@ static void nm_stable_point(struct nm_dev *nm)
 		spin_unlock_irqrestore(&nm->lock, fl);
 		mutex_unlock(&nm->tx_mutex);
 		if (pri || own)
-			nm_clear_commit(nm);
+			nm_meta_commit(nm->meta);
 		return;
 	}
 	cookie = __nm_stable_cookie(nm);
@@ -1323,7 +1323,7 @@ static void nm_stable_point(struct nm_dev *nm)
 	err = __nm_send_ctrl(nm, NM_P_SYNC, &p, sizeof(p));
 	mutex_unlock(&nm->tx_mutex);
 	if ((pri || own) && (err || !clear))
-		nm_clear_commit(nm);
+		nm_meta_commit(nm->meta);
 	if (err || !clear)
 		return;
 	if (!wait_event_timeout(nm->sync_wq,
@@ -1347,7 +1347,7 @@ static void nm_stable_point(struct nm_dev *nm)
 				   ARRAY_SIZE(keep));
 	}
 	spin_unlock_irqrestore(&nm->lock, fl);
-	nm_clear_commit(nm);
+	nm_meta_commit(nm->meta);
 }
 
 /*
