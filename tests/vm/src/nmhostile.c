@@ -1722,6 +1722,35 @@ static int secondary_link(int fd, uint32_t *proto)
 	return 0;
 }
 
+/* A packet: its header into @h (unless @have_hdr), its body into @buf. */
+static int read_pkt(int fd, struct nm_hdr *h, char *buf, size_t cap,
+		    int have_hdr)
+{
+	uint32_t len;
+
+	if (!have_hdr && rfull(fd, h, sizeof(*h), 3000))
+		return -1;
+	len = nm_h32(h->length) + g_trailer;
+	return len > cap || rfull(fd, buf, len, 3000) ? -1 : 0;
+}
+
+/* secondary_link on a new connection: its fd; -2: no connection, -1: refused */
+static int secondary_conn(uint32_t *proto)
+{
+	int fd = conn(0);
+
+	if (fd < 0) {
+		fprintf(stderr, "nmhostile: cannot connect to %s:%d: %s\n",
+			g_host, g_port, strerror(errno));
+		return -2;
+	}
+	if (secondary_link(fd, proto)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /*
  * ackkind: a secondary that answers a write with a P_RECV_ACK where a
  * P_WRITE_ACK is due ("wrong"), or as it should ("right").  See the top of
@@ -1740,34 +1769,25 @@ static int cmd_ackkind(const char *kind, int seconds)
 		fprintf(stderr, "nmhostile: ackkind KIND is right or wrong\n");
 		return 2;
 	}
-	fd = conn(0);
-	if (fd < 0) {
-		fprintf(stderr, "nmhostile: cannot connect to %s:%d: %s\n",
-			g_host, g_port, strerror(errno));
+	fd = secondary_conn(&proto);
+	if (fd == -2)
 		return 2;
-	}
-	if (secondary_link(fd, &proto))
+	if (fd < 0)
 		goto refused;
 	printf("NMH ackkind kind=%s linked\n", kind);
 	fflush(stdout);
 	end = now_ms() + seconds * 1000LL;
 	while (!closed && now_ms() < end) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint32_t len;
 		uint16_t t;
 
 		if (poll(&p, 1, (int)(end - now_ms())) != 1)
 			break;	/* SECONDS over, the link still open */
-		if (rfull(fd, &h, sizeof(h), 3000)) {
+		if (read_pkt(fd, &h, buf, sizeof(buf), 0)) {
 			closed = 1;
 			break;
 		}
-		len = nm_h32(h.length) + g_trailer;
 		t = nm_h16(h.type);
-		if (len > sizeof(buf) || rfull(fd, buf, len, 3000)) {
-			closed = 1;
-			break;
-		}
 		if (getenv("NMH_DEBUG"))
 			fprintf(stderr, "nmhostile: type %u length %u\n", t,
 				nm_h32(h.length));
@@ -1833,13 +1853,10 @@ static int cmd_stall(const char *gofile, int seconds)
 	long long end;
 
 	g_rcvbuf = 4096;
-	fd = conn(0);
-	if (fd < 0) {
-		fprintf(stderr, "nmhostile: cannot connect to %s:%d: %s\n",
-			g_host, g_port, strerror(errno));
+	fd = secondary_conn(&proto);
+	if (fd == -2)
 		return 2;
-	}
-	if (secondary_link(fd, &proto))
+	if (fd < 0)
 		goto refused;
 	printf("NMH stall linked\n");
 	fflush(stdout);
@@ -1877,16 +1894,11 @@ static int cmd_stall(const char *gofile, int seconds)
 
 		if (!first && poll(&p, 1, (int)(end - now_ms())) != 1)
 			break;
-		if (!first && rfull(fd, &h, sizeof(h), 3000)) {
+		if (read_pkt(fd, &h, buf, sizeof(buf), first)) {
 			closed = 1;
 			break;
 		}
-		len = nm_h32(h.length) + g_trailer;
 		t = nm_h16(h.type);
-		if (len > sizeof(buf) || rfull(fd, buf, len, 3000)) {
-			closed = 1;
-			break;
-		}
 		if (t != NM_P_DATA || nm_h32(h.length) < sizeof(*d))
 			continue;
 		size = nm_h32(d->size);
