@@ -534,7 +534,8 @@ void nm_meta_clear(struct nm_meta *m, unsigned long region)
 	unsigned long fl;
 
 	spin_lock_irqsave(&m->lock, fl);
-	if (__test_and_clear_bit(region, m->bits)) {
+	/* none while a failed flush's marks wait (nm_meta_take_flush_failed) */
+	if (!m->flush_failed && __test_and_clear_bit(region, m->bits)) {
 		__set_bit(region / NM_BITS_PER_BLOCK, m->dirty);
 		m->clears = true;
 	}
@@ -673,8 +674,9 @@ void nm_meta_or_held(struct nm_meta *m, unsigned long *dst)
 /*
  * Did a flush of the data device for clears fail since the last call?
  * Whichever commit ran it (a mark's, a generation's, the lazy clear's),
- * its clears were cancelled; the caller marks what the cache may have
- * lost (nm_local_flush_failed).  Any context.
+ * its clears were cancelled, and no mark is cleared until this call; the
+ * caller marks what the cache may have lost (nm_local_flush_failed).  Any
+ * context.
  */
 bool nm_meta_take_flush_failed(struct nm_meta *m)
 {
@@ -728,7 +730,7 @@ bool nm_meta_clear_bits(struct nm_meta *m, const unsigned long *clear,
 	bool any = false;
 
 	spin_lock_irqsave(&m->lock, fl);
-	for (i = 0; i < words; i++) {
+	for (i = 0; i < words && !m->flush_failed; i++) {
 		k = m->bits[i] & (clear ? clear[i] : ~0UL);
 		for (j = 0; j < n && k; j++)
 			k &= ~keep[j][i];

@@ -249,7 +249,9 @@ static void nm_rs_slot_sent(struct nm_dev *nm, int slot)
 
 	spin_lock_irqsave(&nm->lock, fl);
 	nm->rs_slot_at[slot] = __nm_live_now(nm);
-	__set_bit(slot, &nm->rs_slot_sent);
+	/* not a slot the link's end freed meanwhile (nm_sync_link_down) */
+	if (nm->rs_slot_region[slot] != ULONG_MAX)
+		__set_bit(slot, &nm->rs_slot_sent);
 	spin_unlock_irqrestore(&nm->lock, fl);
 }
 
@@ -1293,11 +1295,7 @@ static void nm_stable_point(struct nm_dev *nm)
 	pri = quiet && (nm_meta_flags(nm->meta) & NM_MF_PRIMARY);
 	if (pri)
 		__nm_primary_flag(nm, false);
-	/*
-	 * Its marks too (its writes as primary: the peer holds them; the
-	 * commit flushes our disk first).  Up to 1.18.20 they stayed, and
-	 * its next start resynced them (gen-demotemarks).
-	 */
+	/* its marks too (of its writes as primary; up to 1.18.20 kept) */
 	if (quiet) {
 		const unsigned long *const busy[] = {
 			nm->rg.oos, nm->rg.active
