@@ -234,12 +234,13 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 }
 
 /*
- * Our disk failed a flush (an empty one, or a lazy clear's commit) and
- * stays (pass_on): what it completed since its last good flush may be
- * gone from its cache, the peer has it.  Out of sync, ours the copy to
- * keep: every region marked in memory or still on disk (nm_meta_or_held),
- * without metadata every region written.  Up to 1.18.20 nothing: the
- * pair said in sync (fault-pflushfail).  Any context.
+ * Our disk failed a flush (an empty one, or a metadata commit's before
+ * its clears: nm_meta_take_flush_failed) and stays (pass_on): what it
+ * completed since its last good flush may be gone from its cache, the
+ * peer has it.  Out of sync, ours the copy to keep: every region marked in
+ * memory or still on disk (nm_meta_or_held), without metadata every region
+ * written.  Up to 1.18.20 nothing: the pair said in sync
+ * (fault-pflushfail).  Any context.
  */
 void nm_local_flush_failed(struct nm_dev *nm)
 {

@@ -1230,7 +1230,6 @@ u64 __nm_stable_cookie(struct nm_dev *nm)
 	return nm->sync_cookie;
 }
 
-
 /*
  * A stable point, about once a second while writes flow: P_SYNC makes the
  * peer drain and flush everything it received before it.  Its P_SYNC_ACK
