@@ -782,7 +782,6 @@ void nm_req_peer_done(struct nm_req *req, bool delivered);
 void nm_req_put(struct nm_req *req);
 void nm_stable_release(struct nm_dev *nm, u64 cookie);
 void nm_mark_oos(struct nm_dev *nm, sector_t sector, unsigned int sectors);
-void nm_local_flush_failed(struct nm_dev *nm);
 void nm_mark_work(struct work_struct *w);
 void nm_zero_work(struct work_struct *w);
 void nm_overlap_work(struct work_struct *w);
@@ -808,6 +807,8 @@ void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
 void nm_tl_link_down(struct nm_dev *nm);
 
 /* nm_secondary.c: this node as secondary: applies writes, serves reads */
+void __nm_rs_flush_failed(struct nm_dev *nm);
+void nm_local_flush_failed(struct nm_dev *nm);
 int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d);

@@ -27,7 +27,7 @@
 /* Target version ("dmsetup targets"); bump the minor with every change. */
 #define NM_TARGET_MAJOR		1
 #define NM_TARGET_MINOR		18
-#define NM_TARGET_PATCH		21
+#define NM_TARGET_PATCH		22
 
 /* "meta internal" (a value, not a row: the meta row is 1.2) needs 1.11. */
 #define NM_META_INTERNAL	"internal"

@@ -233,29 +233,6 @@ void nm_req_peer_done(struct nm_req *req, bool delivered)
 	nm_req_put(req);
 }
 
-/*
- * Our disk failed a flush (an empty one, or a metadata commit's before
- * its clears: nm_meta_take_flush_failed) and stays (pass_on): what it
- * completed since its last good flush may be gone from its cache, the
- * peer has it.  Out of sync, ours the copy to keep: every region marked in
- * memory or still on disk (nm_meta_or_held), without metadata every region
- * written.  Up to 1.18.20 nothing: the pair said in sync
- * (fault-pflushfail).  Any context.
- */
-void nm_local_flush_failed(struct nm_dev *nm)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->meta)
-		nm_meta_or_held(nm->meta, nm->rg.oos);
-	else
-		bitmap_or(nm->rg.oos, nm->rg.oos, nm->rg.touched, nm->rg.nr);
-	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_err_limit(nm, "local disk failed a flush (on_io_error pass_on): the regions it may have lost go out of sync");
-	nm_sync_kick(nm);
-}
-
 static void nm_local_endio(struct bio *clone)
 {
 	struct nm_req *req = clone->bi_private;

@@ -267,14 +267,8 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 	 * after this one's.  Not for a detached disk: an attach starts
 	 * afresh.
 	 */
-	if (status && pr->flush && nm->disk != NM_DISK_DISKLESS) {
-		if (nm->rs_unflushed_any)
-			nm->flush_lost = true;
-		if (!bitmap_empty(nm->rg.rs_writing, nm->rg.nr)) {
-			nm->rs_suspect = true;
-			nm->rs_suspect_seq = nm->rs_sub_seq;
-		}
-	}
+	if (status && pr->flush && nm->disk != NM_DISK_DISKLESS)
+		__nm_rs_flush_failed(nm);
 	if (resync) {
 		__clear_bit(region, nm->rg.rs_writing);
 		if (!status && nm->rs_suspect &&
@@ -1011,6 +1005,61 @@ static void nm_rs_flushed(struct nm_dev *nm, u32 seq, int err)
 }
 
 /*
+ * Under nm->lock: a flush of this disk failed (a flush of the peer's, or a
+ * primary resync target's own: nm_local_flush_failed).  The resync data
+ * it completed since its last good flush (rg.rs_unflushed) may be gone
+ * from its cache, and so may those in flight now (rs_suspect, each sets
+ * flush_lost when it is done): the next nm_flush_local marks them out of
+ * sync, however its own flush goes.
+ */
+void __nm_rs_flush_failed(struct nm_dev *nm)
+{
+	lockdep_assert_held(&nm->lock);
+	if (nm->rs_unflushed_any)
+		nm->flush_lost = true;
+	if (!bitmap_empty(nm->rg.rs_writing, nm->rg.nr)) {
+		nm->rs_suspect = true;
+		nm->rs_suspect_seq = nm->rs_sub_seq;
+	}
+}
+
+/*
+ * Our disk failed a flush (an empty one of the application's, or a metadata
+ * commit's before its clears: nm_meta_take_flush_failed) and stays
+ * (pass_on): what it completed since its last good flush may be gone from
+ * its cache.  Every region marked in memory or still on disk
+ * (nm_meta_or_held), without metadata every one written, goes out of
+ * sync.  An uptodate disk's copy is the one to keep, as for a failed
+ * write (up to 1.18.20 nothing was marked: fault-pflushfail).  A resync
+ * target's (a primary after attach, or a reload of a detached disk) is
+ * not: they are lost as its resync data are (__nm_rs_flush_failed), so
+ * the flush at P_RS_DONE drops the link and the peer sends them again (up
+ * to 1.18.21 that flush counted them stable: fault-tgtflush).  Any
+ * context.
+ */
+void nm_local_flush_failed(struct nm_dev *nm)
+{
+	unsigned long *lost = nm->rg.oos;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nm->lock, flags);
+	if (nm->disk != NM_DISK_UPTODATE)
+		lost = nm->rg.rs_unflushed;
+	if (nm->meta)
+		nm_meta_or_held(nm->meta, lost);
+	else
+		bitmap_or(lost, lost, nm->rg.touched, nm->rg.nr);
+	if (lost != nm->rg.oos) {
+		nm->rs_unflushed_any = !bitmap_empty(lost, nm->rg.nr);
+		nm->rs_done_seq++;	/* no flush begun before retires them */
+		__nm_rs_flush_failed(nm);
+	}
+	spin_unlock_irqrestore(&nm->lock, flags);
+	nm_err_limit(nm, "local disk failed a flush (on_io_error pass_on): the regions it may have lost go out of sync");
+	nm_sync_kick(nm);
+}
+
+/*
  * Did a flush of the peer's fail since the last such check (flush_lost),
  * with resync data unflushed?  Then they are out of sync again now, in
  * the same critical section that takes the mark (a good flush of another
@@ -1089,7 +1138,7 @@ int nm_flush_local(struct nm_dev *nm)
 	if (!r && lost) {
 		/* this one is good, but what the failed one lost is gone */
 		nm_fail(nm, "flush_failed",
-			"a flush of the peer failed with resynced data unflushed: they are out of sync again: dropping link");
+			"an earlier flush failed with resynced data unflushed: they are out of sync again: dropping link");
 		return -EIO;
 	}
 	nm_rs_flushed(nm, seq, r);
