@@ -809,6 +809,7 @@ void nm_tl_link_down(struct nm_dev *nm);
 /* nm_secondary.c: this node as secondary: applies writes, serves reads */
 void __nm_rs_flush_failed(struct nm_dev *nm);
 void nm_local_flush_failed(struct nm_dev *nm);
+void nm_meta_flush_failed(struct nm_dev *nm);
 int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d);

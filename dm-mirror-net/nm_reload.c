@@ -30,6 +30,7 @@
  * read under nm->lock.
  */
 #include <linux/slab.h>
+#include <linux/blkdev.h>
 #include <linux/mm.h>
 #include <linux/bitmap.h>
 #include <linux/sched/mm.h>
@@ -90,6 +91,38 @@ static void nm_reload_drop_own(struct nm_dev *nm)
 			nm_reload_free(e);
 }
 
+/*
+ * A primary without metadata marks, at a failed flush of its disk
+ * (on_io_error pass_on), the regions written since its table's start
+ * (rg.touched: nm_local_flush_failed), and a successor starts with none.
+ * So the writes of this instance are made stable now, or put out of sync
+ * (and handed on so) if that flush fails: up to 1.18.21 a flush failing
+ * after a reload missed them (fault-pflushfail, part reload).
+ */
+static void nm_reload_flush_touched(struct nm_dev *nm)
+{
+	unsigned long flags;
+	bool any;
+
+	might_sleep();
+	if (nm->meta || !nm->pass_on || READ_ONCE(nm->role) != NM_ROLE_PRIMARY ||
+	    READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
+		return;
+	spin_lock_irqsave(&nm->lock, flags);
+	any = !bitmap_empty(nm->rg.touched, nm->rg.nr);
+	spin_unlock_irqrestore(&nm->lock, flags);
+	if (!any)
+		return;
+	if (blkdev_issue_flush(nm->dev->bdev)) {
+		nm_local_flush_failed(nm);
+		return;
+	}
+	/* suspended: no write in flight, all stable (a resume keeps us) */
+	spin_lock_irqsave(&nm->lock, flags);
+	bitmap_zero(nm->rg.touched, nm->rg.nr);
+	spin_unlock_irqrestore(&nm->lock, flags);
+}
+
 /* postsuspend, after the link stopped: leave our state for a successor. */
 void nm_reload_save(struct nm_dev *nm)
 {
@@ -98,6 +131,7 @@ void nm_reload_save(struct nm_dev *nm)
 	unsigned long flags;
 
 	might_sleep();
+	nm_reload_flush_touched(nm);
 	nm_rs_flush_pending(nm);
 	if (nm->meta && nm_meta_commit(nm->meta))
 		nm_err(nm, "cannot commit the metadata at suspend");

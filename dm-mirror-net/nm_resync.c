@@ -412,10 +412,15 @@ int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d)
 		return -EPROTO;
 	}
 	nm_peer_wait_drained(nm);
-	r = nm_flush_local(nm);
-	if (r)
-		return r;	/* not stable: stay inconsistent */
-	spin_lock_irqsave(&nm->lock, flags);
+	for (;;) {	/* again if our disk's flush_lost came since its check */
+		r = nm_flush_local(nm);
+		if (r)
+			return r;	/* not stable: stay inconsistent */
+		spin_lock_irqsave(&nm->lock, flags);
+		if (!nm->flush_lost || nm->disk == NM_DISK_DISKLESS)
+			break;
+		spin_unlock_irqrestore(&nm->lock, flags);
+	}
 	__nm_state_set(nm, NM_ST_CSTATE, NM_C_CONNECTED);
 	nm->eq_marks = 0;	/* the peer's resync into us is over */
 	if (bitmap_empty(nm->rg.oos, nm->rg.nr) &&
@@ -1251,10 +1256,9 @@ static void nm_stable_point(struct nm_dev *nm)
 	int err;
 
 	might_sleep();
-	/* a commit's flush for clears failed (pass_on): as a failed flush */
-	if (nm->meta && nm_meta_take_flush_failed(nm->meta) && nm->pass_on &&
-	    READ_ONCE(nm->role) == NM_ROLE_PRIMARY)
-		nm_local_flush_failed(nm);
+	/* a commit's flush for clears failed: as a failed flush */
+	if (nm->meta && nm_meta_take_flush_failed(nm->meta))
+		nm_meta_flush_failed(nm);
 
 	/*
 	 * Not behind a send blocked on a stalled peer: the sync thread also

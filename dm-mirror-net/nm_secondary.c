@@ -1024,18 +1024,16 @@ void __nm_rs_flush_failed(struct nm_dev *nm)
 }
 
 /*
- * Our disk failed a flush (an empty one of the application's, or a metadata
- * commit's before its clears: nm_meta_take_flush_failed) and stays
- * (pass_on): what it completed since its last good flush may be gone from
- * its cache.  Every region marked in memory or still on disk
- * (nm_meta_or_held), without metadata every one written, goes out of
- * sync.  An uptodate disk's copy is the one to keep, as for a failed
- * write (up to 1.18.20 nothing was marked: fault-pflushfail).  A resync
- * target's (a primary after attach, or a reload of a detached disk) is
- * not: they are lost as its resync data are (__nm_rs_flush_failed), so
- * the flush at P_RS_DONE drops the link and the peer sends them again (up
- * to 1.18.21 that flush counted them stable: fault-tgtflush).  Any
- * context.
+ * Our disk failed a flush (an empty one, or a metadata commit's before its
+ * clears: nm_meta_flush_failed) and stays (pass_on): what it completed
+ * since its last good flush may be gone from its cache.  Every region
+ * marked in memory or on disk (nm_meta_or_held), without metadata every
+ * one written, goes out of sync: an uptodate disk's copy is the one to
+ * keep (up to 1.18.20 none: fault-pflushfail).  A resync target's is not
+ * (attach, a reload of a detached disk): they and its unflushed resync
+ * data are lost (read from the peer, marks kept), and the flush at
+ * P_RS_DONE drops the link so that the peer sends them again (up to
+ * 1.18.21 it counted them stable: fault-tgtflush).  Any context.
  */
 void nm_local_flush_failed(struct nm_dev *nm)
 {
@@ -1049,14 +1047,37 @@ void nm_local_flush_failed(struct nm_dev *nm)
 		nm_meta_or_held(nm->meta, lost);
 	else
 		bitmap_or(lost, lost, nm->rg.touched, nm->rg.nr);
-	if (lost != nm->rg.oos) {
-		nm->rs_unflushed_any = !bitmap_empty(lost, nm->rg.nr);
+	if (lost != nm->rg.oos && !bitmap_empty(lost, nm->rg.nr)) {
+		bitmap_or(nm->rg.oos, nm->rg.oos, lost, nm->rg.nr);
+		nm->rs_unflushed_any = true;
 		nm->rs_done_seq++;	/* no flush begun before retires them */
-		__nm_rs_flush_failed(nm);
 	}
+	__nm_rs_flush_failed(nm);
 	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_err_limit(nm, "local disk failed a flush (on_io_error pass_on): the regions it may have lost go out of sync");
+	nm_err_limit(nm,
+		     "local disk failed a flush (on_io_error pass_on): the regions it may have lost go out of sync");
 	nm_sync_kick(nm);
+}
+
+/*
+ * A metadata commit's flush of the data device for its clears failed
+ * (nm_meta_take_flush_failed; the clears were cancelled).  On a primary
+ * under pass_on as an empty flush's failure; on any other node its
+ * unflushed resync data are lost (the next nm_flush_local marks them and
+ * drops the link; up to 1.18.21 a secondary ignored it, and a primary
+ * took it only at its next stable point).  Any context.
+ */
+void nm_meta_flush_failed(struct nm_dev *nm)
+{
+	unsigned long flags;
+
+	if (nm->pass_on && READ_ONCE(nm->role) == NM_ROLE_PRIMARY) {
+		nm_local_flush_failed(nm);
+		return;
+	}
+	spin_lock_irqsave(&nm->lock, flags);
+	__nm_rs_flush_failed(nm);
+	spin_unlock_irqrestore(&nm->lock, flags);
 }
 
 /*
@@ -1134,6 +1155,9 @@ int nm_flush_local(struct nm_dev *nm)
 	began = nm_rx_wait_begin(nm);
 	r = blkdev_issue_flush(nm->dev->bdev);
 	nm_rx_wait_end(nm, began);
+	/* a commit's flush failed, not yet taken by the stable point */
+	if (nm->meta && nm_meta_take_flush_failed(nm->meta))
+		nm_meta_flush_failed(nm);
 	lost = nm_flush_lost_mark(nm);
 	if (!r && lost) {
 		/* this one is good, but what the failed one lost is gone */

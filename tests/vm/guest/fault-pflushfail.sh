@@ -14,7 +14,8 @@
 # protocol's own).  For each protocol A, B, C, with no metadata (part
 # nometa: every region written since the table's start counts), with
 # metadata devices (part meta: the regions marked on it), and part late
-# (metadata; lowb bad for 2.5 s before the fsync: the lazy clear of the
+# (metadata; lowb bad from before the 64 KiB write to 2.5 s after it, then
+# the fsync: the lazy clear of the
 # write's region, about two stable points after it, fails its own flush of
 # the data device first, and the region's mark, cleared in memory, stays
 # on disk), checks <part>/<P>/...:
@@ -26,6 +27,17 @@
 #   identical     once the pair settled in sync, both disks equal (1.18.20:
 #                 the region differed under a status in sync)
 #   kept          the primary's copy won: the region holds zeros on both
+# Part reload (no metadata, 1.18.22; review helper-65 finding 4): 2 MiB
+# written through nma (no fsync), nma's table reloaded (the same line: a new
+# instance, whose regions written since its start are none), then an
+# fsync of nma fails (lowb all dm-flakey error_writes: no flush reaches
+# nlb); the cache then loses what no flush made stable (lowb swapped off
+# nlb, nlb power-cycled, lowb back on it), checks reload/<P>/...:
+#   reloaded, flush-failed (premises)
+#   identical     once the pair settled in sync, both disks equal (1.18.21:
+#                 the 2 MiB differ while the status says in sync: the
+#                 reload's suspend flushed nothing, the new instance marked
+#                 nothing at the failed flush)
 # vms: 1
 # disks: none
 # timeout: 400
@@ -48,12 +60,12 @@ for M in nometa meta late; do
 		[ "$M" != nometa ] && oa="$oa meta /dev/ram1" ob="meta /dev/ram2"
 		nm_local_pair "$P" none "$S" /dev/mapper/lowb /dev/ram0 "$oa" "$ob"
 		pattern write /dev/mapper/nma 7 1M --size 2M --direct --quiet || fail "$M/$P: first write"
+		# late: no flush may succeed after the write (a lazy clear's
+		# commit before lowb went bad made it stable: FAIL late/B once)
+		[ "$M" = late ] && flushes_bad lowb /dev/nlb
 		$DD if=/dev/urandom of=/dev/mapper/nma bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: write at 5 MiB"
-		if [ "$M" = late ]; then
-			flushes_bad lowb /dev/nlb
-			sleep 2.5
-		fi
+		[ "$M" = late ] && sleep 2.5
 		# the disk's cache loses it: its media holds the old bytes (zeros)
 		$DD if=/dev/zero of=/dev/nlb bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: zeros below nma"
@@ -71,6 +83,34 @@ for M in nometa meta late; do
 		dmsetup remove lowb || fail "remove lowb"
 		nl_destroy nlb
 	done
+done
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=reload/$P/
+	nm_zero /dev/ram0
+	nl_create nlb 8
+	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+	nm_local_pair "$P" none "$S" /dev/mapper/lowb /dev/ram0 "on_io_error pass_on" ""
+	pattern write /dev/mapper/nma 9 1M --size 2M --offset 1M --direct --no-fsync --quiet || fail "reload/$P: write"
+	check reloaded sh -c "dmsetup reload nma --table '$(dmsetup table nma)' && dmsetup resume nma"
+	# every write and flush of lowb fails, none reaches nlb (flushes_bad
+	# passes the flush on to nlb's linear part: nothing would be lost)
+	echo "0 $S flakey /dev/nlb 0 0 3600 1 error_writes" | dmsetup reload lowb &&
+		dmsetup resume lowb || fail "reload/$P: lowb bad"
+	$DD if=/dev/zero of=/dev/mapper/nma bs=4k count=0 conv=fsync,notrunc status=none 2>/dev/null
+	rc=$?
+	check_fail flush-failed [ "$rc" = 0 ]
+	# the cache loses what no flush made stable: lowb lets go of nlb (dm
+	# would reuse its open device for the same number), nlb loses power
+	dmsetup suspend lowb && echo "0 $S error" | dmsetup reload lowb && dmsetup resume lowb &&
+		dmsetup suspend lowb || fail "reload/$P: lowb off nlb"
+	nl_power nlb 0
+	nl_power nlb 1
+	flushes_good lowb /dev/nlb
+	log "reload/$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	dur_settled_same identical 60 /dev/mapper/lowb /dev/ram0
+	nm_local_unpair
+	dmsetup remove lowb || fail "remove lowb"
+	nl_destroy nlb
 done
 NM_CHECK_PREFIX=
 exit 0

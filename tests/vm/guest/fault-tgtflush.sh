@@ -23,11 +23,16 @@
 #               from nmb at 2 MiB/s, paused once 6 MiB went
 #   rs-wrote    premise: nla holds seed 2 at 0 (the resync wrote it, and
 #               no flush of nma's disk made it stable since)
+#   target      premise: nma is still the resync target, inconsistent
 #   flush-failed  premise: an fsync of nma while lowa is bad fails (EIO)
 #   then the flushes are good again, nla's media put back as saved (what a
-#   cache that lost the unflushed writes leaves), and the resync resumed
-#   at full rate:
+#   cache that lost the unflushed writes leaves):
+#   read-paused nma reads seed 2 at 0 while the resync is still paused
+#               (from the peer: 5d00431 read its own disk's old bytes)
+#   then the resync resumed at full rate:
 #   resynced    nma in sync again
+#   dropped     the flush at P_RS_DONE dropped the link (the regions lost,
+#               flush_failed)
 #   identical   both backing devices equal (1.18.21: the first 4 MiB
 #               differ, while the status said in sync)
 #   kept        nma reads seed 2 at 0
@@ -71,6 +76,7 @@ for M in nometa meta; do
 		sleep 1		# the regions on their way land
 		log "$M/$P: paused: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 		check rs-wrote pattern verify /dev/nla 2 1M --size 4M --direct --quiet
+		check target [ "$(nm_status nma connection) $(nm_status nma disk)" = "sync_target inconsistent" ]
 		flushes_bad lowa /dev/nla
 		$DD if=/dev/zero of=/dev/mapper/nma bs=4k count=0 conv=fsync,notrunc status=none 2>/dev/null
 		rc=$?
@@ -79,9 +85,12 @@ for M in nometa meta; do
 		# the cache lost what no flush made stable: the media as before
 		$DD if=/tmp/old.img of=/dev/nla bs=1M oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: put nla back"
+		check read-paused pattern verify /dev/mapper/nma 2 1M --size 4M --direct --quiet
+		d0=$(dmesg | grep -c 'an earlier flush failed with resynced data unflushed')
 		dmsetup message nmb 0 resync_rate 0 || fail "$M/$P: resync_rate 0"
 		dmsetup message nmb 0 resume_resync || fail "$M/$P: resume_resync"
 		check resynced nm_wait_synced nma 60
+		check dropped [ "$(dmesg | grep -c 'an earlier flush failed with resynced data unflushed')" -gt "$d0" ]
 		log "$M/$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 		dur_settled_same identical 60 /dev/mapper/lowa /dev/ram0
 		check kept pattern verify /dev/mapper/nma 2 1M --size 4M --direct --quiet
