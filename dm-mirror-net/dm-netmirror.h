@@ -9,7 +9,9 @@
  *   nm_read.c       primary: reads, local or from the peer
  *   nm_merge.c      primary: adjacent writes under one plug become one
  *   nm_secondary.c  this node as secondary: applies writes, serves reads
- *   nm_resync.c     resync, both halves, bitmap exchange, lazy clearing
+ *   nm_flush.c      flushes of this node's disk, what a failed one lost
+ *   nm_resync.c     resync source, bitmap exchange, lazy clearing
+ *   nm_rstarget.c   resync target: P_RS_START, P_RS_DONE, P_RS_STOP
  *   nm_verify.c     online verify, both halves (P_CSUM_REQ/P_CSUM_REPLY)
  *   nm_reload.c     what a table's instance hands its successor
  *   nm_state.c      state words, last error, role, detach/attach
@@ -355,6 +357,11 @@ struct nm_dev {
 	 */
 	bool flush_lost;
 	/*
+	 * not primary: a metadata commit's flush of the data device failed
+	 * (nm_meta_flush_failed): the next nm_flush_local fails
+	 */
+	bool meta_flush_lost;
+	/*
 	 * secondary: resync writes begun (rs_sub_seq); those begun up to
 	 * rs_suspect_seq were in flight when a flush of the peer's failed
 	 * (rs_suspect): each sets flush_lost again when it is done
@@ -527,6 +534,43 @@ static inline const char *nm_name(struct nm_dev *nm)
 static inline bool nm_integrity(struct nm_dev *nm)
 {
 	return test_bit(NM_OPT_INTEGRITY, &nm->given);
+}
+
+/*
+ * The stream's owner, in a packet's handler, begins and ends a wait for
+ * our own disk (room for a write, an overlapping write, a drain, a flush,
+ * a read, a write's submit, which a request-based disk may hold for a
+ * tag): nm_check_stuck's clock (__nm_live_now) stands still meanwhile,
+ * since the peer's answers may wait unread behind it.  Anyone else (the
+ * sync thread, the verify source, a suspend) waits as before.
+ * nm_rx_wait_begin returns whether it counted, for nm_rx_wait_end.  No
+ * lock unless the wait spanned a tick: a write's submit, nearly always
+ * shorter, costs two stores.  Context: process, no spinlock held.
+ */
+static inline bool nm_rx_wait_begin(struct nm_dev *nm)
+{
+	if (READ_ONCE(nm->rx_owner) != current)
+		return false;
+	WARN_ON_ONCE(nm->rx_held);	/* never nested */
+	WRITE_ONCE(nm->live_held_at, jiffies);
+	smp_store_release(&nm->rx_held, true);	/* after live_held_at */
+	return true;
+}
+
+static inline void nm_rx_wait_end(struct nm_dev *nm, bool began)
+{
+	unsigned long flags, at = nm->live_held_at, now = jiffies;
+
+	if (!began)
+		return;
+	if (now == at) {
+		smp_store_release(&nm->rx_held, false);	/* nothing to add */
+		return;
+	}
+	spin_lock_irqsave(&nm->lock, flags);
+	nm->live_held += now - at;
+	smp_store_release(&nm->rx_held, false);	/* with live_held */
+	spin_unlock_irqrestore(&nm->lock, flags);
 }
 
 /* Wake the sender thread (nm_conn.c) / the sync thread (nm_resync.c). */
@@ -717,7 +761,7 @@ void nm_conn_stop(struct nm_dev *nm);
 void nm_stable_final(struct nm_dev *nm);
 void nm_live_init(struct nm_dev *nm);
 
-/* nm_resync.c: bitmap exchange, resync source and target, lazy clearing */
+/* nm_resync.c: bitmap exchange, resync source, lazy clearing */
 bool __nm_stable_link(struct nm_dev *nm);
 u64 __nm_stable_cookie(struct nm_dev *nm);
 /* nm_fastack.c */
@@ -742,9 +786,7 @@ int nm_recv_bitmap(struct nm_dev *nm, const struct nm_p_bitmap *b,
 void nm_rs_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
 void nm_sync_link_down(struct nm_dev *nm);
 void nm_stable_done(struct nm_dev *nm, u64 cookie);
-int nm_peer_rs_start(struct nm_dev *nm, u64 count);
-int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d);
-int nm_peer_rs_stop(struct nm_dev *nm, u64 count);
+bool nm_is_source(struct nm_dev *nm);
 int nm_rs_csum_reply(struct nm_dev *nm, const struct nm_p_csum_reply *rp);
 void nm_rs_end_lost(struct nm_dev *nm);
 void nm_rs_count_start(struct nm_dev *nm, u64 count, bool last);
@@ -806,10 +848,20 @@ void nm_handle_ack(struct nm_dev *nm, u16 type, const struct nm_p_ack *a,
 void nm_neg_ack(struct nm_dev *nm, const struct nm_p_rs_ack *a);
 void nm_tl_link_down(struct nm_dev *nm);
 
-/* nm_secondary.c: this node as secondary: applies writes, serves reads */
+/* nm_rstarget.c: the resync target's start, end and stop */
+int nm_peer_rs_start(struct nm_dev *nm, u64 count);
+int nm_peer_rs_done(struct nm_dev *nm, const struct nm_p_rs_done *d);
+int nm_peer_rs_stop(struct nm_dev *nm, u64 count);
+
+/* nm_flush.c: flushes of this node's disk, and what a failed one lost */
 void __nm_rs_flush_failed(struct nm_dev *nm);
 void nm_local_flush_failed(struct nm_dev *nm);
 void nm_meta_flush_failed(struct nm_dev *nm);
+bool nm_flush_lost_mark(struct nm_dev *nm);
+void nm_rs_flush_pending(struct nm_dev *nm);
+int nm_flush_local(struct nm_dev *nm);
+
+/* nm_secondary.c: this node as secondary: applies writes, serves reads */
 int nm_peer_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_rs_data(struct nm_dev *nm, const struct nm_p_data *d);
 int nm_peer_zero(struct nm_dev *nm, const struct nm_p_data *d);
@@ -831,7 +883,6 @@ void nm_ctrl_q_drop(struct nm_dev *nm);
 #define NM_ACK_WIRE_MAX	128
 void nm_peer_release_acks(struct nm_dev *nm, u32 want);
 void nm_peer_reset(struct nm_dev *nm);
-void nm_rs_flush_pending(struct nm_dev *nm);
 int nm_zero_range(struct nm_dev *nm, sector_t sector, sector_t sectors,
 		  u32 fl, struct bio **biop);
 bool nm_discard_whole(struct block_device *bdev, sector_t s, sector_t e,
@@ -839,7 +890,6 @@ bool nm_discard_whole(struct block_device *bdev, sector_t s, sector_t e,
 void nm_peer_wait_overlaps(struct nm_dev *nm, sector_t sector,
 			   unsigned int sectors);
 void nm_peer_wait_drained(struct nm_dev *nm);
-int nm_flush_local(struct nm_dev *nm);
 
 /*
  * Under nm->lock: nm_check_stuck's clock, in jiffies, standing still while

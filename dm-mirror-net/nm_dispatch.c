@@ -335,7 +335,7 @@ int nm_rx_packet(struct nm_dev *nm)
 		nm_set_error(nm, "bad_packet");
 		return r;
 	}
-	WRITE_ONCE(nm->rx_owner, current);	/* nm_rx_wait_begin (nm_secondary.c) */
+	WRITE_ONCE(nm->rx_owner, current);	/* nm_rx_wait_begin (dm-netmirror.h) */
 	r = nm_rx_handlers[type] ? nm_rx_handlers[type](nm, type, &p, len) :
 				   -EPROTO;
 	WRITE_ONCE(nm->rx_owner, NULL);

@@ -691,6 +691,18 @@ bool nm_meta_take_flush_failed(struct nm_meta *m)
 }
 
 /*
+ * nm_meta_take_flush_failed once a commit under way ended (its flush may
+ * yet fail).  Process context, not under nm->lock.
+ */
+bool nm_meta_take_flush_failed_sync(struct nm_meta *m)
+{
+	might_sleep();
+	mutex_lock(&m->commit_mutex);
+	mutex_unlock(&m->commit_mutex);
+	return nm_meta_take_flush_failed(m);
+}
+
+/*
  * Mark every region set in @src (word by word: no per-region loop).
  * Returns true if one was newly set (a commit is needed).
  */

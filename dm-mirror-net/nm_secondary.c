@@ -139,43 +139,6 @@ static bool nm_peer_room(struct nm_dev *nm, unsigned int nr)
 }
 
 /*
- * The stream's owner, in a packet's handler, begins and ends a wait for
- * our own disk (room for a write, an overlapping write, a drain, a flush,
- * a read, a write's submit, which a request-based disk may hold for a
- * tag): nm_check_stuck's clock (__nm_live_now) stands still meanwhile,
- * since the peer's answers may wait unread behind it.  Anyone else (the
- * sync thread, the verify source, a suspend) waits as before.
- * nm_rx_wait_begin returns whether it counted, for nm_rx_wait_end.  No
- * lock unless the wait spanned a tick: a write's submit, nearly always
- * shorter, costs two stores.  Context: process, no spinlock held.
- */
-static bool nm_rx_wait_begin(struct nm_dev *nm)
-{
-	if (READ_ONCE(nm->rx_owner) != current)
-		return false;
-	WARN_ON_ONCE(nm->rx_held);	/* never nested */
-	WRITE_ONCE(nm->live_held_at, jiffies);
-	smp_store_release(&nm->rx_held, true);	/* after live_held_at */
-	return true;
-}
-
-static void nm_rx_wait_end(struct nm_dev *nm, bool began)
-{
-	unsigned long flags, at = nm->live_held_at, now = jiffies;
-
-	if (!began)
-		return;
-	if (now == at) {
-		smp_store_release(&nm->rx_held, false);	/* nothing to add */
-		return;
-	}
-	spin_lock_irqsave(&nm->lock, flags);
-	nm->live_held += now - at;
-	smp_store_release(&nm->rx_held, false);	/* with live_held */
-	spin_unlock_irqrestore(&nm->lock, flags);
-}
-
-/*
  * The reader waits for room (nm_peer_room).  Acks it holds (ack_batch) or
  * that wait for the sender are released first: they are what frees room
  * when the disk is not the reason.  A link shut down meanwhile (the
@@ -270,14 +233,18 @@ static void nm_peer_end(struct nm_peer_req *pr, int status)
 	if (status && pr->flush && nm->disk != NM_DISK_DISKLESS)
 		__nm_rs_flush_failed(nm);
 	if (resync) {
+		bool suspect = !status && nm->rs_suspect &&
+			       (s32)(pr->rs_seq - nm->rs_suspect_seq) <= 0;
+
 		__clear_bit(region, nm->rg.rs_writing);
-		if (!status && nm->rs_suspect &&
-		    (s32)(pr->rs_seq - nm->rs_suspect_seq) <= 0)
+		if (suspect)
 			nm->flush_lost = true;	/* begun before it failed */
 		if (!status) {
 			__clear_bit(region, nm->rg.failed_here);
-			__clear_bit(region, nm->rg.oos);
-			if (nm->meta)
+			/* a suspect stays out of sync: read from the peer */
+			if (!suspect)
+				__clear_bit(region, nm->rg.oos);
+			if (nm->meta && !suspect)
 				nm_meta_clear(nm->meta, region);
 			/* maybe in the disk's cache only: nm_flush_local */
 			__set_bit(region, nm->rg.rs_unflushed);
@@ -944,234 +911,6 @@ int nm_peer_rs_zero(struct nm_dev *nm, const struct nm_p_data *d)
 	if (!nm_rs_one_region(nm, nm_h64(d->sector), nm_h32(d->size)))
 		return -EPROTO;
 	return nm_peer_write(nm, d, true, true, NULL);
-}
-
-/*
- * Flush the local backing device for the peer.  A failure is not acked:
- * -EIO drops the link (last_error flush_failed), so the peer marks what it
- * sent since its last stable point out of sync.
- */
-/*
- * Under nm->lock: the resync data no flush made stable (rg.rs_unflushed)
- * are out of sync again, in memory and on the metadata.  True if the
- * metadata needs a commit (nm_rs_marks_commit, after the unlock).
- */
-static bool __nm_rs_unflushed_lost(struct nm_dev *nm)
-{
-	bool mark;
-
-	lockdep_assert_held(&nm->lock);
-	if (!nm->rs_unflushed_any)
-		return false;
-	bitmap_or(nm->rg.oos, nm->rg.oos, nm->rg.rs_unflushed, nm->rg.nr);
-	mark = nm->meta && nm_meta_set_bits(nm->meta, nm->rg.rs_unflushed);
-	bitmap_zero(nm->rg.rs_unflushed, nm->rg.nr);
-	nm->rs_unflushed_any = false;
-	return mark;
-}
-
-static void nm_rs_marks_commit(struct nm_dev *nm, bool mark)
-{
-	might_sleep();
-	if (mark && nm_meta_commit(nm->meta))
-		nm_err(nm, "cannot record the resynced regions a failed flush may have lost");
-}
-
-/*
- * A resync target's regions whose data the peer sent and this disk
- * completed (rg.rs_unflushed) are in sync once a flush made them stable,
- * and out of sync again if the flush failed: its cache may have lost them
- * (the link drops: flush_failed), and the next link's bitmap exchange
- * brings them back (fault-rsflush; up to 1.18.14 they stayed in sync on
- * both nodes, the source having counted them at P_RS_ACK).  @seq:
- * rs_done_seq when the flush was issued; one that a resync write's
- * completion overtook covers not all of them, which wait for the next.
- * nm_flush_local's callers, one at a time (the stream's reader).
- */
-static void nm_rs_flushed(struct nm_dev *nm, u32 seq, int err)
-{
-	unsigned long flags;
-	bool mark = false;
-
-	spin_lock_irqsave(&nm->lock, flags);
-	if (err) {
-		mark = __nm_rs_unflushed_lost(nm);
-	} else if (nm->rs_unflushed_any && seq == nm->rs_done_seq) {
-		bitmap_zero(nm->rg.rs_unflushed, nm->rg.nr);
-		nm->rs_unflushed_any = false;
-	}
-	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_rs_marks_commit(nm, mark);
-}
-
-/*
- * Under nm->lock: a flush of this disk failed (a flush of the peer's, or a
- * primary resync target's own: nm_local_flush_failed).  The resync data
- * it completed since its last good flush (rg.rs_unflushed) may be gone
- * from its cache, and so may those in flight now (rs_suspect, each sets
- * flush_lost when it is done): the next nm_flush_local marks them out of
- * sync, however its own flush goes.
- */
-void __nm_rs_flush_failed(struct nm_dev *nm)
-{
-	lockdep_assert_held(&nm->lock);
-	if (nm->rs_unflushed_any)
-		nm->flush_lost = true;
-	if (!bitmap_empty(nm->rg.rs_writing, nm->rg.nr)) {
-		nm->rs_suspect = true;
-		nm->rs_suspect_seq = nm->rs_sub_seq;
-	}
-}
-
-/*
- * Our disk failed a flush (an empty one, or a metadata commit's before its
- * clears: nm_meta_flush_failed) and stays (pass_on): what it completed
- * since its last good flush may be gone from its cache.  Every region
- * marked in memory or on disk (nm_meta_or_held), without metadata every
- * one written, goes out of sync: an uptodate disk's copy is the one to
- * keep (up to 1.18.20 none: fault-pflushfail).  A resync target's is not
- * (attach, a reload of a detached disk): they and its unflushed resync
- * data are lost (read from the peer, marks kept), and the flush at
- * P_RS_DONE drops the link so that the peer sends them again (up to
- * 1.18.21 it counted them stable: fault-tgtflush).  Any context.
- */
-void nm_local_flush_failed(struct nm_dev *nm)
-{
-	unsigned long *lost = nm->rg.oos;
-	unsigned long flags;
-
-	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->disk != NM_DISK_UPTODATE)
-		lost = nm->rg.rs_unflushed;
-	if (nm->meta)
-		nm_meta_or_held(nm->meta, lost);
-	else
-		bitmap_or(lost, lost, nm->rg.touched, nm->rg.nr);
-	if (lost != nm->rg.oos && !bitmap_empty(lost, nm->rg.nr)) {
-		bitmap_or(nm->rg.oos, nm->rg.oos, lost, nm->rg.nr);
-		nm->rs_unflushed_any = true;
-		nm->rs_done_seq++;	/* no flush begun before retires them */
-	}
-	__nm_rs_flush_failed(nm);
-	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_err_limit(nm,
-		     "local disk failed a flush (on_io_error pass_on): the regions it may have lost go out of sync");
-	nm_sync_kick(nm);
-}
-
-/*
- * A metadata commit's flush of the data device for its clears failed
- * (nm_meta_take_flush_failed; the clears were cancelled).  On a primary
- * under pass_on as an empty flush's failure; on any other node its
- * unflushed resync data are lost (the next nm_flush_local marks them and
- * drops the link; up to 1.18.21 a secondary ignored it, and a primary
- * took it only at its next stable point).  Any context.
- */
-void nm_meta_flush_failed(struct nm_dev *nm)
-{
-	unsigned long flags;
-
-	if (nm->pass_on && READ_ONCE(nm->role) == NM_ROLE_PRIMARY) {
-		nm_local_flush_failed(nm);
-		return;
-	}
-	spin_lock_irqsave(&nm->lock, flags);
-	__nm_rs_flush_failed(nm);
-	spin_unlock_irqrestore(&nm->lock, flags);
-}
-
-/*
- * Did a flush of the peer's fail since the last such check (flush_lost),
- * with resync data unflushed?  Then they are out of sync again now, in
- * the same critical section that takes the mark (a good flush of another
- * thread's, nm_rs_flushed, cannot retire them in between).
- * nm_flush_local asks after its own flush, so that one failing while it
- * ran counts; nm_peer_flush_failed when the failure drops the link (A,
- * B).  The mark is cleared either way; a resync write begun before the
- * failure and done after this check sets it again (rs_suspect).  Process
- * context, not under nm->lock.
- */
-static bool nm_flush_lost_mark(struct nm_dev *nm)
-{
-	unsigned long flags;
-	bool lost, mark = false;
-
-	spin_lock_irqsave(&nm->lock, flags);
-	lost = nm->flush_lost && nm->rs_unflushed_any;
-	if (lost)
-		mark = __nm_rs_unflushed_lost(nm);
-	nm->flush_lost = false;
-	/* none left in flight (scanned only after a failure: every flush) */
-	if (nm->rs_suspect && bitmap_empty(nm->rg.rs_writing, nm->rg.nr))
-		nm->rs_suspect = false;
-	spin_unlock_irqrestore(&nm->lock, flags);
-	nm_rs_marks_commit(nm, mark);
-	return lost;
-}
-
-/*
- * Suspend (nm_reload_save): resync data this disk completed and no flush
- * made stable are flushed now, or out of sync again if that fails: the
- * successor, or this node after a restart, does not know them.
- */
-void nm_rs_flush_pending(struct nm_dev *nm)
-{
-	unsigned long flags;
-	bool any;
-	int err = 0;
-	u32 seq;
-
-	might_sleep();
-	spin_lock_irqsave(&nm->lock, flags);
-	any = nm->rs_unflushed_any;
-	seq = nm->rs_done_seq;
-	spin_unlock_irqrestore(&nm->lock, flags);
-	if (!any)
-		return;
-	if (READ_ONCE(nm->disk) != NM_DISK_DISKLESS)
-		err = blkdev_issue_flush(nm->dev->bdev);
-	nm_flush_lost_mark(nm);
-	nm_rs_flushed(nm, seq, err);
-}
-
-int nm_flush_local(struct nm_dev *nm)
-{
-	unsigned long flags;
-	bool lost, began;
-	u32 seq;
-	int r;
-
-	/*
-	 * A detached disk holds nothing to make stable (this node failed
-	 * every write since, and its P_STATE told the peer): up to 1.18.3 the
-	 * flush went to the failed device, and the first stable point after
-	 * a detach dropped the link (fault-flushfail, part diskless).
-	 */
-	if (READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
-		return 0;
-	spin_lock_irqsave(&nm->lock, flags);
-	seq = nm->rs_done_seq;
-	spin_unlock_irqrestore(&nm->lock, flags);
-	began = nm_rx_wait_begin(nm);
-	r = blkdev_issue_flush(nm->dev->bdev);
-	nm_rx_wait_end(nm, began);
-	/* a commit's flush failed, not yet taken by the stable point */
-	if (nm->meta && nm_meta_take_flush_failed(nm->meta))
-		nm_meta_flush_failed(nm);
-	lost = nm_flush_lost_mark(nm);
-	if (!r && lost) {
-		/* this one is good, but what the failed one lost is gone */
-		nm_fail(nm, "flush_failed",
-			"an earlier flush failed with resynced data unflushed: they are out of sync again: dropping link");
-		return -EIO;
-	}
-	nm_rs_flushed(nm, seq, r);
-	if (!r || READ_ONCE(nm->disk) == NM_DISK_DISKLESS)
-		return 0;
-	nm_fail(nm, "flush_failed",
-		"flush of the backing device failed (%d): dropping link",
-		r);
-	return -EIO;
 }
 
 /*

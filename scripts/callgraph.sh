@@ -5,7 +5,8 @@
 #   scripts/callgraph.sh          (run by `make check`)
 #
 # The intended direction (dm-netmirror.h): target -> conn -> fastack ->
-# dispatch -> {primary, secondary, resync} -> {state, link} -> {wire, meta}.
+# dispatch -> {rstarget, primary, secondary, resync} -> flush -> {state, link}
+# -> {wire, meta}.
 # The receive-handler table in nm_dispatch.c calls into every role; that is
 # the one hub, and it is still one-way.  Inline helpers in headers do not count.
 set -euo pipefail

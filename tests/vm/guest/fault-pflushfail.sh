@@ -19,9 +19,9 @@
 # write's region, about two stable points after it, fails its own flush of
 # the data device first, and the region's mark, cleared in memory, stays
 # on disk), checks <part>/<P>/...:
-#   flush-failed  premise: 64 KiB written through nma, then the same bytes
-#                 replaced by zeros on nlb below it (what the cache lost),
-#                 then an fsync of nma while lowb is bad fails (EIO)
+#   flush-failed  premise: lowb bad, 64 KiB written through nma, then the
+#                 same bytes replaced by zeros on nlb below it (what the
+#                 cache lost), then an fsync of nma fails (EIO)
 #   marked        within 5 s nma counts a region out of sync, or a resync
 #                 started (1.18.20: neither, the status said in sync)
 #   identical     once the pair settled in sync, both disks equal (1.18.20:
@@ -38,6 +38,13 @@
 #                 the 2 MiB differ while the status says in sync: the
 #                 reload's suspend flushed nothing, the new instance marked
 #                 nothing at the failed flush)
+# Part detach (metadata, on_io_error detach, 1.18.22; review helper-69
+# finding 1): lowb bad, then 64 KiB written through nma and replaced by
+# zeros on nlb (what the cache lost); no fsync: the lazy clear's commit
+# fails its flush of the data device.  Checks detach/<P>/...:
+#   detached      within 10 s nma's disk is diskless (1.18.21: it stayed
+#                 uptodate, its copy of the write lost)
+#   reads-peer    nma reads the 64 KiB written (from the peer)
 # vms: 1
 # disks: none
 # timeout: 400
@@ -60,16 +67,16 @@ for M in nometa meta late; do
 		[ "$M" != nometa ] && oa="$oa meta /dev/ram1" ob="meta /dev/ram2"
 		nm_local_pair "$P" none "$S" /dev/mapper/lowb /dev/ram0 "$oa" "$ob"
 		pattern write /dev/mapper/nma 7 1M --size 2M --direct --quiet || fail "$M/$P: first write"
-		# late: no flush may succeed after the write (a lazy clear's
-		# commit before lowb went bad made it stable: FAIL late/B once)
-		[ "$M" = late ] && flushes_bad lowb /dev/nlb
+		# no flush may succeed after the write: a lazy clear's commit
+		# before lowb went bad made it stable (FAIL late/B and meta/B
+		# once each, when lowb went bad after the write)
+		flushes_bad lowb /dev/nlb
 		$DD if=/dev/urandom of=/dev/mapper/nma bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: write at 5 MiB"
 		[ "$M" = late ] && sleep 2.5
 		# the disk's cache loses it: its media holds the old bytes (zeros)
 		$DD if=/dev/zero of=/dev/nlb bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: zeros below nma"
-		[ "$M" = late ] || flushes_bad lowb /dev/nlb
 		rs0=$(dmesg | grep -c 'resync started')
 		$DD if=/dev/zero of=/dev/mapper/nma bs=4k count=0 conv=fsync,notrunc status=none 2>/dev/null
 		rc=$?
@@ -108,6 +115,28 @@ for P in $(nm_protos); do
 	flushes_good lowb /dev/nlb
 	log "reload/$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
 	dur_settled_same identical 60 /dev/mapper/lowb /dev/ram0
+	nm_local_unpair
+	dmsetup remove lowb || fail "remove lowb"
+	nl_destroy nlb
+done
+for P in $(nm_protos); do
+	NM_CHECK_PREFIX=detach/$P/
+	nm_zero /dev/ram0 /dev/ram1 /dev/ram2
+	nl_create nlb 8
+	dmsetup create lowb --table "0 $S linear /dev/nlb 0" || fail "create lowb"
+	nm_local_pair "$P" none "$S" /dev/mapper/lowb /dev/ram0 "meta /dev/ram1" "meta /dev/ram2"
+	pattern write /dev/mapper/nma 7 1M --size 2M --direct --quiet || fail "detach/$P: first write"
+	flushes_bad lowb /dev/nlb
+	$DD if=/dev/urandom of=/tmp/w64 bs=64k count=1 status=none || fail "detach/$P: /tmp/w64"
+	$DD if=/tmp/w64 of=/dev/mapper/nma bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
+		fail "detach/$P: write at 5 MiB"
+	$DD if=/dev/zero of=/dev/nlb bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
+		fail "detach/$P: zeros below nma"
+	check_wait detached 10 "[ \"\$(nm_status nma disk)\" = diskless ]"
+	flushes_good lowb /dev/nlb
+	log "detach/$P: nma $(dmsetup status nma); nmb $(dmsetup status nmb)"
+	check_eq reads-peer "$($DD if=/dev/mapper/nma bs=64k skip=80 count=1 iflag=direct status=none | $MD5SUM | cut -d' ' -f1)" \
+		"$($MD5SUM < /tmp/w64 | cut -d' ' -f1)"
 	nm_local_unpair
 	dmsetup remove lowb || fail "remove lowb"
 	nl_destroy nlb
