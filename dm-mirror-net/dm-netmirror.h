@@ -856,7 +856,7 @@ int nm_peer_rs_stop(struct nm_dev *nm, u64 count);
 /* nm_flush.c: flushes of this node's disk, and what a failed one lost */
 void __nm_rs_flush_failed(struct nm_dev *nm);
 void nm_local_flush_failed(struct nm_dev *nm);
-void nm_meta_flush_failed(struct nm_dev *nm);
+void nm_meta_flush_failed(struct nm_dev *nm, bool wait);
 bool nm_flush_lost_mark(struct nm_dev *nm);
 void nm_rs_flush_pending(struct nm_dev *nm);
 int nm_flush_local(struct nm_dev *nm);

@@ -137,22 +137,29 @@ void nm_local_flush_failed(struct nm_dev *nm)
  * On a primary as an empty flush's failure (detach, or pass_on: up to
  * 1.18.21 a primary under detach kept its disk, fault-pflushfail part
  * detach); on any other node its unflushed resync data are lost, and its
- * next nm_flush_local fails, as if its own flush had (meta_flush_lost: up
- * to 1.18.21 a secondary ignored it).  Any context; nm->meta set.
+ * next nm_flush_local fails, as if its own flush had (meta_flush_lost, set
+ * in the section that takes the failure: no P_SYNC_ACK between; up to
+ * 1.18.21 a secondary ignored it).  With @wait, after a commit under way.
+ * Process context (@wait) or any; nm->meta set.
  */
-void nm_meta_flush_failed(struct nm_dev *nm)
+void nm_meta_flush_failed(struct nm_dev *nm, bool wait)
 {
 	unsigned long flags;
+	bool failed, pri;
 
-	if (READ_ONCE(nm->role) == NM_ROLE_PRIMARY) {
-		if (!nm_detach(nm, -EIO))	/* detach: the peer's copy */
-			nm_local_flush_failed(nm);
-		return;
-	}
+	if (wait)
+		nm_meta_commit_wait(nm->meta);
+	/* taken with the role it had: a promotion in between changes it */
 	spin_lock_irqsave(&nm->lock, flags);
-	nm->meta_flush_lost = true;
-	__nm_rs_flush_failed(nm);
+	pri = nm->role == NM_ROLE_PRIMARY;
+	failed = nm_meta_take_flush_failed(nm->meta);
+	if (failed && !pri) {
+		nm->meta_flush_lost = true;
+		__nm_rs_flush_failed(nm);
+	}
 	spin_unlock_irqrestore(&nm->lock, flags);
+	if (failed && pri && !nm_detach(nm, -EIO))	/* detach: the peer's */
+		nm_local_flush_failed(nm);
 }
 
 /*
@@ -205,8 +212,8 @@ void nm_rs_flush_pending(struct nm_dev *nm)
 		return;
 	if (READ_ONCE(nm->disk) != NM_DISK_DISKLESS)
 		err = blkdev_issue_flush(nm->dev->bdev);
-	if (nm->meta && nm_meta_take_flush_failed_sync(nm->meta))
-		nm_meta_flush_failed(nm);
+	if (nm->meta)
+		nm_meta_flush_failed(nm, true);
 	nm_flush_lost_mark(nm);
 	nm_rs_flushed(nm, seq, err);
 }
@@ -238,12 +245,12 @@ int nm_flush_local(struct nm_dev *nm)
 	spin_unlock_irqrestore(&nm->lock, flags);
 	began = nm_rx_wait_begin(nm);
 	r = blkdev_issue_flush(nm->dev->bdev);
-	/* a commit's flush failed (maybe under way): as ours, on a secondary */
-	if (nm->meta && nm_meta_take_flush_failed_sync(nm->meta))
-		nm_meta_flush_failed(nm);
+	/* a commit's flush failed (maybe under way): as ours, if a secondary's */
+	if (nm->meta)
+		nm_meta_flush_failed(nm, true);
 	nm_rx_wait_end(nm, began);
 	spin_lock_irqsave(&nm->lock, flags);
-	if (nm->meta_flush_lost && nm->role != NM_ROLE_PRIMARY) {
+	if (nm->meta_flush_lost) {	/* taken as a secondary, whatever now */
 		nm->meta_flush_lost = false;
 		r = r ?: -EIO;
 	}

@@ -691,15 +691,14 @@ bool nm_meta_take_flush_failed(struct nm_meta *m)
 }
 
 /*
- * nm_meta_take_flush_failed once a commit under way ended (its flush may
- * yet fail).  Process context, not under nm->lock.
+ * Wait until a commit under way ended (its flush may yet fail: then
+ * nm_meta_take_flush_failed sees it).  Process context, not under nm->lock.
  */
-bool nm_meta_take_flush_failed_sync(struct nm_meta *m)
+void nm_meta_commit_wait(struct nm_meta *m)
 {
 	might_sleep();
 	mutex_lock(&m->commit_mutex);
 	mutex_unlock(&m->commit_mutex);
-	return nm_meta_take_flush_failed(m);
 }
 
 /*

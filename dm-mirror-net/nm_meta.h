@@ -9,8 +9,8 @@
  *   nm_meta_open, nm_meta_commit, nm_meta_reload, nm_meta_close: process
  *     context, may
  *     sleep (synchronous I/O to the metadata device), GFP_NOIO inside.
- *   nm_meta_take_flush_failed_sync: process context, may sleep (waits for
- *     a commit under way), not under nm->lock.
+ *   nm_meta_commit_wait: process context, may sleep (waits for a commit
+ *     under way), not under nm->lock.
  *   nm_meta_test, nm_meta_set, nm_meta_clear, nm_meta_copy_bits,
  *   nm_meta_copy_bits_except,
  *   nm_meta_or_bits, nm_meta_or_held, nm_meta_take_flush_failed,
@@ -80,7 +80,7 @@ bool nm_meta_copy_bits_except(struct nm_meta *m, unsigned long *dst,
 void nm_meta_or_bits(struct nm_meta *m, unsigned long *dst);
 void nm_meta_or_held(struct nm_meta *m, unsigned long *dst);
 bool nm_meta_take_flush_failed(struct nm_meta *m);
-bool nm_meta_take_flush_failed_sync(struct nm_meta *m);
+void nm_meta_commit_wait(struct nm_meta *m);
 bool nm_meta_set_bits(struct nm_meta *m, const unsigned long *src);
 bool nm_meta_clear_bits(struct nm_meta *m, const unsigned long *clear,
 			const unsigned long *const *keep, unsigned int n);

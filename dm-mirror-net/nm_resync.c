@@ -1113,8 +1113,8 @@ static void nm_stable_point(struct nm_dev *nm)
 
 	might_sleep();
 	/* a commit's flush for clears failed: as a failed flush */
-	if (nm->meta && nm_meta_take_flush_failed(nm->meta))
-		nm_meta_flush_failed(nm);
+	if (nm->meta)
+		nm_meta_flush_failed(nm, false);
 
 	/*
 	 * Not behind a send blocked on a stalled peer: the sync thread also

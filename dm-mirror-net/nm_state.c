@@ -398,6 +398,7 @@ int nm_attach(struct nm_dev *nm, bool *drop)
 	bitmap_fill(nm->rg.oos, nm->rg.nr);
 	/* all of it is resynced: what a failed flush lost before is too */
 	nm->flush_lost = false;
+	nm->meta_flush_lost = false;
 	nm->rs_suspect = false;
 	/*
 	 * A write mapped while diskless may still wait on send_q behind our
