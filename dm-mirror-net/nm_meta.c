@@ -272,8 +272,12 @@ static void __nm_meta_keep_ondisk(struct nm_meta *m)
 /*
  * Flush the data device for the clears made so far (under commit_mutex):
  * the writes whose stability allowed them may sit in its volatile cache.
+ * If it fails, the clears are cancelled (every bit back to what is on
+ * disk), so that the commit goes on with the marks alone: up to 1.18.21
+ * every later commit tried the flush again first and failed, and with it
+ * the marks new writes waited for (EIO; fault-pflushfail part late).
  */
-static int nm_meta_flush_clears(struct nm_meta *m)
+static void nm_meta_flush_clears(struct nm_meta *m)
 {
 	unsigned long fl;
 	int r;
@@ -292,10 +296,11 @@ static int nm_meta_flush_clears(struct nm_meta *m)
 		 */
 		__nm_meta_keep_ondisk(m);
 		m->flush_failed = true;
-		m->clears = true;
+		m->clears = false;
 		spin_unlock_irqrestore(&m->lock, fl);
+		DMERR_LIMIT("data device flush for cleared marks failed (%d): they stay",
+			    r);
 	}
-	return r;
 }
 
 /*
@@ -313,11 +318,8 @@ int nm_meta_commit(struct nm_meta *m)
 	might_sleep();
 	mutex_lock(&m->commit_mutex);
 	for_each_set_bit(b, m->dirty, m->nr_blocks) {
-		while (!nm_block_out(m, b)) {
-			r = nm_meta_flush_clears(m);
-			if (r)
-				goto out;
-		}
+		while (!nm_block_out(m, b))
+			nm_meta_flush_clears(m);
 		r = nm_meta_rw(m, (NM_BLOCK + b * NM_BLOCK) >> SECTOR_SHIFT,
 			       REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
 		if (r) {
@@ -328,7 +330,6 @@ int nm_meta_commit(struct nm_meta *m)
 	}
 	if (!r && READ_ONCE(m->sb_dirty))
 		r = nm_meta_write_sb(m);
-out:
 	mutex_unlock(&m->commit_mutex);
 	if (r)
 		DMERR_LIMIT("metadata write failed (%d)", r);

@@ -27,6 +27,10 @@
 #   identical     once the pair settled in sync, both disks equal (1.18.20:
 #                 the region differed under a status in sync)
 #   kept          the primary's copy won: the region holds zeros on both
+#   new-mark      (late) a 64 KiB write at 6 MiB, a region not marked yet,
+#                 succeeds after the lazy clear's flush failed (f82db0d:
+#                 every commit after it tried that flush again first and
+#                 failed, so the write's mark failed it: EIO)
 # Part reload (no metadata, 1.18.22; review helper-65 finding 4): 2 MiB
 # written through nma (no fsync), nma's table reloaded (the same line: a new
 # instance, whose regions written since its start are none), then an
@@ -73,7 +77,11 @@ for M in nometa meta late; do
 		flushes_bad lowb /dev/nlb
 		$DD if=/dev/urandom of=/dev/mapper/nma bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: write at 5 MiB"
-		[ "$M" = late ] && sleep 2.5
+		if [ "$M" = late ]; then
+			sleep 2.5
+			# a new region's mark while the cancelled clears wait
+			check new-mark $DD if=/dev/urandom of=/dev/mapper/nma bs=64k seek=96 count=1 oflag=direct conv=notrunc status=none
+		fi
 		# the disk's cache loses it: its media holds the old bytes (zeros)
 		$DD if=/dev/zero of=/dev/nlb bs=64k seek=80 count=1 oflag=direct conv=notrunc status=none ||
 			fail "$M/$P: zeros below nma"
