@@ -746,10 +746,11 @@ void nm_mark_work(struct work_struct *work)
 	}
 	err = nm_meta_commit(nm->meta);
 	/*
-	 * The metadata device, or the data device's flush before a clear,
-	 * failed: a local disk error (on_io_error), as a meta-data I/O error
-	 * is in DRBD.  Detached, the writes go on to the peer without a mark;
-	 * under pass_on they fail, and the next write retries the mark.
+	 * The metadata device failed: a local disk error (on_io_error), as a
+	 * meta-data I/O error is in DRBD.  Detached, the writes go on to the
+	 * peer without a mark; under pass_on they fail, and the next write
+	 * retries the mark.  (A failed data flush before a clear no longer
+	 * fails the commit: nm_meta_flush_failed takes it.)
 	 */
 	failed = err && !nm_detach(nm, err);
 	while ((bio = bio_list_pop(&list))) {
